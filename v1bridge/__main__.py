@@ -1,0 +1,5 @@
+import sys
+
+from v1bridge.cli import main
+
+sys.exit(main())
