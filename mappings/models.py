@@ -1,0 +1,268 @@
+"""Typed shape of the v1 -> v2 knowledge.
+
+Every model forbids unknown keys so that a typo in a data file fails at load
+time with the file and entry named, instead of silently mapping nothing.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+RuleClass = Literal["loud", "quiet", "removed"]
+Severity = Literal["high", "medium", "low"]
+PolicyMode = Literal["emulate", "strict"]
+
+RULE_ID = re.compile(r"^[LQR]\d{2}$")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class _Unset:
+    """Marks "no default" apart from an explicit `null` default."""
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class RuleConcerns(Strict):
+    paths: list[str] = []
+    fields: list[str] = []
+    params: list[str] = []
+    values: list[str] = []
+
+
+class Rule(Strict):
+    """One breaking change between v1 and v2, referred to by ID everywhere."""
+
+    id: str
+    name: str
+    rule_class: RuleClass = Field(alias="class")
+    severity: Severity
+    summary: str
+    remedy: str
+    fixable: bool = False
+    concerns: RuleConcerns = RuleConcerns()
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, value: str) -> str:
+        if not RULE_ID.match(value):
+            raise ValueError(f"rule id {value!r} must look like L01, Q01 or R01")
+        return value
+
+
+class Policy(Strict):
+    """A v1 behaviour that v2 dropped and the proxy keeps, unless strict."""
+
+    id: str
+    rule: str
+    default: PolicyMode = "emulate"
+    header: str
+    summary: str
+    strict_message: str
+
+
+# ---------------------------------------------------------------------- operations
+
+
+class V1Route(Strict):
+    method: HttpMethod
+    path: str
+
+
+class V2Route(Strict):
+    method: HttpMethod
+    path: str
+    body: dict[str, Any] | None = None
+
+
+OperationPolicy = Literal["translate", "emulate", "local", "gone"]
+ResponseShape = Literal["object", "list", "empty", "billing", "raw", "action"]
+
+
+class Operation(Strict):
+    """One v1 operation and how it is served from v2."""
+
+    id: str
+    v1: V1Route
+    v2: V2Route | None = None
+    policy: OperationPolicy = "translate"
+    emulation: str | None = None
+    resource: str | None = None
+    request: str | None = None
+    response: str | None = None
+    shape: ResponseShape = "object"
+    query: str | None = None
+    v1_status: int = 200
+    path_params: dict[str, str] = {}
+    rules: list[str] = []
+    note: str | None = None
+
+
+# ------------------------------------------------------------------------- fields
+
+
+class RequestField(Strict):
+    """Disposition of one v1 request-body field.
+
+    `to` names the v2 target (dotted path); no `to` means the field is dropped
+    and `rule` says why. `convert` names a converter in mappings.converters;
+    `compose` hands the field to a named whole-body composer; `default` is the
+    v1 default that v2 dropped, applied when the client omitted the field.
+    """
+
+    to: str | None = None
+    convert: str | None = None
+    compose: str | None = None
+    default: Any = UNSET
+    default_from: str | None = None
+    selects: bool = False
+    only_for: Literal["GPU", "CPU"] | None = None
+    rule: str | None = None
+    policy: str | None = None
+    note: str | None = None
+
+    @property
+    def disposition(self) -> str:
+        if self.selects:
+            return "selector"
+        if self.compose:
+            return "composed"
+        if self.to is None:
+            return "dropped"
+        if self.convert:
+            return "converted"
+        return "moved" if "." in self.to else "renamed"
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not UNSET or self.default_from is not None
+
+
+class ConstantField(Strict):
+    """A v2 field with no v1 source that every translated request must carry."""
+
+    value: Any
+    rule: str | None = None
+    policy: str | None = None
+
+
+class RequestMap(Strict):
+    id: str
+    v1_schema: str
+    v2_schema: str
+    covers: list[str] = []
+    mode: Literal["create", "update"] = "create"
+    compute_field: str | None = None
+    compute_default: Literal["GPU", "CPU"] = "GPU"
+    fields: dict[str, RequestField]
+    constants: dict[str, ConstantField] = {}
+    composers: list[str] = []
+    finalizers: list[str] = []
+
+
+class ResponseField(Strict):
+    """Which v2 field or computation yields one v1 response field."""
+
+    source: str | None = Field(default=None, alias="from")
+    convert: str | None = None
+    values: str | None = None
+    const: Any = UNSET
+    fallback: Any = UNSET
+    omit: bool = False
+    include: str | None = None
+    rule: str | None = None
+    note: str | None = None
+
+    @property
+    def has_const(self) -> bool:
+        return self.const is not UNSET
+
+    @property
+    def has_fallback(self) -> bool:
+        return self.fallback is not UNSET
+
+
+class Aggregate(Strict):
+    """Records v2 splits per resource that v1 reported as one per bucket."""
+
+    by: str
+    sum: list[str]
+
+
+class ResponseMap(Strict):
+    id: str
+    v1_schema: str
+    v2_schema: str
+    fields: dict[str, ResponseField]
+    aliases: dict[str, str] = {}
+    aggregate: Aggregate | None = None
+
+
+class QueryParam(Strict):
+    """How one v1 query parameter keeps its v1 meaning on v2.
+
+    `to` forwards it natively; `filter` applies it in the proxy on the v2 list
+    (v2 ignores unknown parameters); `expand` adds data v1 returned on request;
+    `unsupported` marks a filter that cannot be rebuilt (the proxy says so).
+    """
+
+    to: str | None = None
+    filter: Literal["equals", "in_list", "in_values", "compute_type", "any_equals"] | None = None
+    field: str | None = None
+    values: str | None = None
+    expand: str | None = None
+    unsupported: bool = False
+    emulated_by: str | None = None
+    aliases: list[str] = []
+    rule: str | None = None
+    note: str | None = None
+
+
+class QueryMap(Strict):
+    id: str
+    params: dict[str, QueryParam]
+
+
+# ------------------------------------------------------------------------- global
+
+
+class Hosts(Strict):
+    v1: list[str]
+    v2: list[str]
+    serverless_runtime: list[str]
+
+
+class Conventions(Strict):
+    v1_prefix: str
+    v2_prefix: str
+    v1_error_key: str
+    v1_error_keys_read: list[str]
+    v2_error_fields: list[str]
+    v2_error_media_type: str
+    emulation_header: str
+    rule_header: str
+    sunset: str
+    hosts: Hosts
+    list_keys: dict[str, str]
+    neutral_spellings: dict[str, str]
+    serverless_runtime_paths: list[str]
+
+
+class ValueMap(Strict):
+    id: str
+    forward: dict[str, Any] = {}
+    backward: dict[str, Any] = {}
+    filter: dict[str, list[Any]] = {}
+    note: str | None = None

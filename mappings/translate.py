@@ -1,0 +1,279 @@
+"""The two translators: requests forward (v1 -> v2), responses backward (v2 -> v1).
+
+Both are compiled from the mapping data once, at start-up, into plain lists of
+steps, so the per-request work is a walk over precomputed closures. They are
+synchronous and pure; anything that needs the network is asked for through
+`NeedsLookup` so the proxy can fetch it and call again.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping as TMapping
+
+from mappings.converters import (
+    COMPOSERS,
+    DEFAULT_FACTORIES,
+    FINALIZERS,
+    REQUEST_CONVERTERS,
+    RESPONSE_CONVERTERS,
+    Catalog,
+    ComposeContext,
+    InvalidValue,
+    NeedsLookup,
+    ResponseContext,
+    engages,
+    get_path,
+    set_path,
+)
+from mappings.loader import Mappings, default_mappings
+from mappings.models import RequestMap, ResponseMap
+
+__all__ = [
+    "Catalog",
+    "InvalidValue",
+    "NeedsLookup",
+    "PolicyRefused",
+    "RequestTranslation",
+    "ResponseContext",
+    "Translators",
+    "translators",
+]
+
+
+class PolicyRefused(Exception):
+    """A request needs an emulation that is switched to strict (answered 501)."""
+
+    def __init__(self, policy: str, message: str) -> None:
+        super().__init__(message)
+        self.policy = policy
+        self.message = message
+
+
+@dataclass
+class RequestTranslation:
+    body: dict[str, Any]
+    emulations: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    # v2 path -> the remaining v1 choices, in order (GPU / CPU fallback walks)
+    alternatives: dict[str, list[Any]] = field(default_factory=list)  # type: ignore[assignment]
+    ignored: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # v1 fields whose policy asks for a follow-up call after the main one (locked)
+    follow_up: dict[str, Any] = field(default_factory=dict)
+
+
+def _policy_mode(policy: str, strict: TMapping[str, bool], mappings: Mappings) -> str:
+    if policy in strict:
+        return "strict" if strict[policy] else "emulate"
+    return mappings.policies[policy].default
+
+
+class _CompiledRequest:
+    """One request map turned into direct steps."""
+
+    def __init__(self, spec: RequestMap, mappings: Mappings) -> None:
+        self.spec = spec
+        self.mappings = mappings
+        self.fields = spec.fields
+        self.composed = {name: f for name, f in spec.fields.items() if f.compose}
+        self.defaults = {name: f for name, f in spec.fields.items() if f.has_default}
+        self.composers = [COMPOSERS[name] for name in spec.composers]
+        self.finalizers = [FINALIZERS[name] for name in spec.finalizers]
+
+    def translate(
+        self,
+        body: dict[str, Any],
+        *,
+        strict: TMapping[str, bool],
+        current: dict[str, Any] | None,
+        catalog: Catalog | None,
+    ) -> RequestTranslation:
+        if not isinstance(body, dict):
+            raise InvalidValue("the request body must be a JSON object")
+        spec = self.spec
+        family = None
+        if spec.compute_field:
+            family = body.get(spec.compute_field) or spec.compute_default
+            if family not in ("GPU", "CPU"):
+                raise InvalidValue(f"{spec.compute_field} must be GPU or CPU")
+        out: dict[str, Any] = {}
+        result = RequestTranslation(body=out, alternatives={})
+        engaged: list[str] = []
+        rules: list[str] = []
+
+        def engage(policy: str | None) -> None:
+            if policy is None or policy in engaged:
+                return
+            if _policy_mode(policy, strict, self.mappings) == "strict":
+                raise PolicyRefused(policy, self.mappings.policies[policy].strict_message)
+            engaged.append(policy)
+
+        values: dict[str, Any] = {}
+        explicit: set[str] = set()
+        for name, value in body.items():
+            rule = self.fields.get(name)
+            if rule is None:
+                result.ignored.append(name)
+                continue
+            if rule.only_for and rule.only_for != family:
+                result.ignored.append(name)
+                continue
+            explicit.add(name)
+            if rule.rule and rule.rule not in rules:
+                rules.append(rule.rule)
+            if rule.selects:
+                continue
+            if rule.policy and engages(rule.convert, value):
+                engage(rule.policy)
+                if rule.policy == "locked-after-create" and value:
+                    result.follow_up[name] = value
+            values[name] = value
+        if spec.mode == "create":
+            for name, rule in self.defaults.items():
+                if name in explicit or (rule.only_for and rule.only_for != family):
+                    continue
+                values[name] = DEFAULT_FACTORIES[rule.default_from](body) if rule.default_from else copy.deepcopy(rule.default)
+                if not rule.compose:
+                    engage(rule.policy)
+        for name, value in values.items():
+            rule = self.fields[name]
+            if rule.compose or rule.to is None:
+                continue
+            converted = value
+            if rule.convert:
+                try:
+                    converted = REQUEST_CONVERTERS[rule.convert](value)
+                except InvalidValue as exc:
+                    raise InvalidValue(f"{name}: {exc}") from None
+                if isinstance(value, list) and rule.convert == "first_item" and len(value) > 1:
+                    result.alternatives[rule.to] = list(value)
+            set_path(out, rule.to, converted)
+        ctx = ComposeContext(mode=spec.mode, family=family, explicit=explicit, current=current, catalog=catalog)
+        for composer in self.composers:
+            composer(values, out, ctx)
+        for name, constant in spec.constants.items():
+            if name not in out:
+                out[name] = copy.deepcopy(constant.value)
+                engage(constant.policy)
+        for finalizer in self.finalizers:
+            finalizer(values, out, ctx)
+        for policy in ctx.engaged:
+            engage(policy)
+        result.emulations = engaged
+        result.rules = rules
+        result.notes = ctx.notes
+        return result
+
+
+_Getter = Callable[[dict[str, Any], ResponseContext], Any]
+
+
+class _CompiledResponse:
+    """One response map turned into (key, getter, include flag) steps."""
+
+    def __init__(self, spec: ResponseMap, mappings: Mappings) -> None:
+        self.spec = spec
+        self.steps: list[tuple[str, _Getter, str | None]] = []
+        for name, rule in spec.fields.items():
+            if rule.omit:
+                continue
+            self.steps.append((name, self._getter(rule, mappings), rule.include))
+        self.aliases = list(spec.aliases.items())
+
+    @staticmethod
+    def _getter(rule: Any, mappings: Mappings) -> _Getter:
+        if rule.has_const:
+            const = rule.const
+            if isinstance(const, (list, dict)):
+                return lambda obj, ctx: copy.deepcopy(const)
+            return lambda obj, ctx: const
+        source = rule.source
+        convert = RESPONSE_CONVERTERS[rule.convert] if rule.convert else None
+        backward = mappings.values[rule.values].backward if rule.values else None
+        fallback = rule.fallback if rule.has_fallback else None
+        simple = source is not None and "." not in source
+
+        def getter(obj: dict[str, Any], ctx: ResponseContext) -> Any:
+            if source is None:
+                value = None
+            elif simple:
+                value = obj.get(source)
+            else:
+                value = get_path(obj, source)
+            if convert is not None:
+                value = convert(value, obj, ctx)
+            if backward is not None and value is not None:
+                value = backward.get(value, value)
+            if value is None and fallback is not None:
+                return copy.deepcopy(fallback) if isinstance(fallback, (list, dict)) else fallback
+            return value
+
+        return getter
+
+    def translate(self, obj: dict[str, Any], ctx: ResponseContext) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        includes = ctx.includes
+        for name, getter, include in self.steps:
+            if include is not None and include not in includes:
+                continue
+            value = getter(obj, ctx)
+            if value is not None:
+                out[name] = value
+        for alias, target in self.aliases:
+            if target in out:
+                out[alias] = out[target]
+        return out
+
+    def translate_records(self, records: list[dict[str, Any]], ctx: ResponseContext) -> list[dict[str, Any]]:
+        aggregate = self.spec.aggregate
+        if aggregate is not None:
+            buckets: dict[Any, dict[str, Any]] = {}
+            for record in records:
+                key = record.get(aggregate.by)
+                bucket = buckets.get(key)
+                if bucket is None:
+                    buckets[key] = dict(record)
+                    continue
+                for name in aggregate.sum:
+                    bucket[name] = round((bucket.get(name) or 0) + (record.get(name) or 0), 10)
+            records = list(buckets.values())
+        return [self.translate(record, ctx) for record in records]
+
+
+class Translators:
+    """All compiled translators of one Mappings."""
+
+    def __init__(self, mappings: Mappings) -> None:
+        self.mappings = mappings
+        self.requests = {key: _CompiledRequest(spec, mappings) for key, spec in mappings.requests.items()}
+        self.responses = {key: _CompiledResponse(spec, mappings) for key, spec in mappings.responses.items()}
+
+    def request(
+        self,
+        map_id: str,
+        body: dict[str, Any],
+        *,
+        strict: TMapping[str, bool] | None = None,
+        current: dict[str, Any] | None = None,
+        catalog: Catalog | None = None,
+    ) -> RequestTranslation:
+        """v1 request body -> v2 body. Raises InvalidValue, PolicyRefused or NeedsLookup."""
+        return self.requests[map_id].translate(body, strict=strict or {}, current=current, catalog=catalog)
+
+    def response(self, map_id: str, obj: dict[str, Any], ctx: ResponseContext | None = None) -> dict[str, Any]:
+        return self.responses[map_id].translate(obj, ctx or ResponseContext())
+
+    def records(self, map_id: str, records: list[dict[str, Any]], ctx: ResponseContext | None = None) -> list[dict[str, Any]]:
+        return self.responses[map_id].translate_records(records, ctx or ResponseContext())
+
+
+_DEFAULT: Translators | None = None
+
+
+def translators() -> Translators:
+    """Translators over the packaged mappings, compiled once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Translators(default_mappings())
+    return _DEFAULT
