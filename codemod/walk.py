@@ -1,0 +1,253 @@
+"""Which files the rewrite and the audit look at, and why the others are skipped.
+
+Shared by `v1bridge rewrite` and `v1bridge audit`: one walk, one set of skip
+rules, so the two commands never disagree about what "the project" is.
+
+Skipped: VCS folders, virtual environments (by name or by a `pyvenv.cfg`
+inside), node_modules, caches, build output, vendored code, what `.gitignore`
+files exclude (every level, plus the ones above the walk root up to the
+repository root), files marked as generated, and symlinks (a symlink loop
+cannot hang the walk, and a write through a symlink would replace it).
+Nothing here raises on an unreadable file or folder: it is reported instead.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, NamedTuple
+
+import pathspec
+
+# Folder names that never hold the user's own source.
+SKIP_DIRS: dict[str, str] = {
+    ".git": "vcs",
+    ".hg": "vcs",
+    ".svn": "vcs",
+    ".venv": "virtualenv",
+    "venv": "virtualenv",
+    ".tox": "virtualenv",
+    ".nox": "virtualenv",
+    "site-packages": "installed packages",
+    "node_modules": "node_modules",
+    "__pycache__": "cache",
+    ".mypy_cache": "cache",
+    ".pytest_cache": "cache",
+    ".ruff_cache": "cache",
+    ".hypothesis": "cache",
+    ".eggs": "build output",
+    "build": "build output",
+    "dist": "build output",
+    "vendor": "vendored",
+    "vendored": "vendored",
+    "_vendor": "vendored",
+    "third_party": "vendored",
+}
+
+DEFAULT_SUFFIXES: tuple[str, ...] = (".py", ".pyi")
+
+# A generated-file marker in the first lines ("@generated", "DO NOT EDIT", "Code generated ... by").
+GENERATED = re.compile(rb"@generated|DO NOT EDIT|Code generated\b", re.IGNORECASE)
+GENERATED_HEAD_LINES = 5
+GENERATED_HEAD_BYTES = 2048
+
+
+class SourceFile(NamedTuple):
+    """A file to look at: the real path, and the path to show the user."""
+
+    path: Path
+    rel: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+def is_generated(head: bytes) -> bool:
+    """True when the first lines carry a generated-code marker."""
+    lines = head.split(b"\n", GENERATED_HEAD_LINES)[:GENERATED_HEAD_LINES]
+    return any(GENERATED.search(line) for line in lines)
+
+
+def _read_head(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(GENERATED_HEAD_BYTES)
+
+
+def _load_gitignore(folder: Path) -> pathspec.PathSpec | None:
+    candidate = folder / ".gitignore"
+    try:
+        text = candidate.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    except Exception:  # a malformed pattern must not stop the walk
+        return None
+
+
+def _git_root(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+@dataclass
+class _Ignore:
+    """A .gitignore and the folder its patterns are relative to."""
+
+    base: Path
+    spec: pathspec.PathSpec
+
+    def excludes(self, path: Path, is_dir: bool) -> bool:
+        try:
+            rel = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return False
+        return self.spec.match_file(rel + "/" if is_dir else rel)
+
+
+def _inherited_ignores(root: Path) -> list[_Ignore]:
+    """.gitignore files above the walk root, up to the repository root."""
+    repo = _git_root(root)
+    if repo is None:
+        return []
+    chain: list[Path] = []
+    folder = root.parent
+    while True:
+        if folder == repo or repo in folder.parents:
+            chain.append(folder)
+        if folder == repo or folder == folder.parent:
+            break
+        folder = folder.parent
+    ignores = []
+    for folder in reversed(chain):
+        spec = _load_gitignore(folder)
+        if spec is not None:
+            ignores.append(_Ignore(folder, spec))
+    return ignores
+
+
+@dataclass
+class Walker:
+    """Iterate the files under some paths; `skipped` tells what was left out and why."""
+
+    include_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    check_generated: bool = True
+    use_gitignore: bool = True
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def skip(self, path: Path | str, reason: str) -> None:
+        self.skipped.append(Skipped(str(path), reason))
+
+    def iter_files(self, paths: Iterable[str | os.PathLike[str]]) -> Iterator[SourceFile]:
+        seen: set[Path] = set()
+        for raw in paths:
+            given = Path(raw)
+            if given.is_symlink() and given.is_dir():
+                self.skip(given, "symlink")
+                continue
+            if given.is_file():
+                # Named explicitly (e.g. by pre-commit): only the generated marker counts.
+                if self._generated(given):
+                    continue
+                real = given.resolve()
+                if real not in seen:
+                    seen.add(real)
+                    yield SourceFile(given, str(given))
+                continue
+            if not given.is_dir():
+                self.skip(given, "not found")
+                continue
+            root = given.resolve()
+            ignores = _inherited_ignores(root) if self.use_gitignore else []
+            for source in self._walk_dir(given, root, ignores):
+                real = source.path.resolve()
+                if real not in seen:
+                    seen.add(real)
+                    yield source
+
+    def _generated(self, path: Path) -> bool:
+        if not self.check_generated:
+            return False
+        try:
+            head = _read_head(path)
+        except OSError as exc:
+            self.skip(path, f"unreadable: {exc.strerror or exc}")
+            return True
+        if is_generated(head):
+            self.skip(path, "generated")
+            return True
+        return False
+
+    def _walk_dir(self, shown: Path, real: Path, ignores: list[_Ignore]) -> Iterator[SourceFile]:
+        if self.use_gitignore:
+            spec = _load_gitignore(real)
+            if spec is not None:
+                ignores = [*ignores, _Ignore(real, spec)]
+        try:
+            with os.scandir(real) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            self.skip(shown, f"unreadable: {exc.strerror or exc}")
+            return
+        if any(e.name == "pyvenv.cfg" for e in entries):
+            self.skip(shown, "virtualenv")
+            return
+        for entry in entries:
+            entry_real = real / entry.name
+            entry_shown = shown / entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+                is_file = entry.is_file(follow_symlinks=False)
+            except OSError as exc:
+                self.skip(entry_shown, f"unreadable: {exc.strerror or exc}")
+                continue
+            if is_link:
+                if entry.name.endswith(self.include_suffixes) or entry.is_dir():
+                    self.skip(entry_shown, "symlink")
+                continue
+            if is_dir:
+                reason = SKIP_DIRS.get(entry.name)
+                if reason is None and entry.name.endswith(".egg-info"):
+                    reason = "build output"
+                if reason is not None:
+                    self.skip(entry_shown, reason)
+                    continue
+                if any(ig.excludes(entry_real, True) for ig in ignores):
+                    self.skip(entry_shown, "gitignored")
+                    continue
+                yield from self._walk_dir(entry_shown, entry_real, ignores)
+            elif is_file:
+                if not entry.name.endswith(self.include_suffixes):
+                    continue
+                if any(ig.excludes(entry_real, False) for ig in ignores):
+                    self.skip(entry_shown, "gitignored")
+                    continue
+                if self._generated(entry_real):
+                    continue
+                yield SourceFile(entry_real, str(entry_shown))
+
+
+def iter_files(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    include_suffixes: Iterable[str] | None = None,
+    skipped: list[Skipped] | None = None,
+    check_generated: bool = True,
+    use_gitignore: bool = True,
+) -> Iterator[SourceFile]:
+    """The files to look at under `paths`; appends (path, reason) of each skip to `skipped`."""
+    walker = Walker(
+        include_suffixes=tuple(include_suffixes) if include_suffixes is not None else DEFAULT_SUFFIXES,
+        check_generated=check_generated,
+        use_gitignore=use_gitignore,
+    )
+    if skipped is not None:
+        walker.skipped = skipped
+    return walker.iter_files(paths)
