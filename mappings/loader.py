@@ -211,6 +211,8 @@ def _cross_check(m: Mappings) -> None:
         need("request map", op.request, m.requests, where)
         need("response map", op.response, m.responses, where)
         need("query map", op.query, m.queries, where)
+        for step in op.steps:
+            need("operation (step)", step, {o.id for o in m.operations}, where)
         if op.policy in ("translate", "local") and op.v2 is None:
             problems.append(f"{where}: policy {op.policy!r} needs a v2 target")
         if op.policy == "emulate" and op.emulation is None:
@@ -257,8 +259,10 @@ def _cross_check(m: Mappings) -> None:
             if target not in response.fields:
                 problems.append(f"responses.yaml: entry {response.id!r}: alias {alias!r} targets unknown {target!r}")
     for query in m.queries.values():
+        need("policy", query.policy, m.policies, f"queries.yaml: entry {query.id!r}")
         for name, spec in query.params.items():
             where = f"queries.yaml: entry {query.id!r}: param {name!r}"
+            need("policy", spec.policy, m.policies, where)
             need("rule", spec.rule, m.rules, where)
             need("value map", spec.values, m.values, where)
             if not (spec.to or spec.filter or spec.expand or spec.emulated_by):

@@ -107,6 +107,8 @@ class Operation(Strict):
     v1_status: int = 200
     path_params: dict[str, str] = {}
     rules: list[str] = []
+    # emulated operations with no v2 target: the operation ids run in order (reset = stop, start)
+    steps: list[str] = []
     note: str | None = None
 
 
@@ -227,11 +229,15 @@ class QueryParam(Strict):
     emulated_by: str | None = None
     aliases: list[str] = []
     rule: str | None = None
+    # emulation policy engaged when the parameter is used (default: the map's)
+    policy: str | None = None
     note: str | None = None
 
 
 class QueryMap(Strict):
     id: str
+    # emulation policy engaged by any filter or expansion of this map
+    policy: str | None = None
     params: dict[str, QueryParam]
 
 
@@ -242,6 +248,27 @@ class Hosts(Strict):
     v1: list[str]
     v2: list[str]
     serverless_runtime: list[str]
+
+
+class Lookup(Strict):
+    """A v2 read the proxy makes to rebuild a v1 answer (includes, joins, catalog).
+
+    `path` may hold `{id}`, filled from each object's `ids_from` value; `key`
+    is the list envelope; `index_by`/`value` turn a list into {key: value};
+    `provides` names the ResponseContext.lookups entry it fills; `responses`
+    lists response maps that always need it; `extends_list` adds its items
+    to the v1 list (catalog templates).
+    """
+
+    path: str
+    query: dict[str, str] = {}
+    key: str | None = None
+    ids_from: str | None = None
+    index_by: str | None = None
+    value: str | None = None
+    provides: str
+    responses: list[str] = []
+    extends_list: bool = False
 
 
 class Conventions(Strict):
@@ -258,6 +285,7 @@ class Conventions(Strict):
     list_keys: dict[str, str]
     neutral_spellings: dict[str, str]
     serverless_runtime_paths: list[str]
+    lookups: dict[str, Lookup] = {}
 
 
 class ValueMap(Strict):
