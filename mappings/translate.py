@@ -124,7 +124,8 @@ class _CompiledRequest:
                 rules.append(rule.rule)
             if rule.selects:
                 continue
-            if rule.policy and engages(rule.convert, value):
+            # a field with a v1 default names the policy that applies that default, not its use
+            if rule.policy and not rule.has_default and engages(rule.convert, value):
                 engage(rule.policy)
                 if rule.policy == "locked-after-create" and value:
                     result.follow_up[name] = value
@@ -160,7 +161,7 @@ class _CompiledRequest:
             finalizer(values, out, ctx)
         for policy in ctx.engaged:
             engage(policy)
-        result.emulations = engaged
+        result.emulations = sorted(engaged)
         result.rules = rules
         result.notes = ctx.notes
         return result

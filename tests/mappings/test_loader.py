@@ -1,0 +1,97 @@
+"""The loader refuses a malformed mapping and names the file and the entry."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mappings import MappingError, load
+from mappings.loader import DATA_DIR
+from tests.mappings.schema_walk import descend
+from mappings import load_schema
+
+
+@pytest.fixture
+def data_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "data"
+    shutil.copytree(DATA_DIR, target)
+    return target
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"fixture text {old!r} not found in {path.name}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_packaged_mappings_load(data_copy):
+    mappings = load(data_copy)
+    assert len(mappings.operations) == 37
+    assert mappings.match_v1("POST", "/pods/p1/reset")[1] == {"podId": "p1"}
+    assert mappings.match_v1("GET", "/pods/p1/reset") is None
+    assert mappings.methods_for_path("/pods/p1") == ["DELETE", "GET", "PATCH"]
+
+
+def test_unknown_key_is_named(data_copy):
+    edit(data_copy / "requests.yaml", "    imageName: {to: image, rule: L02}", "    imageName: {to: image, rule: L02, renamed_to: image}")
+    with pytest.raises(MappingError, match=r"requests.yaml: entry 'pod.create': fields.imageName.renamed_to: Extra inputs"):
+        load(data_copy)
+
+
+def test_missing_target_is_named(data_copy):
+    edit(data_copy / "operations.yaml", "request: pod.create", "request: pod.craete")
+    with pytest.raises(MappingError, match=r"operations.yaml: entry 'pods.create': unknown request map 'pod.craete'"):
+        load(data_copy)
+
+
+def test_unknown_rule_reference_is_named(data_copy):
+    edit(data_copy / "responses.yaml", "desiredStatus: {from: status, values: pod_status, rule: Q13}", "desiredStatus: {from: status, values: pod_status, rule: Q99}")
+    with pytest.raises(MappingError, match=r"responses.yaml: entry 'pod': field 'desiredStatus': unknown rule 'Q99'"):
+        load(data_copy)
+
+
+def test_duplicate_rule_id_is_refused(data_copy):
+    edit(data_copy / "rules.yaml", "- id: Q02\n", "- id: Q01\n")
+    with pytest.raises(MappingError, match=r"rules.yaml: duplicate id 'Q01'"):
+        load(data_copy)
+
+
+def test_duplicate_yaml_key_is_refused(data_copy):
+    edit(data_copy / "requests.yaml", "    imageName: {to: image, rule: L02}\n", "    imageName: {to: image, rule: L02}\n    imageName: {to: name}\n")
+    with pytest.raises(MappingError, match=r"requests.yaml: line \d+: duplicate key 'imageName'"):
+        load(data_copy)
+
+
+def test_malformed_rule_id_is_refused(data_copy):
+    edit(data_copy / "rules.yaml", "- id: R13\n", "- id: X13\n")
+    with pytest.raises(MappingError, match=r"rules.yaml: entry 'X13': id: Value error, rule id 'X13' must look like"):
+        load(data_copy)
+
+
+def test_unknown_converter_is_named(data_copy):
+    edit(data_copy / "requests.yaml", "convert: argv_to_shell", "convert: argv_to_sh")
+    with pytest.raises(MappingError, match=r"field 'dockerStartCmd': unknown converter 'argv_to_sh'"):
+        load(data_copy)
+
+
+def test_dropped_field_without_rule_is_refused(data_copy):
+    edit(data_copy / "requests.yaml", "    readme: {rule: R09}\n", "    readme: {}\n")
+    with pytest.raises(MappingError, match=r"field 'readme': a dropped field needs the rule that explains it"):
+        load(data_copy)
+
+
+def test_duplicate_v1_route_is_refused(data_copy):
+    edit(data_copy / "operations.yaml", "v1: {method: GET, path: /docs}", "v1: {method: GET, path: /openapi.json}")
+    with pytest.raises(MappingError, match=r"entry 'docs': duplicate v1 route GET /openapi.json"):
+        load(data_copy)
+
+
+def test_schema_walk_finds_real_paths_and_refuses_made_up_ones():
+    """The drift tests are only as good as this walk: it must say no to a path that is not there."""
+    v2 = load_schema("v2")
+    pod = {"$ref": "#/components/schemas/CreatePodRequest"}
+    assert descend(v2, pod, "mounts.network.0.volumeId") is not None
+    assert descend(v2, pod, "gpu.id") is not None
+    assert descend(v2, pod, "mounts.network.0.volumeIdx") is None
+    assert descend(v2, pod, "imageName") is None

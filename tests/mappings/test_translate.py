@@ -1,0 +1,193 @@
+"""Exact translations both ways, and every translated body valid against the v2 schema."""
+from __future__ import annotations
+
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from mappings import load_schema
+from mappings.translate import (
+    Catalog,
+    InvalidValue,
+    NeedsLookup,
+    PolicyRefused,
+    ResponseContext,
+    translators,
+)
+
+T = translators()
+_REGISTRY = Registry().with_resource("urn:v2", Resource.from_contents(load_schema("v2"), default_specification=DRAFT202012))
+
+
+def assert_valid_v2(schema_name: str, body: dict) -> None:
+    validator = Draft202012Validator({"$ref": f"urn:v2#/components/schemas/{schema_name}"}, registry=_REGISTRY)
+    errors = sorted(e.message for e in validator.iter_errors(body))
+    assert errors == [], f"{schema_name} refuses {body}: {errors}"
+
+
+def test_empty_pod_create_gets_every_v1_default():
+    result = T.request("pod.create", {"imageName": "ubuntu", "gpuTypeIds": ["NVIDIA A40"]})
+    assert result.body == {
+        "image": "ubuntu",
+        "gpu": {"id": "NVIDIA A40"},
+        "name": "my pod",
+        "disk": 50,
+        "ports": ["8888/http", "22/tcp"],
+        "mounts": {"persistent": {"size": 20, "path": "/workspace"}},
+    }
+    assert result.emulations == ["v1-defaults"]
+    assert result.alternatives == {}
+    assert_valid_v2("CreatePodRequest", result.body)
+
+
+def test_pod_create_full_body():
+    v1 = {
+        "name": "trainer", "imageName": "pytorch:2", "gpuTypeIds": ["NVIDIA A40", "NVIDIA L4"], "gpuCount": 2,
+        "cloudType": "COMMUNITY", "containerDiskInGb": 80, "volumeInGb": 100, "volumeMountPath": "/data",
+        "dockerStartCmd": ["bash", "-lc", "python train.py --lr 0.1"], "env": {"A": "1"}, "ports": "8888/http,22/tcp",
+        "dataCenterIds": ["EU-RO-1"], "allowedCudaVersions": ["12.4"], "globalNetworking": True,
+        "containerRegistryAuthId": "reg1", "templateId": "tpl1",
+    }
+    result = T.request("pod.create", v1)
+    assert result.body == {
+        "name": "trainer", "image": "pytorch:2", "gpu": {"id": "NVIDIA A40", "count": 2, "allowedCudaVersions": ["12.4"]},
+        "cloud": "COMMUNITY", "disk": 80, "mounts": {"persistent": {"size": 100, "path": "/data"}},
+        "args": "bash -lc 'python train.py --lr 0.1'", "env": {"A": "1"}, "ports": ["8888/http", "22/tcp"],
+        "dataCenterIds": ["EU-RO-1"], "globalNetworking": True, "registry": "reg1", "templateId": "tpl1",
+    }
+    assert result.alternatives == {"gpu.id": ["NVIDIA A40", "NVIDIA L4"]}
+    assert result.emulations == ["argv-quoting", "gpu-fallback"]
+    assert_valid_v2("CreatePodRequest", result.body)
+
+
+def test_cpu_pod_ignores_gpu_fields_and_gets_no_volume():
+    result = T.request("pod.create", {"computeType": "CPU", "imageName": "u", "cpuFlavorIds": ["cpu3c"], "gpuCount": 2, "volumeInGb": 30})
+    assert result.body == {"image": "u", "cpu": {"id": "cpu3c", "vcpuCount": 2}, "name": "my pod", "disk": 50, "ports": ["8888/http", "22/tcp"]}
+    assert result.ignored == ["gpuCount"]
+    assert result.notes == ["volumeInGb dropped: v2 CPU pods take no persistent volume (L05)"]
+    assert_valid_v2("CreatePodRequest", result.body)
+
+
+def test_network_volume_replaces_pod_volume():
+    result = T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["X"], "networkVolumeId": "nv1", "volumeInGb": 50})
+    assert result.body["mounts"] == {"network": [{"volumeId": "nv1", "path": "/workspace"}]}
+    assert_valid_v2("CreatePodRequest", result.body)
+
+
+def test_strict_policy_refuses_instead_of_emulating():
+    with pytest.raises(PolicyRefused) as refused:
+        T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A", "B"]}, strict={"gpu-fallback": True})
+    assert refused.value.policy == "gpu-fallback"
+    assert "R02" in refused.value.message
+
+
+def test_entrypoint_override_is_strict_by_default():
+    with pytest.raises(PolicyRefused, match="R06"):
+        T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"], "dockerEntrypoint": ["/bin/sh"]})
+    # an empty override means "the image's own": nothing to refuse
+    assert "args" not in T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"], "dockerEntrypoint": []}).body
+
+
+def test_pod_update_applies_no_defaults_and_completes_mounts_from_current():
+    assert T.request("pod.update", {"name": "n"}).body == {"name": "n"}
+    with pytest.raises(NeedsLookup) as needs:
+        T.request("pod.update", {"volumeInGb": 40})
+    assert needs.value.what == "current"
+    current = {"mounts": {"persistent": {"size": 20, "path": "/workspace"}}}
+    result = T.request("pod.update", {"volumeInGb": 40}, current=current)
+    assert result.body == {"mounts": {"persistent": {"size": 40, "path": "/workspace"}}}
+    assert_valid_v2("UpdatePodRequest", result.body)
+
+
+def test_endpoint_create_synthesises_what_v2_requires():
+    catalog = Catalog({"NVIDIA A40": "AMPERE_48", "NVIDIA RTX A6000": "AMPERE_48", "NVIDIA L4": "ADA_24", "NVIDIA GeForce RTX 4090": "ADA_24"})
+    with pytest.raises(NeedsLookup):
+        T.request("endpoint.create", {"templateId": "t1", "gpuTypeIds": ["NVIDIA A40"]})
+    result = T.request("endpoint.create", {"templateId": "t1", "gpuTypeIds": ["NVIDIA A40", "NVIDIA L4"], "workersMax": 5, "flashboot": True}, catalog=catalog)
+    assert result.body == {
+        "templateId": "t1", "workers": {"max": 5, "idleTimeout": 5}, "flashboot": "FLASHBOOT", "name": "endpoint-t1",
+        "timeout": 300000, "gpu": {"pools": ["AMPERE_48", "ADA_24"], "excludedTypes": ["NVIDIA GeForce RTX 4090", "NVIDIA RTX A6000"]},
+        "scaling": {"type": "QUEUE_DELAY", "queueDelay": 4}, "type": "QUEUE",
+    }
+    assert result.emulations == ["endpoint-gpu-pools", "flashboot-enum", "v1-defaults"]
+    assert_valid_v2("CreateEndpointRequest", result.body)
+
+
+def test_idle_timeout_is_dropped_with_request_count_scaling():
+    result = T.request("endpoint.create", {"templateId": "t1", "scalerType": "REQUEST_COUNT", "scalerValue": 3, "idleTimeout": 7})
+    assert result.body["scaling"] == {"type": "REQUEST_COUNT", "requestCount": 3}
+    assert "workers" not in result.body
+    assert result.notes == ["idleTimeout dropped: v2 refuses it with REQUEST_COUNT scaling (Q11)"]
+
+
+def test_template_create():
+    result = T.request("template.create", {"name": "t", "imageName": "img", "isPublic": True, "readme": "# hi", "isServerless": False})
+    assert result.body == {
+        "name": "t", "image": "img", "public": True, "serverless": False, "disk": 50, "ports": ["8888/http", "22/tcp"],
+        "mounts": {"persistent": {"size": 20, "path": "/workspace"}}, "startSsh": False, "startJupyter": False,
+    }
+    assert_valid_v2("CreateTemplateRequest", result.body)
+
+
+def test_network_volume_and_registry():
+    assert T.request("network_volume.create", {"name": "v", "size": 50, "dataCenterId": "EU-RO-1"}).body == {"name": "v", "size": 50, "dataCenter": "EU-RO-1"}
+    assert T.request("registry.create", {"name": "r", "username": "u", "password": "p"}).body == {"name": "r", "username": "u", "password": "p"}
+
+
+def test_bad_values_are_refused_with_the_field_named():
+    with pytest.raises(InvalidValue, match="dockerStartCmd"):
+        T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"], "dockerStartCmd": [1, 2]})
+    with pytest.raises(InvalidValue, match="gpuTypeIds"):
+        T.request("pod.create", {"imageName": "u", "gpuTypeIds": []})
+    with pytest.raises(InvalidValue, match="JSON object"):
+        T.request("pod.create", ["not", "an", "object"])
+
+
+V2_POD = {
+    "id": "p1", "name": "trainer", "status": "STARTING", "actions": ["stop", "terminate"], "image": "pytorch:2",
+    "args": "bash -lc 'python train.py --lr 0.1'", "disk": 80, "mounts": {"persistent": {"size": 100, "path": "/data"}},
+    "ports": ["8888/http"], "env": {"A": "1"}, "registry": None, "cloud": "SECURE", "dataCenterId": "EU-RO-1",
+    "cudaVersion": "12.4", "ssh": None, "template": None, "cost": 0.79, "locked": False,
+    "runtime": {"ports": [{"private": 22, "public": 10341, "type": "tcp", "ip": "203.0.113.7"}, {"private": 8888, "public": None, "type": "http", "ip": None}]},
+    "createdAt": "2026-11-20T10:00:00Z", "startedAt": "2026-11-20T10:01:00Z", "gpu": {"id": "NVIDIA A40", "count": 2},
+}
+
+
+def test_pod_response_backward():
+    assert T.response("pod", V2_POD) == {
+        "id": "p1", "name": "trainer", "desiredStatus": "RUNNING", "image": "pytorch:2",
+        "dockerStartCmd": ["bash", "-lc", "python train.py --lr 0.1"], "dockerEntrypoint": [], "containerDiskInGb": 80,
+        "volumeInGb": 100, "volumeMountPath": "/data", "ports": ["8888/http"], "env": {"A": "1"}, "costPerHr": 0.79,
+        "adjustedCostPerHr": 0.79, "gpu": {"id": "NVIDIA A40", "count": 2}, "locked": False,
+        "lastStartedAt": "2026-11-20T10:01:00Z", "portMappings": {"22": 10341}, "publicIp": "203.0.113.7", "interruptible": False,
+    }
+
+
+def test_pod_response_include_flags():
+    ctx = ResponseContext(includes=frozenset({"includeMachine", "includeSavingsPlans"}))
+    v1 = T.response("pod", V2_POD, ctx)
+    assert v1["machine"] == {"dataCenterId": "EU-RO-1", "gpuTypeId": "NVIDIA A40", "secureCloud": True}
+    assert v1["savingsPlans"] == []
+    assert "networkVolume" not in v1
+
+
+def test_template_response_emits_both_spellings_of_the_platform_flag():
+    v2 = {"id": "t1", "name": "t", "image": "img", "args": "", "disk": 50, "mounts": {}, "ports": [], "env": {}, "registry": None,
+          "serverless": False, "public": False, "category": "NVIDIA", "startSsh": True, "startJupyter": True, "allowedCudaVersions": []}
+    v1 = T.response("template", v2, ResponseContext(lookups={"official_templates": {"t1"}}))
+    assert v1 == {"id": "t1", "name": "t", "imageName": "img", "category": "NVIDIA", "containerDiskInGb": 50, "volumeInGb": 0,
+                  "dockerEntrypoint": [], "dockerStartCmd": [], "env": {}, "ports": [], "isPublic": False, "isServerless": False,
+                  "isRunpod": True, "isPlatform": True}
+
+
+def test_network_volume_billing_is_summed_per_bucket():
+    records = [
+        {"startTime": "2026-11-01T00:00:00Z", "endTime": "2026-11-02T00:00:00Z", "networkVolumeId": "a", "totalAmount": 0.5, "standardAmount": 0.5, "highPerformanceAmount": 0.0},
+        {"startTime": "2026-11-01T00:00:00Z", "endTime": "2026-11-02T00:00:00Z", "networkVolumeId": "b", "totalAmount": 0.25, "standardAmount": 0.0, "highPerformanceAmount": 0.25},
+        {"startTime": "2026-11-02T00:00:00Z", "endTime": "2026-11-03T00:00:00Z", "networkVolumeId": "a", "totalAmount": 0.5, "standardAmount": 0.5, "highPerformanceAmount": 0.0},
+    ]
+    assert T.records("billing_network_volume", records) == [
+        {"amount": 0.75, "time": "2026-11-01T00:00:00Z", "highPerformanceStorageAmount": 0.25},
+        {"amount": 0.5, "time": "2026-11-02T00:00:00Z", "highPerformanceStorageAmount": 0.0},
+    ]
