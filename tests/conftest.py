@@ -1,1 +1,66 @@
 """Project-wide fixtures. Sandbox fixtures live here because proxy, codemod and audit tests all use the sandbox as their v2 upstream."""
+from __future__ import annotations
+
+import pytest
+
+from proxy.sandbox import SandboxConfig, create_sandbox_app
+from proxy.sandbox.common import VIOLATIONS
+
+SANDBOX_KEYS = ["key-alice", "key-bob"]
+
+
+class FakeClock:
+    """A settable wall clock so tests can move time (pod transitions, billing) without sleeping."""
+
+    def __init__(self, start: float = 1_767_225_600.0) -> None:  # 2026-01-01T00:00:00Z
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def sandbox_keys() -> list[str]:
+    return list(SANDBOX_KEYS)
+
+
+@pytest.fixture
+def sandbox_headers(sandbox_keys: list[str]) -> dict[str, str]:
+    """Authorization for the first sandbox key."""
+    return {"Authorization": f"Bearer {sandbox_keys[0]}"}
+
+
+@pytest.fixture
+def sandbox_config(sandbox_keys: list[str]) -> SandboxConfig:
+    """Fresh in-memory sandbox, instant pod clock, every answer checked against v2.json."""
+    return SandboxConfig(
+        keys=sandbox_keys,
+        db_path=None,
+        transition_seconds=0.0,
+        validate_responses=True,
+        log_interval=0.01,
+        log_follow_seconds=0.05,
+    )
+
+
+@pytest.fixture
+def sandbox_app(sandbox_config: SandboxConfig):
+    app = create_sandbox_app(sandbox_config)
+    yield app
+    violations = app[VIOLATIONS]
+    assert not violations, "sandbox answers that do not conform to v2.json:\n" + "\n".join(violations)
+
+
+@pytest.fixture
+async def sandbox_client(aiohttp_client, sandbox_app):
+    """An aiohttp TestClient on the sandbox (no auth header preset: pass sandbox_headers)."""
+    return await aiohttp_client(sandbox_app)
+
+
+@pytest.fixture
+async def sandbox_server(aiohttp_server, sandbox_app):
+    """A real listening sandbox; its base URL is str(server.make_url(""))."""
+    return await aiohttp_server(sandbox_app)
