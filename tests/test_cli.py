@@ -1,0 +1,50 @@
+"""The console script's front door: dispatch, exit codes, the routes table."""
+from __future__ import annotations
+
+import json
+import shutil
+
+from mappings.loader import DATA_DIR
+from v1bridge.cli import main
+
+
+def test_no_subcommand_is_a_usage_error(capsys):
+    assert main([]) == 2
+    assert "usage: v1bridge" in capsys.readouterr().err
+
+
+def test_unknown_subcommand_is_a_usage_error(capsys):
+    assert main(["frobnicate"]) == 2
+    assert "invalid choice: 'frobnicate'" in capsys.readouterr().err
+
+
+def test_bad_option_is_a_usage_error(capsys):
+    assert main(["routes", "--format", "yaml"]) == 2
+    assert "invalid choice: 'yaml'" in capsys.readouterr().err
+
+
+def test_routes_json_lists_every_operation_with_its_target(capsys):
+    assert main(["routes", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["operations"]
+    assert len(rows) == 37
+    by_route = {(r["v1"]["method"], r["v1"]["path"]): r for r in rows}
+    assert by_route[("GET", "/v1/billing/endpoints")]["v2"] == {"method": "GET", "path": "/v2/billing/serverless", "body": None}
+    assert by_route[("POST", "/v1/pods/{podId}/stop")]["v2"]["body"] == {"action": "stop"}
+    reset = by_route[("POST", "/v1/pods/{podId}/reset")]
+    assert (reset["v2"], reset["policy"], reset["emulation"], reset["rules"]) == (None, "emulate", "reset", ["R01"])
+
+
+def test_routes_text_is_a_table(capsys):
+    assert main(["routes"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["V1", "V2", "POLICY", "RULES"]
+    assert any(line.startswith("POST /v1/containerregistryauth ") and "POST /v2/registries" in line for line in lines)
+
+
+def test_routes_reports_a_broken_mapping_dir(tmp_path, capsys):
+    broken = tmp_path / "data"
+    shutil.copytree(DATA_DIR, broken)
+    (broken / "rules.yaml").write_text("- id: Q01\n  nme: typo\n")
+    assert main(["routes", "--mappings", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("v1bridge routes: rules.yaml: entry 'Q01':")
