@@ -1,0 +1,151 @@
+"""Run the code audit: walk (the rewrite's walk), prefilter, scan candidates, apply markers, give statuses.
+
+Python goes through the rewrite's detector (`codemod.detect.analyze_python`,
+one engine for both commands); other text files through `scan_text`. A cheap
+byte-level prefilter built from the catalogue decides which files are parsed
+at all; with `jobs > 1` chunks of files go to a process pool.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
+from pathlib import Path
+
+from codemod.audit import markers as markers_mod
+from codemod.audit.catalogue import catalogue
+from codemod.audit.model import AuditReport, FileResult, RawFinding, Signals
+from codemod.audit.scan_text import SUFFIXES, Language, language_for, scan_text
+from codemod.audit.status import enrich, finish
+from codemod.walk import iter_files
+
+PY_SUFFIXES = (".py", ".pyi")
+PYTHON_TEXT = Language("python", ("#",), (), "\"'")
+MAX_BYTES = 2_000_000  # larger files are data, not client code
+CHUNK = 64
+
+
+@lru_cache(maxsize=1)
+def _prefilter() -> re.Pattern[bytes]:
+    """Bytes that any file worth parsing contains: hosts, v1 path roots, the /v2 prefix, distinctive names."""
+    cat = catalogue()
+    tokens: set[str] = set(cat.v1_hosts) | set(cat.v2_hosts) | set(cat.runtime_hosts)
+    for seg in cat.first_segments:
+        tokens.update({"/" + seg, f'"{seg}', f"'{seg}"})
+    tokens.add(cat.v2_prefix + "/")
+    tokens.update(cat.distinctive)
+    alternation = b"|".join(re.escape(t.encode()) for t in sorted(tokens, key=len, reverse=True))
+    return re.compile(alternation, re.IGNORECASE)
+
+
+def _python_detector():
+    try:
+        from codemod.detect import analyze_python  # the rewrite's detector
+    except ImportError:  # pragma: no cover - only before codemod.detect exists
+        return None
+    return analyze_python
+
+
+def analyze_source(text: str, rel: str) -> FileResult:
+    """Scan one file's text (already known to be worth scanning) into a FileResult with a status."""
+    cat = catalogue()
+    is_python = rel.endswith(PY_SUFFIXES)
+    if is_python:
+        language = "python"
+        detector = _python_detector()
+        if detector is not None:
+            analysis = detector(text, rel)
+            raw = [RawFinding(f.rule, f.line, f.column, f.message, f.fixable, f.route, f.v2_target, f.kind,
+                              f.source_line) for f in analysis.findings]
+            signals = Signals(analysis.uses_v1, analysis.uses_v2, analysis.serverless_runtime,
+                              analysis.indirect_only)
+        else:
+            scanned = scan_text(text, rel, PYTHON_TEXT)
+            raw, signals = scanned.findings, scanned.signals
+    else:
+        lang = language_for(rel)
+        scanned = scan_text(text, rel, lang)
+        raw, signals, language = scanned.findings, scanned.signals, scanned.language
+    marker_map = markers_mod.parse(text)
+    result = FileResult(rel, language, enrich(raw, rel, language, cat, marker_map), signals,
+                        markers=len(marker_map.markers))
+    return finish(result)
+
+
+def _analyze_path(path: str, rel: str) -> FileResult | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return FileResult(rel, "unknown", error=f"unreadable: {exc.strerror or exc}")
+    if len(data) > MAX_BYTES or b"\x00" in data[:1024]:
+        return None
+    if not _prefilter().search(data):
+        return None
+    text = data.decode("utf-8", errors="replace")
+    try:
+        return analyze_source(text, rel)
+    except Exception as exc:  # one bad file must not stop the audit
+        return FileResult(rel, "unknown", error=f"{type(exc).__name__}: {exc}")
+
+
+def _analyze_chunk(chunk: list[tuple[str, str]]) -> list[FileResult]:
+    out = []
+    for path, rel in chunk:
+        result = _analyze_path(path, rel)
+        if result is not None:
+            out.append(result)
+    return out
+
+
+def _root_for(paths: list[str]) -> Path:
+    resolved = [Path(p).resolve() for p in paths]
+    dirs = [p if p.is_dir() else p.parent for p in resolved]
+    if len(dirs) == 1:
+        return dirs[0]
+    return Path(os.path.commonpath([str(d) for d in dirs]))
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
+    """Audit every file under PATHS; paths in the report are relative to the scanned root."""
+    started = time.perf_counter()
+    root = _root_for(paths)
+    skipped_raw: list = []
+    files: list[tuple[str, str]] = []
+    for source in iter_files(paths, include_suffixes=PY_SUFFIXES + SUFFIXES, skipped=skipped_raw,
+                             check_generated=False):
+        files.append((str(source.path), _relative(Path(source.path), root)))
+    results: list[FileResult] = []
+    chunks = [files[i:i + CHUNK] for i in range(0, len(files), CHUNK)]
+    if jobs > 1 and len(chunks) > 1:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_warm) as pool:
+            for part in pool.map(_analyze_chunk, chunks):
+                results.extend(part)
+    else:
+        for chunk in chunks:
+            results.extend(_analyze_chunk(chunk))
+    skipped = sorted({(_relative(Path(s.path), root), s.reason) for s in skipped_raw})
+    results.sort(key=lambda r: r.path)
+    return AuditReport(
+        roots=[str(p) for p in paths],
+        files=results,
+        scanned=len(files),
+        skipped=skipped,
+        elapsed_s=time.perf_counter() - started,
+        jobs=jobs,
+    )
+
+
+def _warm() -> None:
+    """Build the catalogue and the prefilter once per worker process."""
+    catalogue()
+    _prefilter()

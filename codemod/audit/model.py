@@ -1,0 +1,144 @@
+"""Data the audit passes between scanning, markers, status and the reports."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+SCHEMA_VERSION = 1
+SCHEMA_ID = "v1bridge.audit.code/1"
+TRAFFIC_SCHEMA_ID = "v1bridge.audit.traffic/1"
+
+Status = Literal["needs-migration", "review", "v2", "kept-v1", "ignored", "not-control-plane"]
+STATUSES: tuple[str, ...] = ("needs-migration", "review", "v2", "kept-v1", "ignored", "not-control-plane")
+Suppression = Literal["keep-v1", "ignore"]
+KINDS = ("call", "base-url", "body-field", "response-field", "error-read", "list-read", "param", "indirect")
+
+
+@dataclass(frozen=True)
+class RawFinding:
+    """What a scanner saw, before the catalogue and the markers are applied.
+
+    Same fields as the rewrite's `codemod.detect.Finding` (line and column are
+    1-based), so both scanners feed one pipeline.
+    """
+
+    rule: str
+    line: int
+    column: int
+    message: str
+    fixable: bool
+    route: str | None
+    v2_target: str | None
+    kind: str
+    source_line: str
+
+
+@dataclass(frozen=True)
+class Signals:
+    """File-level evidence, besides the findings, used to give the file a status."""
+
+    uses_v1: bool = False
+    uses_v2: bool = False
+    serverless_runtime: bool = False
+    indirect_only: bool = False
+
+
+@dataclass(frozen=True)
+class AuditFinding:
+    rule: str
+    name: str
+    rule_class: str
+    severity: str
+    path: str
+    line: int
+    column: int
+    source_line: str
+    message: str
+    remedy: str
+    fixable: bool
+    kind: str
+    route: str | None = None
+    v2_target: str | None = None
+    language: str = "text"
+    suppressed: str | None = None  # "keep-v1" | "ignore" | None (unresolved)
+    marker: str | None = None  # the marker text that suppressed it
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["class"] = data.pop("rule_class")
+        return data
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.column, self.rule)
+
+
+@dataclass
+class FileResult:
+    path: str  # relative to the scanned root, "/" separators
+    language: str
+    findings: list[AuditFinding] = field(default_factory=list)
+    signals: Signals = Signals()
+    status: str | None = None  # None: the file does not talk to the API
+    error: str | None = None
+    markers: int = 0
+
+    @property
+    def unresolved(self) -> list[AuditFinding]:
+        return [f for f in self.findings if f.suppressed is None]
+
+    def count(self, suppressed: str | None) -> int:
+        return sum(1 for f in self.findings if f.suppressed == suppressed)
+
+
+@dataclass
+class AuditReport:
+    roots: list[str]
+    files: list[FileResult]
+    scanned: int
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    jobs: int = 1
+
+    @property
+    def findings(self) -> list[AuditFinding]:
+        out = [f for fr in self.files for f in fr.findings if f.suppressed is None]
+        return sorted(out, key=AuditFinding.sort_key)
+
+    @property
+    def suppressed(self) -> list[AuditFinding]:
+        out = [f for fr in self.files for f in fr.findings if f.suppressed is not None]
+        return sorted(out, key=AuditFinding.sort_key)
+
+    @property
+    def api_files(self) -> list[FileResult]:
+        return sorted((f for f in self.files if f.status is not None), key=lambda f: f.path)
+
+    @property
+    def errors(self) -> list[FileResult]:
+        return [f for f in self.files if f.error]
+
+    def status_counts(self) -> dict[str, int]:
+        counts = {s: 0 for s in STATUSES}
+        for f in self.api_files:
+            counts[f.status] += 1  # type: ignore[index]
+        return counts
+
+    @property
+    def legacy_remaining(self) -> bool:
+        """Unresolved v1 usage (markers excluded): what --fail-on-legacy fails on."""
+        return bool(self.findings)
+
+    def verdict(self) -> tuple[str, str]:
+        """(code, sentence) summing the audit up, for the first line of every report."""
+        counts = self.status_counts()
+        direct = counts["needs-migration"]
+        review = counts["review"]
+        if direct:
+            return "legacy", (
+                f"v1 still in use: {len(self.findings)} finding(s) in {direct} file(s) need migration"
+                + (f", {review} file(s) need review" if review else "")
+            )
+        if review:
+            return "review", f"no direct v1 call left; {review} file(s) need review (indirect signals only)"
+        kept = counts["kept-v1"]
+        return "clean", "no unresolved v1 usage" + (f" ({kept} file(s) kept on v1 on purpose)" if kept else "")

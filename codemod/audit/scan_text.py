@@ -1,0 +1,503 @@
+"""Scanner for every text file that is not Python: JS/TS, Go, shell and curl, HTML, config, OpenAPI documents.
+
+Driven by the catalogue (`codemod.audit.catalogue`, built from `mappings/`):
+hosts, v1 route templates, field and parameter names, rule IDs. It works on a
+"code view" of the file in which comments are blanked out (so `// was
+imageName` is not live code) while strings stay in place, and it looks for:
+
+- hosts: a v1 base URL is a finding (also when held only in .env/YAML/TOML/JSON);
+  the v2 host marks the file as v2, the serverless runtime host as "not the
+  control plane" (never a finding);
+- routes: a path at the start of a string, after a host, after `/v1`, or
+  after an interpolated base (`${BASE}/pods/${id}/stop`, `"%s/pods"`,
+  `$API/pods`, `"/pods/" + id + "/stop"`). Paths after `/v2`, after another
+  host or inside a longer path (`/api/v1/namespaces/x/pods`, import paths) are
+  not call sites. A path v2 also has (`/pods`, `/templates/{id}`) counts only
+  where the file gives no sign of v2;
+- helper-built paths: a call whose string arguments spell a v1-only route
+  (`url("networkvolumes", id)`) is an indirect finding (file status review);
+- fields and query parameters of the catalogue in key, subscript, property or
+  query-string position (never as a bare identifier).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from codemod.audit.catalogue import Catalogue, RouteInfo, catalogue
+from codemod.audit.model import RawFinding, Signals
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+HOLE = "{}"
+
+
+# ------------------------------------------------------------------ languages
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    line_comments: tuple[str, ...]
+    block_comments: tuple[tuple[str, str], ...]
+    quotes: str  # string delimiters
+    hash_needs_space: bool = False  # `#` starts a comment only at line start or after whitespace
+    config: bool = False  # data, not code: only hosts, routes and distinctive names count
+
+
+C_LIKE = Language("c", ("//",), (("/*", "*/"),), "\"'`")
+GO = Language("go", ("//",), (("/*", "*/"),), "\"'`")
+HTML = Language("html", ("//",), (("<!--", "-->"), ("/*", "*/")), "\"'`")
+SHELL = Language("shell", ("#",), (), "\"'", hash_needs_space=True)
+HASH_CONFIG = Language("config", ("#", ";"), (), "\"'", hash_needs_space=True, config=True)
+YAML = Language("yaml", ("#",), (), "\"'", hash_needs_space=True, config=True)
+TOML = Language("toml", ("#",), (), "\"'", config=True)
+DOTENV = Language("dotenv", ("#",), (), "\"'", hash_needs_space=True, config=True)
+JSON = Language("json", (), (), '"', config=True)
+JSONC = Language("json", ("//",), (("/*", "*/"),), '"', config=True)
+SQL = Language("sql", ("--",), (("/*", "*/"),), "'\"")
+HCL = Language("hcl", ("#", "//"), (("/*", "*/"),), '"', config=True)
+
+BY_SUFFIX: dict[str, Language] = {
+    **{s: C_LIKE for s in (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".java", ".kt", ".kts",
+                           ".scala", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".dart",
+                           ".groovy", ".gradle", ".php")},
+    ".go": GO,
+    **{s: HTML for s in (".html", ".htm", ".vue", ".svelte", ".astro", ".xml")},
+    **{s: SHELL for s in (".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".rb", ".pl", ".r", ".mk")},
+    **{s: YAML for s in (".yaml", ".yml")},
+    ".toml": TOML,
+    **{s: HASH_CONFIG for s in (".ini", ".cfg", ".conf", ".properties")},
+    ".env": DOTENV,
+    ".json": JSON,
+    ".jsonc": JSONC,
+    ".sql": SQL,
+    ".lua": SQL,
+    **{s: HCL for s in (".tf", ".hcl")},
+}
+BY_NAME: dict[str, Language] = {"Dockerfile": SHELL, "Makefile": SHELL, "Procfile": SHELL, "Jenkinsfile": C_LIKE}
+ENV_NAMES = (".env.local", ".env.development", ".env.production", ".env.staging", ".env.test", ".env.example",
+             ".env.sample", ".envrc")
+SUFFIXES: tuple[str, ...] = tuple(BY_SUFFIX) + tuple(BY_NAME) + ENV_NAMES
+
+
+LABELS: dict[str, str] = {
+    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".go": "go", ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".json": "json", ".yaml": "yaml",
+    ".yml": "yaml", ".toml": "toml", ".html": "html", ".htm": "html",
+}
+
+
+def label_for(path: str, lang: Language) -> str:
+    """A language name for the report (typescript, go, yaml, dotenv, ...)."""
+    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
+    return LABELS.get(suffix, lang.name)
+
+
+def language_for(path: str) -> Language | None:
+    name = PurePosixPath(path.replace("\\", "/")).name
+    if name in BY_NAME:
+        return BY_NAME[name]
+    if name.startswith(".env"):
+        return DOTENV
+    return BY_SUFFIX.get(PurePosixPath(name).suffix.lower())
+
+
+@lru_cache(maxsize=None)
+def _token_regex(lang: Language) -> re.Pattern[str]:
+    parts = []
+    for start, end in lang.block_comments:
+        parts.append(f"(?P<b{len(parts)}>{re.escape(start)}.*?(?:{re.escape(end)}|\\Z))")
+    for opener in lang.line_comments:
+        pre = r"(?:(?<=\s)|(?<=^))" if (opener == "#" and lang.hash_needs_space) or opener == ";" else ""
+        parts.append(f"(?P<l{len(parts)}>{pre}{re.escape(opener)}[^\\n]*)")
+    for q in lang.quotes:
+        if q == "`":
+            parts.append(r"(?P<s%d>`(?:[^`\\]|\\.)*`)" % len(parts))
+        elif q == "'" and lang is SHELL:
+            parts.append(r"(?P<s%d>'[^'\n]*')" % len(parts))
+        else:
+            qe = re.escape(q)
+            parts.append(f"(?P<s{len(parts)}>{qe}(?:[^{qe}\\\\\\n]|\\\\.)*{qe})")
+    return re.compile("|".join(parts), re.DOTALL | re.MULTILINE)
+
+
+def code_view(text: str, lang: Language) -> tuple[str, list[tuple[int, int]]]:
+    """The text with comments blanked (newlines kept), and the spans of string literals."""
+    out = []
+    strings: list[tuple[int, int]] = []
+    pos = 0
+    for m in _token_regex(lang).finditer(text):
+        kind = m.lastgroup or ""
+        if kind.startswith("s"):
+            strings.append(m.span())
+            continue
+        out.append(text[pos:m.start()])
+        out.append(re.sub(r"[^\n]", " ", m.group(0)))
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out), strings
+
+
+# ------------------------------------------------------------------ patterns
+
+
+@dataclass
+class _Patterns:
+    path: re.Pattern[str]
+    host: re.Pattern[str]
+    names: re.Pattern[str]
+    call_args: re.Pattern[str]
+    method_near: re.Pattern[str]
+
+
+# Interpolations that stand for an unknown value inside a path or before it.
+INTERP = r"(?:\$\{[^}\n]*\}|\{[^}\n/]*\}|\$\([^)\n]*\)|\$[A-Za-z_][A-Za-z0-9_]*|%[sdvq]|:[A-Za-z_][A-Za-z0-9_]*|<[A-Za-z_][A-Za-z0-9_]*>)"
+SEG = r"(?:[A-Za-z0-9._~-]|" + INTERP + r")+"
+CONCAT = re.compile(r"""^(["'`])\s*\+\s*([\w.$\[\]()]+(?:\([^()\n]*\))?)\s*(?:\+\s*(["'`])|(?=[,)\s;]|$))""")
+TYPE_ANNOTATION = re.compile(r"\s*\??\s*:\s*(?:string|number|boolean|unknown|any|bigint|[A-Z][\w.]*)\b")
+IMPORT_LIKE = {"require", "import", "include", "load", "require_relative", "source", "getLogger", "get_logger",
+               "from", "Symbol", "describe", "it", "test"}
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> _Patterns:
+    cat = catalogue()
+    firsts = "|".join(sorted((re.escape(s) for s in cat.first_segments), key=len, reverse=True))
+    path = re.compile(r"(?<![/])(?:/v\d+)?/(?:" + firsts + r")(?![A-Za-z0-9_-])(?:/" + SEG + r")*/?")
+    hosts = sorted({*cat.v1_hosts, *cat.v2_hosts, *cat.runtime_hosts}, key=len, reverse=True)
+    host = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:" + "|".join(re.escape(h) for h in hosts) + r")(?![A-Za-z0-9-])",
+                      re.IGNORECASE)
+    names = sorted(set(cat.field_rules) | set(cat.param_rules), key=len, reverse=True)
+    name_re = re.compile(r"(?<![A-Za-z0-9_$])(?P<name>" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9_$])")
+    lit = r"""(?:"[^"\n]*"|'[^'\n]*'|`[^`\n]*`)"""
+    arg = r"(?:" + lit + r"|[\w.$\[\]]+)"
+    call_args = re.compile(r"(?P<callee>[A-Za-z_$][\w$.]*)\s*\(\s*(?P<args>" + arg + r"(?:\s*,\s*" + arg + r")*)\s*\)")
+    method_near = re.compile(
+        r"""(?:\bmethod\s*[:=]\s*["']?|-X\s*|--request[\s=]+|\.|\bhttp\.Method|\bNewRequest(?:WithContext)?\(\s*(?:ctx\s*,\s*)?["']|\bMethod\s*[:=]\s*["'])"""
+        r"(?P<m>GET|POST|PUT|PATCH|DELETE|get|post|put|patch|delete|Get|Post|Put|Patch|Delete)\b"
+    )
+    return _Patterns(path, host, name_re, call_args, method_near)
+
+
+# ------------------------------------------------------------------ scanning
+
+
+@dataclass
+class TextAnalysis:
+    findings: list[RawFinding]
+    signals: Signals
+    language: str
+
+
+@dataclass
+class _Hit:
+    kind: str  # call | base-url | indirect | field kinds
+    rule: str
+    line: int
+    column: int
+    message: str
+    route: str | None = None
+    v2_target: str | None = None
+
+
+class _Lines:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        for i, ch in enumerate(text):
+            if ch == "\n":
+                self.starts.append(i + 1)
+        self.lines = text.split("\n")
+
+    def locate(self, offset: int) -> tuple[int, int]:
+        lo, hi = 0, len(self.starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo + 1, offset - self.starts[lo] + 1
+
+    def source(self, line: int) -> str:
+        return self.lines[line - 1].rstrip("\r") if 0 < line <= len(self.lines) else ""
+
+
+def _normalise(path: str) -> tuple[str, ...]:
+    path = path.split("?", 1)[0].split("#", 1)[0]
+    segs = []
+    for seg in path.strip("/").split("/"):
+        if not seg:
+            continue
+        segs.append(HOLE if re.search(INTERP, seg) else seg)
+    return tuple(segs)
+
+
+def _anchor(view: str, start: int, cat: Catalogue, lang: Language) -> str:
+    """What precedes a path: 'v1' host, 'v2' host, 'runtime', 'other-host', 'base' (string start,
+    interpolation, concatenation, line start) or 'word' (inside something longer)."""
+    line_start = view.rfind("\n", 0, start) + 1
+    before = view[line_start:start]
+    hm = re.search(r"(?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?::\d+)?$", before, re.IGNORECASE)
+    if hm:
+        kind = cat.host_kind(hm.group(0))
+        return kind or "other-host"
+    if before.endswith(("localhost", "127.0.0.1")) or re.search(r"localhost:\d+$|127\.0\.0\.1:\d+$", before):
+        return "other-host"
+    if not before.strip():
+        return "base"
+    last = before[-1]
+    if last in "\"'`(=,[ \t:" or re.search(INTERP + r"$", before):
+        return "base"
+    return "word"
+
+
+METHOD_KEY = re.compile(r"""\bmethod\s*[:=]\s*["'](?P<m>GET|POST|PUT|PATCH|DELETE)\b""", re.IGNORECASE)
+CURL = re.compile(r"\bcurl\b")
+CURL_DATA = re.compile(r"\s(?:-d|--data(?:-raw|-binary|-urlencode)?|-F|--form|--json)[\s=]")
+
+
+def _method_near(lines: _Lines, line: int, route: RouteInfo) -> str | None:
+    """The HTTP method of the call on LINE: on the line itself (fetch options, -X, .post(, NewRequest),
+    else a `method:` key on the next three lines, else curl's own default (GET, POST with data)."""
+    allowed = set(route.methods())
+    src = lines.source(line)
+    for m in _patterns().method_near.finditer(src):
+        method = m.group("m").upper()
+        if method in allowed:
+            return method
+    for ln in (line + 1, line + 2, line + 3):
+        m = METHOD_KEY.search(lines.source(ln))
+        if m and m.group("m").upper() in allowed:
+            return m.group("m").upper()
+    if CURL.search(src):
+        method = "POST" if CURL_DATA.search(src) else "GET"
+        return method if method in allowed else None
+    return None
+
+
+def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysis:
+    lang = lang or language_for(path) or C_LIKE
+    cat = catalogue()
+    pats = _patterns()
+    view, string_spans = code_view(text, lang)
+    lines = _Lines(text)
+    hits: list[_Hit] = []
+    uses_v1 = uses_v2 = runtime = False
+
+    # hosts ---------------------------------------------------------------
+    host_hits: list[tuple[int, str, str]] = []
+    for m in pats.host.finditer(view):
+        kind = cat.host_kind(m.group(0))
+        after = view[m.end():m.end() + 4]
+        if kind == "v2" and after.lower().startswith("/v1"):
+            kind = "v1"
+        host_hits.append((m.start(), kind or "", m.group(0)))
+        if kind == "v1":
+            uses_v1 = True
+        elif kind == "v2":
+            uses_v2 = True
+        elif kind == "runtime":
+            runtime = True
+    if re.search(r"(?<![A-Za-z0-9_.])" + re.escape(cat.v2_prefix) + r"/(?:" + "|".join(
+            re.escape(s[0]) for s in cat.v2_relative if s) + r")\b", view):
+        uses_v2 = True
+
+    # routes --------------------------------------------------------------
+    candidates: list[tuple[int, int, tuple[str, ...], str, str]] = []
+    for m in pats.path.finditer(view):
+        raw = m.group(0)
+        start = m.start()
+        prefix = ""
+        vm = re.match(r"/v\d+", raw)
+        if vm and not re.match(r"/v\d+/?$", raw):
+            prefix = vm.group(0)
+            raw_path = raw[len(prefix):]
+        else:
+            raw_path = raw
+        if prefix and prefix.lower() == cat.v2_prefix.lower():
+            uses_v2 = True
+            continue
+        if prefix and prefix.lower() != cat.v1_prefix.lower():
+            continue
+        anchor = _anchor(view, start, cat, lang)
+        if anchor in ("other-host", "runtime", "word"):
+            continue
+        segs = _normalise(raw_path)
+        end = m.end()
+        # "/pods/" + id + "/stop": follow string concatenation
+        while end < len(view) and view[end] in "\"'`":
+            cm = CONCAT.match(view[end:end + 200])
+            if not cm:
+                break
+            segs = segs + (HOLE,)
+            if cm.group(3):
+                nxt = re.match(r"(?:/" + SEG + r")*/?", view[end + cm.end():])
+                segs = segs + _normalise(nxt.group(0)) if nxt else segs
+                end = end + cm.end() + (nxt.end() if nxt else 0)
+            else:
+                break
+        if anchor == "v2" and not prefix:
+            anchor = "base"
+        if prefix:
+            anchor = "v1" if anchor in ("v1", "base", "v2") else anchor
+        candidates.append((start, end, segs, anchor, raw))
+
+    definite: list[tuple[int, RouteInfo, str | None]] = []
+    ambiguous: list[tuple[int, RouteInfo]] = []
+    for start, _end, segs, anchor, raw in candidates:
+        route = cat.match_route(segs)
+        if route is None:
+            continue
+        if anchor == "v1":
+            definite.append((start, route, None))
+        else:
+            ambiguous.append((start, route))
+
+    distinctive_hits = _field_hits(view, lines, cat, lang, generic=False)
+    strong_v1 = uses_v1 or bool(definite) or bool(distinctive_hits)
+    control_plane = strong_v1 or uses_v2
+    for start, route in ambiguous:
+        if route.v1_only:
+            if control_plane:
+                definite.append((start, route, None))
+            else:
+                definite.append((start, route, "indirect"))
+        elif strong_v1 and not uses_v2:
+            definite.append((start, route, None))
+    if definite:
+        uses_v1 = True
+
+    route_starts = set()
+    for start, route, kind in definite:
+        line, col = lines.locate(start)
+        route_starts.add(line)
+        method = _method_near(lines, line, route)
+        if method is None and len(route.methods()) == 1:
+            method = route.methods()[0]
+        label = f"{method or '|'.join(route.methods())} {route.path}"
+        target = cat.v2_target(route, method)
+        for rule_id in cat.route_rules(route, method):
+            rule = cat.rules[rule_id]
+            hits.append(_Hit(kind or "call", rule_id, line, col,
+                             f"v1 {label} -> {target}: {rule.summary}", label, target))
+
+    # helper-built paths ------------------------------------------------------
+    if not lang.config:
+        for m in pats.call_args.finditer(view):
+            if m.group("callee").split(".")[-1] in IMPORT_LIKE:
+                continue
+            args = re.findall(r"""("[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[\w.$\[\]]+)""", m.group("args"))
+            segs: list[str] = []
+            literal_first = None
+            for a in args:
+                if a[0] in "\"'`":
+                    value = a[1:-1]
+                    if re.search(r"[^A-Za-z0-9/_{}-]", value):
+                        segs = []
+                        break
+                    parts = [p for p in value.strip("/").split("/") if p]
+                    if literal_first is None and parts:
+                        literal_first = parts[0]
+                    segs.extend(parts)
+                else:
+                    segs.append(HOLE)
+            if not segs or literal_first is None or segs[0] not in cat.first_segments:
+                continue
+            route = cat.match_route(tuple(segs))
+            if route is None or not route.v1_only:
+                continue
+            line, col = lines.locate(m.start("args"))
+            if line in route_starts:
+                continue
+            method = _method_near(lines, line, route)
+            label = f"{method or '|'.join(route.methods())} {route.path}"
+            target = cat.v2_target(route, method)
+            for rule_id in cat.route_rules(route, method)[:1]:
+                hits.append(_Hit("indirect", rule_id, line, col,
+                                 f"path built by a helper spells v1 {label} -> {target}", label, target))
+
+    # base URLs --------------------------------------------------------------
+    for start, kind, text_host in host_hits:
+        if kind != "v1":
+            continue
+        line, col = lines.locate(start)
+        if line in route_starts:
+            continue
+        rule_id = cat.base_url_rule
+        if rule_id:
+            rule = cat.rules[rule_id]
+            where = "configuration" if lang.config else "code"
+            hits.append(_Hit("base-url", rule_id, line, col,
+                             f"v1 base URL {text_host} in {where}: {rule.remedy}", None,
+                             cat.mappings.conventions.hosts.v2[0] + cat.v2_prefix))
+
+    # fields and params -------------------------------------------------------
+    field_hits = distinctive_hits
+    if strong_v1 and not lang.config:
+        field_hits = field_hits + _field_hits(view, lines, cat, lang, generic=True)
+    if runtime and not (uses_v1 or uses_v2 or definite):
+        field_hits = []  # a serverless job client: its endpointId and friends are not control-plane fields
+    hits.extend(field_hits)
+
+    seen: set[tuple[str, int, int]] = set()
+    findings: list[RawFinding] = []
+    for h in sorted(hits, key=lambda h: (h.line, h.column, h.rule)):
+        key = (h.rule, h.line, h.column)
+        if key in seen:
+            continue
+        seen.add(key)
+        findings.append(RawFinding(h.rule, h.line, h.column, h.message, False, h.route, h.v2_target, h.kind,
+                                   lines.source(h.line)))
+    indirect_only = bool(findings) and all(f.kind == "indirect" for f in findings)
+    return TextAnalysis(findings, Signals(uses_v1 or bool(findings), uses_v2, runtime, indirect_only),
+                        label_for(path, lang))
+
+
+def _field_hits(view: str, lines: _Lines, cat: Catalogue, lang: Language, generic: bool) -> list[_Hit]:
+    """Catalogue names in key, subscript, property or query position.
+
+    generic=False: distinctive names only (v1 wherever they are keys);
+    generic=True: the other catalogue names (ports, size, message...), in keys and subscripts only.
+    """
+    out: list[_Hit] = []
+    pats = _patterns()
+    error_keys = set(cat.mappings.conventions.v1_error_keys_read)
+    for m in pats.names.finditer(view):
+        name = m.group("name")
+        if (name in cat.distinctive) == generic:
+            continue
+        s, e = m.start(), m.end()
+        prev = view[s - 1] if s else ""
+        nxt = view[e] if e < len(view) else ""
+        after = view[e:e + 3]
+        before2 = view[max(0, s - 2):s]
+        kind = None
+        if prev in "\"'" and nxt == prev:
+            kind = "body-field" if re.match(r"""["']\s*[:=]""", view[e:e + 4]) else (
+                "response-field" if view[max(0, s - 2):s - 1] == "[" else "body-field")
+            if lang.config and not re.match(r"""["']\s*:""", view[e:e + 4]):
+                kind = None if generic else kind
+        elif re.match(r"\s*:(?![:/=])", after) and prev in " \t\n{,(":
+            kind = "body-field"
+            if name not in cat.field_rules and TYPE_ANNOTATION.match(view, e):
+                continue  # `endpointId: string` is a parameter declaration, not a query parameter
+        elif prev == "." and not generic and not lang.config:
+            kind = "response-field"
+        elif prev in "?&" and nxt == "=":
+            kind = "param"
+        if kind is None:
+            continue
+        if generic and name in error_keys and not (prev in "\"'" and before2.endswith("[" + prev)):
+            continue
+        rule_ids = cat.param_rules.get(name, ()) if kind == "param" else (
+            cat.field_rules.get(name) or cat.param_rules.get(name, ()))
+        line, col = lines.locate(s)
+        for rule_id in rule_ids:
+            rule = cat.rules[rule_id]
+            what = "query parameter" if kind == "param" or name not in cat.field_rules else "field"
+            out.append(_Hit(kind, rule_id, line, col, f"v1 {what} `{name}`: {rule.summary}"))
+    return out

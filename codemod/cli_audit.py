@@ -1,0 +1,112 @@
+"""`v1bridge audit PATH...` (code inventory) and `v1bridge audit --traffic USAGE...` (proxy traffic).
+
+Exit codes: 0 nothing left on v1 (or no --fail-on-legacy); 1 with --fail-on-legacy
+while unresolved v1 usage remains (markers excluded) or v1 traffic was seen;
+2 usage or internal error.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+EXIT_OK, EXIT_LEGACY, EXIT_USAGE = 0, 1, 2
+FORMATS = ("text", "json", "markdown", "sarif", "html")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to audit (code inventory)")
+    parser.add_argument("--traffic", nargs="+", metavar="USAGE", default=None,
+                        help="audit proxy usage records (JSON Lines) instead of code")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE (atomically)")
+    parser.add_argument("--fail-on-legacy", action="store_true",
+                        help="exit 1 while unresolved v1 usage remains (markers excluded)")
+    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                        help="worker processes for the code audit (default: 1)")
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write TEXT to PATH through a temporary file in the same folder and a rename."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _render_code(report, fmt: str, terminal: bool) -> str:
+    if fmt == "json":
+        from codemod.audit import report_json
+        return report_json.render(report)
+    if fmt == "markdown":
+        from codemod.audit import report_markdown
+        return report_markdown.render(report)
+    if fmt == "sarif":
+        from codemod.audit import report_sarif
+        return report_sarif.render(report)
+    if fmt == "html":
+        from codemod.audit import report_html
+        return report_html.render(report)
+    from codemod.audit import report_text
+    return report_text.render(report, terminal=terminal)
+
+
+def _render_traffic(report, fmt: str, terminal: bool) -> str:
+    from codemod.audit import traffic
+    return traffic.render(report, fmt, terminal=terminal)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.traffic is not None and args.paths:
+        print("v1bridge audit: give PATH... or --traffic USAGE..., not both", file=sys.stderr)
+        return EXIT_USAGE
+    if args.traffic is None and not args.paths:
+        print("v1bridge audit: nothing to audit (give PATH... or --traffic USAGE...)", file=sys.stderr)
+        return EXIT_USAGE
+    if args.jobs < 1:
+        print("v1bridge audit: --jobs must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    terminal = args.output is None and sys.stdout.isatty()
+    try:
+        if args.traffic is not None:
+            from codemod.audit import traffic
+            missing = [p for p in args.traffic if not Path(p).exists()]
+            if missing:
+                print(f"v1bridge audit: no such usage file: {', '.join(missing)}", file=sys.stderr)
+                return EXIT_USAGE
+            report = traffic.read_usage(args.traffic)
+            text = _render_traffic(report, args.format, terminal)
+            legacy = report.legacy_remaining
+        else:
+            missing = [p for p in args.paths if not Path(p).exists()]
+            if missing:
+                print(f"v1bridge audit: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+                return EXIT_USAGE
+            from codemod.audit.engine import audit_paths
+            report = audit_paths(list(args.paths), jobs=args.jobs)
+            text = _render_code(report, args.format, terminal)
+            legacy = report.legacy_remaining
+        if args.output:
+            write_atomic(args.output, text)
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except Exception as exc:  # internal error: say so, exit 2, never a traceback dump by default
+        print(f"v1bridge audit: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if os.environ.get("V1BRIDGE_DEBUG"):
+            raise
+        return EXIT_USAGE
+    return EXIT_LEGACY if (args.fail_on_legacy and legacy) else EXIT_OK

@@ -1,0 +1,1 @@
+export const pods = () => fetch("https://api.runpod.io/v2/pods");
