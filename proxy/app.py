@@ -1,0 +1,373 @@
+"""The proxy app factory: v1 routes from mappings/, /v2 pass-through, ops endpoints, middlewares.
+
+Everything that only depends on configuration (route table, translators,
+header values, metric objects) is built here once; handlers only look up.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from calendar import timegm
+from datetime import datetime
+from email.utils import formatdate
+from typing import AsyncIterator, Awaitable, Callable
+
+import aiohttp
+import orjson
+from aiohttp import web
+
+from mappings import default_mappings
+from proxy.config import ProxyConfig
+from proxy.errors import V1Error
+from proxy.routes import RouteTable
+from proxy.telemetry import Metrics, UsageLog, access_logger, configure_access_log, fingerprint, now_iso
+from proxy.upstream import Upstream, hop_filter
+from proxy.v1 import INFO, RequestInfo, V1Service
+
+log = logging.getLogger("v1bridge.proxy")
+
+CONFIG: web.AppKey[ProxyConfig] = web.AppKey("config", ProxyConfig)
+UPSTREAM: web.AppKey[Upstream] = web.AppKey("upstream", Upstream)
+UPSTREAM_URL: web.AppKey[str] = web.AppKey("upstream_url", str)
+METRICS: web.AppKey[Metrics] = web.AppKey("metrics", Metrics)
+USAGE: web.AppKey[UsageLog] = web.AppKey("usage", UsageLog)
+SERVICE: web.AppKey[V1Service] = web.AppKey("service", V1Service)
+TABLE: web.AppKey[RouteTable] = web.AppKey("routes", RouteTable)
+SANDBOX_URL: web.AppKey[str] = web.AppKey("sandbox_url", str)
+
+_PROBLEM = "application/problem+json"
+
+
+def _sunset_headers() -> tuple[str, str]:
+    """RFC 9745 Deprecation (@epoch) and RFC 8594 Sunset (HTTP-date), both from conventions.sunset."""
+    sunset = default_mappings().conventions.sunset
+    moment = datetime.fromisoformat(sunset.replace("Z", "+00:00"))
+    epoch = timegm(moment.utctimetuple())
+    return f"@{epoch}", formatdate(epoch, usegmt=True)
+
+
+# ----------------------------------------------------------------- middlewares
+
+
+def _telemetry_middleware(app: web.Application):
+    """Outermost: time the request, then metrics, the JSON access log and the usage record."""
+    config = app[CONFIG]
+    salt = config.fingerprint_salt
+    v1_prefix = app[TABLE].v1_prefix + "/"
+    v2_prefix = app[TABLE].v2_prefix + "/"
+    ops_paths = {"/healthz", "/readyz", "/metrics"}
+    policies = app[TABLE].mappings.policies
+    log_enabled = config.access_log
+
+    @web.middleware
+    async def middleware(request: web.Request, handler) -> web.StreamResponse:
+        started = time.perf_counter()
+        path = request.path
+        info = RequestInfo()
+        if path.startswith(v1_prefix):
+            info.api = "v1"
+        elif path.startswith(v2_prefix):
+            info.api = "v2"
+        elif path in ops_paths:
+            info.api = "ops"
+        request[INFO] = info
+        status = 500
+        try:
+            response = await handler(request)
+            status = response.status
+            return response
+        except BaseException:
+            status = 499  # client went away mid-stream
+            raise
+        finally:
+            duration = time.perf_counter() - started
+            metrics = request.app[METRICS]
+            route = info.route
+            if info.api == "v1":
+                label = route.label if route else "UNKNOWN"
+                op_id = route.op_id if route else None
+            elif info.api == "v2":
+                label, op_id = "/v2/{path}", None
+            else:
+                label, op_id = path if info.api == "ops" else "UNKNOWN", None
+            metrics.requests.labels(info.api, op_id or "", label, request.method, str(status)).inc()
+            metrics.request_latency.labels(info.api).observe(duration)
+            for policy in info.emulations:
+                metrics.emulations.labels(policy).inc()
+            client = fingerprint(request.headers.get("Authorization"), salt)
+            if info.api == "v1":
+                request.app[USAGE].write(
+                    {
+                        "time": now_iso(),
+                        "operation": op_id,
+                        "route": label,
+                        "method": request.method,
+                        "status": status,
+                        "client": client,
+                        "user_agent": request.headers.get("User-Agent"),
+                        "emulations": list(info.emulations),
+                        "rules": list(info.rules),
+                        "duration_ms": round(duration * 1000, 3),
+                    }
+                )
+            if log_enabled and info.api != "ops":
+                access_logger.info(
+                    orjson.dumps(
+                        {
+                            "time": now_iso(),
+                            "api": info.api,
+                            "method": request.method,
+                            "route": label,
+                            "operation": op_id,
+                            "status": status,
+                            "duration_ms": round(duration * 1000, 3),
+                            "client": client,
+                            "emulations": [policies[p].header for p in info.emulations if p in policies],
+                            "request_id": request.headers.get("x-request-id"),
+                        }
+                    ).decode()
+                )
+
+    return middleware
+
+
+def _error_middleware(app: web.Application):
+    """Every error becomes v1's {"message"} (v2 callers get a problem object); no traceback ever leaves."""
+    table = app[TABLE]
+    error_key = table.mappings.conventions.v1_error_key
+
+    def render(request: web.Request, status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+        info: RequestInfo = request[INFO]
+        if info.api == "v2":
+            body = {"title": _title(status), "status": status, "detail": message}
+            return web.Response(status=status, body=orjson.dumps(body), content_type=_PROBLEM, headers=headers)
+        return web.Response(status=status, body=orjson.dumps({error_key: message}), content_type="application/json",
+                            headers=headers)
+
+    @web.middleware
+    async def middleware(request: web.Request, handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except V1Error as exc:
+            return render(request, exc.status, exc.message, exc.headers)
+        except web.HTTPMethodNotAllowed as exc:
+            allow = ", ".join(sorted(exc.allowed_methods))
+            return render(request, 405, f"method {request.method} is not allowed on {request.path}; allowed: {allow}",
+                          {"Allow": allow})
+        except web.HTTPNotFound:
+            return render(request, 404, f"no such route: {request.method} {request.path}")
+        except web.HTTPRequestEntityTooLarge as exc:
+            return render(request, 413, f"the request body is larger than {exc.max_size} bytes" if hasattr(exc, "max_size")
+                          else "the request body is too large")
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            return render(request, exc.status, exc.reason or "error")
+        except (asyncio.CancelledError, ConnectionResetError):
+            raise
+        except Exception:
+            log.exception("unhandled error on %s %s", request.method, request.path)
+            return render(request, 500, "internal error in the proxy")
+
+    return middleware
+
+
+def _headers_middleware(app: web.Application):
+    """v1 answers: Deprecation, Sunset, Link to the v2 successor, and the emulations applied."""
+    deprecation, sunset = _sunset_headers()
+    conv = app[TABLE].mappings.conventions
+    emulation_header, rule_header = conv.emulation_header, conv.rule_header
+    policies = app[TABLE].mappings.policies
+
+    @web.middleware
+    async def middleware(request: web.Request, handler) -> web.StreamResponse:
+        response = await handler(request)
+        info: RequestInfo = request[INFO]
+        if info.api != "v1" or response.prepared:
+            return response
+        headers = response.headers
+        headers["Deprecation"] = deprecation
+        headers["Sunset"] = sunset
+        if info.v2_path:
+            headers["Link"] = f'<{info.v2_path}>; rel="successor-version"'
+        if info.emulations:
+            headers[emulation_header] = ", ".join(policies[p].header for p in info.emulations)
+        if info.rules:
+            headers[rule_header] = ", ".join(info.rules)
+        return response
+
+    return middleware
+
+
+def _title(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+# ------------------------------------------------------------ pass-through
+
+
+_STREAM_DROP_REQUEST = frozenset({"host"})
+
+
+async def _passthrough(request: web.Request) -> web.StreamResponse:
+    """/v2/... as is, both ways, streamed chunk by chunk (logs, SSE); only hop-by-hop headers removed."""
+    config = request.app[CONFIG]
+    length = request.content_length
+    if length is not None and length > config.max_body:
+        raise V1Error(413, f"the request body is larger than {config.max_body} bytes")
+    headers = hop_filter(request.headers, _STREAM_DROP_REQUEST)
+    data = None
+    if request.body_exists:
+        data = _limited(request.content, config.max_body) if length is None else request.content
+    upstream = request.app[UPSTREAM]
+    resp = await upstream.open_stream(request.method, request.raw_path, headers, data)
+    try:
+        out = web.StreamResponse(status=resp.status, reason=resp.reason)
+        for name, value in hop_filter(resp.headers).items():
+            out.headers.add(name, value)
+        if resp.headers.get("Content-Length") is None:
+            out.headers.popall("Content-Length", None)
+        await out.prepare(request)
+        async for chunk in resp.content.iter_any():
+            await out.write(chunk)
+        await out.write_eof()
+        return out
+    finally:
+        resp.release()
+
+
+async def _limited(stream: aiohttp.StreamReader, limit: int) -> AsyncIterator[bytes]:
+    seen = 0
+    async for chunk in stream.iter_any():
+        seen += len(chunk)
+        if seen > limit:
+            raise V1Error(413, f"the request body is larger than {limit} bytes")
+        yield chunk
+
+
+# --------------------------------------------------------------------- ops
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    return web.json_response({"status": "ok"})
+
+
+async def _readyz(request: web.Request) -> web.Response:
+    """Ready when the upstream answers at all (any HTTP status counts; a 401 still proves it is there)."""
+    upstream = request.app[UPSTREAM]
+    try:
+        resp = await upstream.call("GET", request.app[TABLE].v2_prefix + "/openapi.json", authorization=None,
+                                   label="readyz")
+    except V1Error as exc:
+        return web.json_response({"status": "unavailable", "upstream": exc.message}, status=503)
+    return web.json_response({"status": "ready", "upstream_status": resp.status})
+
+
+async def _metrics(request: web.Request) -> web.Response:
+    from prometheus_client import CONTENT_TYPE_LATEST
+
+    return web.Response(body=request.app[METRICS].render(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+# ------------------------------------------------------------------ contexts
+
+
+async def _embedded_sandbox(app: web.Application) -> AsyncIterator[None]:
+    """No upstream configured: run the v2 sandbox in this process on an ephemeral loopback port."""
+    config = app[CONFIG]
+    if config.upstream is not None:
+        app[UPSTREAM_URL] = config.upstream
+        yield
+        return
+    from proxy.sandbox import SandboxConfig, create_sandbox_app
+
+    sandbox = create_sandbox_app(
+        SandboxConfig(keys=list(config.keys), db_path=config.db_path,
+                      transition_seconds=config.sandbox_transition_seconds)
+    )
+    runner = web.AppRunner(sandbox, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    app[UPSTREAM_URL] = f"http://127.0.0.1:{port}"
+    app[SANDBOX_URL] = app[UPSTREAM_URL]
+    try:
+        yield
+    finally:
+        await runner.cleanup()
+
+
+async def _client_session(app: web.Application) -> AsyncIterator[None]:
+    """The one pooled ClientSession of this process."""
+    config = app[CONFIG]
+    metrics = app[METRICS]
+    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300, enable_cleanup_closed=True)
+    session = aiohttp.ClientSession(
+        connector=connector,
+        auto_decompress=True,
+        skip_auto_headers=("User-Agent",),
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
+    app[UPSTREAM] = Upstream(
+        session,
+        app[UPSTREAM_URL],
+        connect_timeout=config.connect_timeout,
+        total_timeout=config.total_timeout,
+        get_retries=config.get_retries,
+        observe=metrics.observe_upstream,
+    )
+    try:
+        yield
+    finally:
+        await session.close()
+
+
+async def _usage_file(app: web.Application) -> AsyncIterator[None]:
+    usage = app[USAGE]
+    usage.open()
+    try:
+        yield
+    finally:
+        usage.close()
+
+
+# ------------------------------------------------------------------ factory
+
+
+def create_proxy_app(config: ProxyConfig) -> web.Application:
+    """A ready-to-run proxy. The upstream session, sandbox and usage file open in cleanup_ctx."""
+    configure_access_log(config.access_log)
+    table = RouteTable(default_mappings())
+    app = web.Application(client_max_size=config.max_body)
+    app[CONFIG] = config
+    app[TABLE] = table
+    app[METRICS] = Metrics()
+    app[USAGE] = UsageLog(config.usage_dir)
+    app[SERVICE] = V1Service(table, config, lambda: app[UPSTREAM])
+    app.middlewares.extend([_telemetry_middleware(app), _headers_middleware(app), _error_middleware(app)])
+    service = app[SERVICE]
+    for route in table:
+        app.router.add_route(route.op.v1.method, route.aiohttp_path, service.handler(route), name=route.op_id)
+    app.router.add_route("*", table.v2_prefix + "/{tail:.*}", _passthrough, name="v2_passthrough")
+    app.router.add_get("/healthz", _healthz, allow_head=False)
+    app.router.add_get("/readyz", _readyz, allow_head=False)
+    app.router.add_get("/metrics", _metrics, allow_head=False)
+    app.cleanup_ctx.append(_embedded_sandbox)
+    app.cleanup_ctx.append(_client_session)
+    app.cleanup_ctx.append(_usage_file)
+    return app
+
+
+async def gunicorn_app() -> web.Application:
+    """gunicorn 'proxy.app:gunicorn_app' --worker-class aiohttp.GunicornWebWorker: configured from V1BRIDGE_* env."""
+    from proxy.cli_proxy import config_from_env
+
+    return create_proxy_app(config_from_env(os.environ))

@@ -1,0 +1,164 @@
+"""Responses backward: a v2 answer -> the v1 answer, built on mappings.translate.
+
+Also the error direction: a v2 problem (or a proxy-made error) becomes v1's
+{"message": ...}, with v2 field names put back to the v1 names the client sent.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+import orjson
+
+from mappings.translate import ResponseContext, translators
+
+from proxy.forward import Filter, Plan
+from proxy.routes import Route, RouteTable
+
+
+class Backward:
+    def __init__(self, table: RouteTable) -> None:
+        self.table = table
+        self.m = table.mappings
+        self.error_key = self.m.conventions.v1_error_key
+        t = translators()
+        self.translators = t if t.mappings is self.m else __import__("mappings.translate").translate.Translators(self.m)
+        self._patterns: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+
+    # ----------------------------------------------------------------- errors
+
+    def error_body(self, message: str) -> bytes:
+        return orjson.dumps({self.error_key: message})
+
+    def problem_message(self, raw: bytes, plan: Plan | None) -> str:
+        """detail + every entry of errors, with v2 names translated back where the client sent the v1 name."""
+        try:
+            problem = orjson.loads(raw) if raw else {}
+        except orjson.JSONDecodeError:
+            problem = {}
+        if not isinstance(problem, dict):
+            problem = {}
+        detail = problem.get("detail") or problem.get("title") or problem.get(self.error_key) or "upstream error"
+        errors = problem.get("errors") or []
+        if not isinstance(errors, list):
+            errors = [errors]
+        pairs = self._pairs(plan)
+        if pairs:
+            detail = _rename(str(detail), pairs, quoted_only=True)
+            errors = [_rename(str(e), pairs, quoted_only=False) for e in errors]
+        message = str(detail)
+        if errors:
+            message += ": " + "; ".join(str(e) for e in errors)
+        return message
+
+    def _pairs(self, plan: Plan | None) -> list[tuple[str, str]]:
+        if plan is None or not plan.sent:
+            return []
+        return [(v2, v1) for v2, v1 in plan.route.reverse_fields if v1 in plan.sent and v2 != v1]
+
+    # ---------------------------------------------------------------- success
+
+    def context(self, plan: Plan, lookups: dict[str, Any]) -> ResponseContext:
+        return ResponseContext(includes=frozenset(plan.includes), lookups=lookups)
+
+    def items(self, route: Route, data: Any) -> list[dict[str, Any]]:
+        """The v2 list envelope unwrapped (Q02)."""
+        key = route.list_key or route.records_key
+        if isinstance(data, dict) and key:
+            found = data.get(key)
+            return found if isinstance(found, list) else []
+        return data if isinstance(data, list) else []
+
+    def translate(self, plan: Plan, data: Any, ctx: ResponseContext, extra_items: Iterable[dict[str, Any]] = ()) -> Any:
+        """v2 JSON -> v1 JSON for the route's shape."""
+        route = plan.route
+        op = route.op
+        shape = op.shape
+        if op.response is None or shape in ("empty", "raw"):
+            return data
+        if shape == "list":
+            items = [i for i in self.items(route, data) if _passes(i, plan.filters)]
+            seen = {i.get("id") for i in items}
+            for extra in extra_items:
+                if extra.get("id") not in seen and _passes(extra, plan.filters):
+                    items.append(extra)
+                    seen.add(extra.get("id"))
+            return [self.translators.response(op.response, item, ctx) for item in items]
+        if shape == "billing":
+            records = self.translators.records(op.response, self.items(route, data), ctx)
+            post = [f for f in plan.filters if f.after_translation]
+            records = [r for r in records if _passes(r, post)]
+            if plan.grouping:
+                records = _group(records, plan.grouping_drop)
+            return records
+        if not isinstance(data, dict):
+            return data
+        return self.translators.response(op.response, data, ctx)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _rename(text: str, pairs: list[tuple[str, str]], *, quoted_only: bool) -> str:
+    for v2, v1 in pairs:
+        escaped = re.escape(v2)
+        if quoted_only:
+            text = re.sub(r"(['\"`])" + escaped + r"\1", lambda m, v1=v1: m.group(1) + v1 + m.group(1), text)
+            text = re.sub(r"(\$\.)" + escaped + r"(?![\w.])", lambda m, v1=v1: m.group(1) + v1, text)
+        else:
+            text = re.sub(r"(?<![\w\[])(?<!\w\.)" + escaped + r"(?![\w])", v1, text)
+    return text
+
+
+def values_at(obj: Any, path: str) -> list[Any]:
+    """Every value at a dotted path, walking into lists (mounts.network.volumeId)."""
+    current = [obj]
+    for part in path.split("."):
+        nxt: list[Any] = []
+        for item in current:
+            if isinstance(item, dict):
+                value = item.get(part)
+                if isinstance(value, list) and not part.isdigit():
+                    nxt.extend(value)
+                elif value is not None:
+                    nxt.append(value)
+            elif isinstance(item, list) and part.isdigit() and int(part) < len(item):
+                nxt.append(item[int(part)])
+        current = nxt
+    return current
+
+
+def _passes(item: dict[str, Any], filters: list[Filter]) -> bool:
+    for f in filters:
+        if f.kind == "compute_type":
+            if not any(item.get(key) for key in (f.allowed or ())):
+                return False
+            continue
+        found = [str(v) for v in values_at(item, f.field) if not isinstance(v, (dict, list))]
+        if f.kind == "in_values":
+            if not any(v in (f.allowed or ()) for v in found):
+                return False
+        elif f.kind in ("equals", "in_list", "any_equals"):
+            if not any(v in f.values for v in found):
+                return False
+    return True
+
+
+def _group(records: list[dict[str, Any]], drop: frozenset[str]) -> list[dict[str, Any]]:
+    """v1 grouping: the other grouping keys dropped, records with equal remaining keys summed."""
+    buckets: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for record in records:
+        kept = {k: v for k, v in record.items() if k not in drop}
+        key = tuple(sorted((k, v) for k, v in kept.items() if not _numeric(v)))
+        bucket = buckets.get(key)
+        if bucket is None:
+            buckets[key] = kept
+            continue
+        for name, value in kept.items():
+            if _numeric(value):
+                bucket[name] = round((bucket.get(name) or 0) + value, 10)
+    return list(buckets.values())
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -1,0 +1,54 @@
+"""Proxy settings: one frozen object built by the CLI, the gunicorn factory or a test."""
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+
+ENV_SALT = "V1BRIDGE_FINGERPRINT_SALT"
+
+
+def default_salt() -> str:
+    """A salt from the environment (stable fingerprints across restarts) or a random one per start."""
+    return os.environ.get(ENV_SALT) or secrets.token_hex(16)
+
+
+@dataclass
+class ProxyConfig:
+    """Everything one proxy process needs.
+
+    `upstream` is the v2 host root (the proxy appends /v2/...); None embeds
+    the sandbox on an ephemeral loopback port. `strict` names policies that
+    answer 501 instead of emulating ("all" for every one).
+    """
+
+    upstream: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8080
+    workers: int = 1
+    strict: frozenset[str] = frozenset()
+    # policies whose data default is strict but should emulate here
+    emulate: frozenset[str] = frozenset()
+    connect_timeout: float = 3.0
+    total_timeout: float = 30.0
+    max_body: int = 1024 * 1024
+    usage_dir: str | None = None
+    fingerprint_salt: str = field(default_factory=default_salt)
+    # embedded sandbox only
+    keys: list[str] = field(default_factory=list)
+    db_path: str | None = None
+    sandbox_transition_seconds: float = 0.0
+    # GET retries on connection failures (idempotent only)
+    get_retries: int = 2
+    # reset emulation: how long start may keep answering 409 while the stop settles
+    reset_wait_seconds: float = 60.0
+    # how long catalog lookups are reused
+    catalog_ttl: float = 60.0
+    access_log: bool = True
+
+    def strict_map(self, policy_ids: list[str]) -> dict[str, bool]:
+        """The translator's {policy: strict?}; policies not named keep their mapping default."""
+        everything = "all" in self.strict
+        out = {pid: False for pid in policy_ids if pid in self.emulate}
+        out.update({pid: True for pid in policy_ids if everything or pid in self.strict})
+        return out

@@ -1,0 +1,294 @@
+"""Requests forward: one v1 request -> the v2 request(s) the proxy will send.
+
+Pure and synchronous, built on mappings.translate, so the proxy and
+`v1bridge translate` show exactly the same plan. Anything needing the
+network surfaces as mappings' NeedsLookup; the caller fetches and plans again.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from mappings.models import Lookup, QueryParam
+from mappings.translate import Catalog, InvalidValue, PolicyRefused, RequestTranslation, translators
+
+from proxy.errors import V1Error
+from proxy.routes import Route, RouteTable
+
+_TRUE = frozenset({"true", "1", "yes", "on"})
+_FALSE = frozenset({"false", "0", "no", "off", ""})
+
+
+@dataclass
+class V2Request:
+    method: str
+    path: str
+    query: list[tuple[str, str]] = field(default_factory=list)
+    body: Any = None
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"method": self.method, "path": self.path}
+        if self.query:
+            out["query"] = [list(pair) for pair in self.query]
+        if self.body is not None:
+            out["body"] = self.body
+        return out
+
+
+@dataclass
+class Filter:
+    """A v1 list filter the proxy applies because v2 ignores it (Q03)."""
+
+    name: str
+    kind: str
+    field: str
+    values: tuple[str, ...]
+    allowed: frozenset[str] | None = None  # in_values / compute_type: the v2 values/keys it stands for
+    after_translation: bool = False  # billing joins filter the rebuilt v1 records
+
+
+@dataclass
+class Plan:
+    route: Route
+    params: dict[str, str]
+    request: V2Request | None
+    steps: list[V2Request] = field(default_factory=list)
+    emulations: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    alternatives: dict[str, list[Any]] = field(default_factory=dict)
+    follow_up: V2Request | None = None
+    filters: list[Filter] = field(default_factory=list)
+    includes: set[str] = field(default_factory=set)
+    lookups: list[tuple[str, Lookup]] = field(default_factory=list)
+    grouping: str | None = None
+    grouping_drop: frozenset[str] = frozenset()
+    skipped: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    sent: frozenset[str] = frozenset()  # v1 body keys the client sent (error messages name these)
+
+    def engage(self, policy: str | None) -> None:
+        if policy and policy not in self.emulations:
+            self.emulations.append(policy)
+
+    def add_rule(self, rule: str | None) -> None:
+        if rule and rule not in self.rules:
+            self.rules.append(rule)
+
+    def describe(self) -> dict[str, Any]:
+        """What `v1bridge translate` prints."""
+        m = self.route
+        out: dict[str, Any] = {"operation": m.op_id, "v1": m.label}
+        if self.request is not None:
+            out["v2"] = self.request.describe()
+        if self.steps:
+            out["steps"] = [s.describe() for s in self.steps]
+        if self.alternatives:
+            out["fallback"] = {path: choices for path, choices in self.alternatives.items()}
+        if self.follow_up is not None:
+            out["follow_up"] = {**self.follow_up.describe(), "path": self.follow_up.path}
+        if self.filters:
+            out["filters"] = [{"param": f.name, "kind": f.kind, "field": f.field, "values": list(f.values)} for f in self.filters]
+        if self.includes:
+            out["includes"] = sorted(self.includes)
+        if self.grouping:
+            out["grouping"] = self.grouping
+        if self.lookups:
+            out["lookups"] = [_describe_lookup(name, spec) for name, spec in self.lookups]
+        out["emulations"] = list(self.emulations)
+        out["rules"] = list(self.rules)
+        if self.skipped:
+            out["skipped"] = self.skipped
+        if self.ignored:
+            out["ignored"] = self.ignored
+        if self.notes:
+            out["notes"] = self.notes
+        return out
+
+
+def _describe_lookup(name: str, spec: Lookup) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "method": "GET", "path": spec.path}
+    if spec.query:
+        out["query"] = dict(spec.query)
+    return out
+
+
+class Forward:
+    """Plans v1 requests against one route table and one strict-policy set."""
+
+    def __init__(self, table: RouteTable, strict: Mapping[str, bool]) -> None:
+        self.table = table
+        self.m = table.mappings
+        self.strict = dict(strict)
+        self.translators = translators() if table.mappings is translators().mappings else None
+        if self.translators is None:
+            from mappings.translate import Translators
+
+            self.translators = Translators(table.mappings)
+        self.neutral = dict(self.m.conventions.neutral_spellings)
+        self.lookups = self.m.conventions.lookups
+
+    # ------------------------------------------------------------------ policy
+
+    def is_strict(self, policy: str) -> bool:
+        if policy in self.strict:
+            return self.strict[policy]
+        return self.m.policies[policy].default == "strict"
+
+    def refuse(self, policy: str) -> V1Error:
+        return V1Error(501, self.m.policies[policy].strict_message, policy=policy)
+
+    def engage(self, plan: Plan, policy: str | None) -> None:
+        if policy is None:
+            return
+        if self.is_strict(policy):
+            raise self.refuse(policy)
+        plan.engage(policy)
+
+    # -------------------------------------------------------------------- plan
+
+    def plan(
+        self,
+        route: Route,
+        params: Mapping[str, str],
+        query: Iterable[tuple[str, str]] = (),
+        body: Any = None,
+        *,
+        current: dict[str, Any] | None = None,
+        catalog: Catalog | None = None,
+    ) -> Plan:
+        """The v2 request(s) for one v1 request. Raises V1Error or NeedsLookup."""
+        op = route.op
+        params = dict(params)
+        plan = Plan(route=route, params=params, request=None)
+        for rule in op.rules:
+            plan.add_rule(rule)
+        if op.policy == "gone":
+            raise V1Error(404, f"{route.label} has no v2 equivalent" + _rules_suffix(op.rules))
+        if op.policy == "local":
+            return plan
+        if route.op_emulation:
+            self.engage(plan, route.op_emulation)
+        if route.status_policy and route.status_policy != "action-status" and self.is_strict(route.status_policy):
+            raise self.refuse(route.status_policy)
+        v2_query = self._query(route, plan, query)
+        if route.steps:
+            plan.steps = [
+                V2Request(step.v2_method or "GET", step.v2_url_path(params), body=copy.deepcopy(step.v2_body))
+                for step in route.steps
+            ]
+            return plan
+        v2_body: Any = copy.deepcopy(route.v2_body) if route.v2_body is not None else None
+        if op.request:
+            if body is None:
+                body = {}
+            if not isinstance(body, dict):
+                raise V1Error(400, "the request body must be a JSON object")
+            body = {self.neutral.get(k, k): v for k, v in body.items()}
+            plan.sent = frozenset(body)
+            try:
+                result: RequestTranslation = self.translators.request(
+                    op.request, body, strict=self.strict, current=current, catalog=catalog
+                )
+            except PolicyRefused as exc:
+                raise V1Error(501, exc.message, policy=exc.policy) from None
+            except InvalidValue as exc:
+                raise V1Error(400, str(exc)) from None
+            v2_body = result.body
+            for policy in result.emulations:
+                plan.engage(policy)
+            for rule in result.rules:
+                plan.add_rule(rule)
+            plan.alternatives = dict(result.alternatives)
+            plan.ignored = list(result.ignored)
+            plan.notes = list(result.notes)
+            if result.follow_up and route.follow_up is not None:
+                follow = route.follow_up
+                patch = self.translators.request(follow.op.request, dict(result.follow_up), strict=self.strict)
+                # the id is only known after the create; the path keeps its placeholder until then
+                plan.follow_up = V2Request(follow.v2_method or "PATCH", follow.v2_path or "", body=patch.body)
+        plan.request = V2Request(route.v2_method or "GET", route.v2_url_path(params), v2_query, v2_body)
+        for name, spec in route.response_lookups:
+            plan.lookups.append((name, spec))
+        return plan
+
+    def _query(self, route: Route, plan: Plan, query: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+        qmap = route.query_map
+        if qmap is None:
+            return []
+        grouped: dict[str, list[str]] = {}
+        for name, value in query:
+            entry = route.query_params.get(name) or route.query_params.get(self.neutral.get(name, name))
+            if entry is None:
+                continue
+            grouped.setdefault(entry[0], []).append(value)
+        forwarded: list[tuple[str, str]] = []
+        for name, values in grouped.items():
+            spec: QueryParam = qmap.params[name]
+            policy = spec.policy or qmap.policy
+            if spec.to:
+                forwarded.extend((spec.to, v) for v in values)
+                continue
+            if spec.filter:
+                split = tuple(part for v in values for part in v.split(",") if part != "")
+                if not split:
+                    continue
+                if spec.unsupported:
+                    rule = self.m.rules.get(spec.rule or "")
+                    why = f" ({spec.rule}: {rule.summary})" if rule else ""
+                    raise V1Error(501, f"the v1 filter {name!r} cannot be applied on v2{why}", rule=spec.rule)
+                self.engage(plan, policy)
+                plan.add_rule(spec.rule)
+                allowed = None
+                if spec.values:
+                    table = self.m.values[spec.values].filter
+                    unknown = [v for v in split if v not in table]
+                    if unknown:
+                        raise V1Error(400, f"invalid value for {name}: {', '.join(unknown)}")
+                    allowed = frozenset(str(x) for v in split for x in table[v])
+                plan.filters.append(
+                    Filter(name, spec.filter, spec.field or "", split, allowed, after_translation=bool(spec.emulated_by))
+                )
+                if spec.expand:
+                    self._add_lookup(plan, spec.expand)
+                continue
+            if spec.expand:
+                flag = values[-1].strip().lower()
+                if flag in _FALSE:
+                    continue
+                if flag not in _TRUE:
+                    raise V1Error(400, f"{name} must be true or false")
+                plan.add_rule(spec.rule)
+                if spec.unsupported:
+                    plan.skipped.append(name)
+                    continue
+                self.engage(plan, policy)
+                plan.includes.add(name)
+                self._add_lookup(plan, spec.expand)
+                continue
+            if spec.emulated_by:
+                value = values[-1]
+                self.engage(plan, policy)
+                plan.add_rule(spec.rule)
+                produced = self.m.responses[route.op.response].fields if route.op.response else {}
+                target = produced.get(value)
+                if target is None or target.omit:
+                    raise V1Error(501, f"{name}={value} cannot be rebuilt from v2 records" + _rules_suffix([spec.rule]))
+                plan.grouping = value
+                plan.grouping_drop = frozenset(route.query_enums.get(name, ())) - {value}
+                # a joined field (billing gpuTypeId) needs the lookup its own filter parameter names
+                for other in qmap.params.values():
+                    if other.field == value and other.expand:
+                        self._add_lookup(plan, other.expand)
+        return forwarded
+
+    def _add_lookup(self, plan: Plan, name: str) -> None:
+        spec = self.lookups.get(name)
+        if spec is not None and name not in dict(plan.lookups):
+            plan.lookups.append((name, spec))
+
+
+def _rules_suffix(rules: Iterable[str | None]) -> str:
+    found = [r for r in rules if r]
+    return f" ({', '.join(found)})" if found else ""

@@ -1,0 +1,190 @@
+"""The v1 route table, compiled once from mappings/ at start-up.
+
+Every per-request decision that only depends on the operation (v2 target,
+list key, query parameters, status emulation, reverse field names for error
+messages, the GET that supplies a resource's current state) is computed here,
+so the hot path only looks things up.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from mappings import Mappings, default_mappings, load_schema
+from mappings.models import Lookup, Operation, QueryMap, QueryParam
+
+# Policy ids the proxy implements mechanisms for outside the request translator
+# (the ids are defined, described and switched in mappings/data/policies.yaml).
+CREATE_STATUS = "create-status"
+ACTION_STATUS = "action-status"
+UPDATE_ALIAS = "update-alias"
+
+_PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass
+class Route:
+    """One v1 operation, with everything the proxy needs to serve it."""
+
+    op: Operation
+    label: str  # "POST /pods/{podId}/reset": the metrics / usage label, never a raw path
+    aiohttp_path: str  # "/v1/pods/{podId}"
+    v2_method: str | None
+    v2_path: str | None  # "/v2/pods/{id}"
+    v2_body: dict[str, Any] | None
+    list_key: str | None
+    records_key: str | None
+    query_map: QueryMap | None
+    # v1 query name (aliases and neutral spellings included) -> (canonical name, spec)
+    query_params: dict[str, tuple[str, QueryParam]]
+    # v2 body path -> v1 field name, longest first, for error messages
+    reverse_fields: list[tuple[str, str]]
+    # the op-level emulation (update alias, reset), when the operation is emulated
+    op_emulation: str | None
+    # v2 success status of the target, from v2.json; differs from op.v1_status on creates (Q23)
+    v2_success: int | None
+    status_policy: str | None
+    steps: list["Route"] = field(default_factory=list)
+    current: "Route | None" = None
+    follow_up: "Route | None" = None
+    response_lookups: list[tuple[str, Lookup]] = field(default_factory=list)
+    state_field: tuple[str, str] | None = None  # (v1 name, v2 source) of the state field
+    query_enums: dict[str, list[str]] = field(default_factory=dict)  # v1 query enums, from v1.json
+
+    @property
+    def op_id(self) -> str:
+        return self.op.id
+
+    def v2_url_path(self, params: dict[str, str]) -> str:
+        """Fill the v2 path with the v1 path parameter values (podId -> id)."""
+        assert self.v2_path is not None
+        path = self.v2_path
+        for v1_name, v2_name in self.op.path_params.items():
+            path = path.replace("{" + v2_name + "}", params[v1_name])
+        return path
+
+
+def _v2_success(method: str, path: str) -> int | None:
+    spec = load_schema("v2")
+    operation = spec.get("paths", {}).get(path, {}).get(method.lower())
+    if not operation:
+        return None
+    codes = sorted(int(c) for c in operation.get("responses", {}) if c.isdigit() and c.startswith("2"))
+    return codes[0] if codes else None
+
+
+def _v1_query_enums(method: str, path: str) -> dict[str, list[str]]:
+    spec = load_schema("v1")
+    operation = spec.get("paths", {}).get(path, {}).get(method.lower()) or {}
+    out: dict[str, list[str]] = {}
+    for param in operation.get("parameters", []):
+        if isinstance(param, dict) and param.get("in") == "query":
+            schema = param.get("schema") or {}
+            enum = schema.get("enum") or (schema.get("items") or {}).get("enum")
+            if enum:
+                out[param["name"]] = list(enum)
+    return out
+
+
+def _reverse_fields(m: Mappings, map_id: str | None) -> list[tuple[str, str]]:
+    if not map_id:
+        return []
+    pairs = []
+    for v1_name, spec in m.requests[map_id].fields.items():
+        if spec.to:
+            pairs.append((spec.to, v1_name))
+            # a list index in the mapping (mounts.network.0.volumeId) appears as [0] in validator paths
+            if ".0." in spec.to:
+                pairs.append((spec.to.replace(".0.", "[0]."), v1_name))
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def _query_params(m: Mappings, qmap: QueryMap | None) -> dict[str, tuple[str, QueryParam]]:
+    if qmap is None:
+        return {}
+    out: dict[str, tuple[str, QueryParam]] = {}
+    neutral_of = {brand: neutral for neutral, brand in m.conventions.neutral_spellings.items()}
+    for name, spec in qmap.params.items():
+        out[name] = (name, spec)
+        for alias in spec.aliases:
+            out[alias] = (name, spec)
+        if name in neutral_of:
+            out[neutral_of[name]] = (name, spec)
+    return out
+
+
+class RouteTable:
+    """All routes of one Mappings, built once per app."""
+
+    def __init__(self, mappings: Mappings | None = None) -> None:
+        m = mappings or default_mappings()
+        self.mappings = m
+        conv = m.conventions
+        self.routes: dict[str, Route] = {}
+        for op in m.operations:
+            v2 = op.v2
+            aiohttp_path = conv.v1_prefix + op.v1.path
+            list_key = conv.list_keys.get(op.resource) if op.shape == "list" and op.resource else None
+            records_key = conv.list_keys.get(op.resource) if op.shape == "billing" and op.resource else None
+            qmap = m.queries.get(op.query) if op.query else None
+            v2_success = _v2_success(v2.method, v2.path) if v2 and op.policy != "local" else None
+            status_policy = None
+            if op.shape == "action":
+                status_policy = ACTION_STATUS
+            elif v2_success and v2_success != op.v1_status and op.request and m.requests[op.request].mode == "create":
+                status_policy = CREATE_STATUS
+            lookups = [
+                (name, spec) for name, spec in conv.lookups.items() if op.response and op.response in spec.responses
+            ]
+            state_field = None
+            if op.response:
+                for v1_name, spec in m.responses[op.response].fields.items():
+                    if spec.values and spec.source:
+                        state_field = (v1_name, spec.source)
+                        break
+            self.routes[op.id] = Route(
+                op=op,
+                label=f"{op.v1.method} {op.v1.path}",
+                aiohttp_path=aiohttp_path,
+                v2_method=v2.method if v2 else None,
+                v2_path=v2.path if v2 else None,
+                v2_body=dict(v2.body) if v2 and v2.body else None,
+                list_key=list_key,
+                records_key=records_key,
+                query_map=qmap,
+                query_params=_query_params(m, qmap),
+                reverse_fields=_reverse_fields(m, op.request),
+                op_emulation=op.emulation if op.policy == "emulate" else None,
+                v2_success=v2_success,
+                status_policy=status_policy,
+                response_lookups=lookups,
+                state_field=state_field,
+                query_enums=_v1_query_enums(op.v1.method, op.v1.path) if qmap else {},
+            )
+        item_get = {
+            r.op.resource: r
+            for r in self.routes.values()
+            if r.op.policy == "translate" and r.v2_method == "GET" and r.op.shape == "object" and r.op.path_params
+        }
+        item_patch = {
+            r.op.resource: r
+            for r in self.routes.values()
+            if r.op.policy == "translate" and r.v2_method == "PATCH" and r.op.request
+            and m.requests[r.op.request].mode == "update"
+        }
+        for route in self.routes.values():
+            op = route.op
+            route.steps = [self.routes[step] for step in op.steps]
+            route.current = item_get.get(op.resource)
+            if op.request and m.requests[op.request].mode == "create":
+                route.follow_up = item_patch.get(op.resource)
+        self.by_label = {r.label: r for r in self.routes.values()}
+        self.v1_prefix = conv.v1_prefix
+        self.v2_prefix = conv.v2_prefix
+
+    def __iter__(self):
+        return iter(self.routes.values())
+
+    def __getitem__(self, op_id: str) -> Route:
+        return self.routes[op_id]

@@ -1,0 +1,159 @@
+"""The one pooled connection to the v2 upstream, with its fault policy.
+
+Unreachable -> 502, too slow -> 504, both raised as V1Error so every caller
+answers fast and in the client's shape. Only GETs are retried, and only when
+no response came back at all.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import aiohttp
+import orjson
+from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
+
+from proxy.errors import V1Error
+
+# RFC 9110 §7.6.1 plus the old proxy ones; removed on every hop, both ways.
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
+# Recomputed by the proxy whenever it rewrites a body.
+BODY_HEADERS = frozenset({"content-length", "content-encoding", "content-type"})
+
+
+def hop_filter(headers: CIMultiDictProxy[str] | CIMultiDict[str], drop: frozenset[str] = frozenset()) -> CIMultiDict[str]:
+    """Copy of `headers` without hop-by-hop ones (and those the Connection header names)."""
+    listed = {t.strip().lower() for v in headers.getall("Connection", []) for t in v.split(",") if t.strip()}
+    out: CIMultiDict[str] = CIMultiDict()
+    for name, value in headers.items():
+        lower = name.lower()
+        if lower in HOP_BY_HOP or lower in listed or lower in drop:
+            continue
+        out.add(name, value)
+    return out
+
+
+@dataclass
+class UpstreamResponse:
+    status: int
+    headers: CIMultiDictProxy[str]
+    body: bytes
+
+    def json(self) -> Any:
+        if not self.body:
+            return None
+        try:
+            return orjson.loads(self.body)
+        except orjson.JSONDecodeError:
+            return None
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+class Upstream:
+    """Translated calls (buffered JSON) and pass-through calls (streamed) over one session."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        base: str,
+        *,
+        connect_timeout: float,
+        total_timeout: float,
+        get_retries: int,
+        observe: Callable[[str, float], None] | None = None,
+    ) -> None:
+        self.session = session
+        self.base = base.rstrip("/")
+        self.timeout = aiohttp.ClientTimeout(total=total_timeout, connect=connect_timeout, sock_connect=connect_timeout)
+        # streams may last for hours; only the wait for the response head is bounded (by `total_timeout`)
+        self.stream_timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_connect=connect_timeout)
+        self.total_timeout = total_timeout
+        self.get_retries = get_retries
+        self.observe = observe or (lambda label, seconds: None)
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        authorization: str | None,
+        query: list[tuple[str, str]] | dict[str, str] | None = None,
+        body: Any = None,
+        label: str = "",
+        request_id: str | None = None,
+    ) -> UpstreamResponse:
+        headers = {"Accept": "application/json"}
+        if authorization is not None:
+            headers["Authorization"] = authorization
+        if request_id:
+            headers["x-request-id"] = request_id
+        data = None
+        if body is not None:
+            data = orjson.dumps(body)
+            headers["Content-Type"] = "application/json"
+        attempts = 1 + (self.get_retries if method == "GET" else 0)
+        url = self.base + path
+        for attempt in range(attempts):
+            started = time.perf_counter()
+            try:
+                async with self.session.request(
+                    method, url, params=query or None, data=data, headers=headers, timeout=self.timeout
+                ) as resp:
+                    raw = await resp.read()
+                    self.observe(label, time.perf_counter() - started)
+                    return UpstreamResponse(resp.status, resp.headers, raw)
+            except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
+                self.observe(label, time.perf_counter() - started)
+                raise V1Error(504, f"the v2 upstream did not answer within {self.total_timeout:g}s") from None
+            except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+                self.observe(label, time.perf_counter() - started)
+                if attempt + 1 < attempts:
+                    await asyncio.sleep(0.05 * (attempt + 1))
+                    continue
+                raise V1Error(502, f"the v2 upstream is unreachable ({type(exc).__name__})") from None
+            except aiohttp.ClientError as exc:
+                self.observe(label, time.perf_counter() - started)
+                raise V1Error(502, f"the v2 upstream failed ({type(exc).__name__})") from None
+        raise V1Error(502, "the v2 upstream is unreachable")  # pragma: no cover - loop always returns or raises
+
+    async def open_stream(self, method: str, path_qs: str, headers: CIMultiDict[str], data: Any) -> aiohttp.ClientResponse:
+        """Start a pass-through request; the caller streams and releases the response."""
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.total_timeout):
+                resp = await self.session.request(
+                    method,
+                    URL(self.base + path_qs, encoded=True),
+                    headers=headers,
+                    data=data,
+                    timeout=self.stream_timeout,
+                    auto_decompress=False,
+                    allow_redirects=False,
+                    skip_auto_headers=("Accept-Encoding", "User-Agent", "Content-Type"),
+                )
+        except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
+            raise V1Error(504, f"the v2 upstream did not answer within {self.total_timeout:g}s") from None
+        except aiohttp.ClientError as exc:
+            raise V1Error(502, f"the v2 upstream is unreachable ({type(exc).__name__})") from None
+        finally:
+            self.observe("passthrough", time.perf_counter() - started)
+        return resp

@@ -1,0 +1,323 @@
+"""Serving one v1 operation: plan forward, call v2 (walks, steps, lookups), translate backward.
+
+The emulations that need more than one v2 call live here: the fallback walk
+over GPU types / CPU flavors, reset as stop then start, lock-after-create,
+and the reads behind include* flags. Each either completes or answers an
+error that says what happened; none is reported as success after a failure.
+"""
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from mappings import load_schema
+from mappings.converters import get_path, set_path
+from mappings.translate import Catalog, NeedsLookup
+
+from proxy.backward import Backward, values_at
+from proxy.config import ProxyConfig
+from proxy.errors import V1Error
+from proxy.forward import Forward, Plan, V2Request
+from proxy.routes import ACTION_STATUS, Route, RouteTable
+from proxy.upstream import BODY_HEADERS, Upstream, UpstreamResponse, hop_filter
+
+
+# Upstream headers a v1 answer never copies: recomputed (body), or set by this server.
+_DROP_FROM_UPSTREAM = BODY_HEADERS | frozenset({"date", "server", "content-disposition"})
+_JSON = "application/json"
+
+
+@dataclass
+class RequestInfo:
+    """What the middlewares learn about a request as the handler runs."""
+
+    api: str = "other"  # v1 | v2 | ops | other
+    route: Route | None = None
+    params: dict[str, str] = field(default_factory=dict)
+    emulations: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    v2_path: str | None = None
+
+
+INFO: web.RequestKey[RequestInfo] = web.RequestKey("v1bridge_info", RequestInfo)
+
+
+class V1Service:
+    def __init__(self, table: RouteTable, config: ProxyConfig, upstream_getter) -> None:
+        self.table = table
+        self.config = config
+        self.m = table.mappings
+        self.forward = Forward(table, config.strict_map(list(self.m.policies)))
+        self.backward = Backward(table)
+        self._upstream = upstream_getter
+        self._catalog: tuple[float, Catalog] | None = None
+        self._v1_schema = orjson.dumps(load_schema("v1"))
+        self.lookups = self.m.conventions.lookups
+
+    @property
+    def upstream(self) -> Upstream:
+        return self._upstream()
+
+    # ------------------------------------------------------------------ entry
+
+    def handler(self, route: Route):
+        async def handle(request: web.Request) -> web.StreamResponse:
+            return await self.serve(request, route)
+
+        handle.__name__ = f"v1_{route.op_id.replace('.', '_')}"
+        return handle
+
+    async def serve(self, request: web.Request, route: Route) -> web.StreamResponse:
+        info: RequestInfo = request[INFO]
+        info.route = route
+        params = dict(request.match_info)
+        info.params = params
+        auth = request.headers.get("Authorization")
+        rid = request.headers.get("x-request-id")
+        body: Any = None
+        if route.op.request:
+            raw = await request.read()
+            if raw.strip():
+                try:
+                    body = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    raise V1Error(400, "the request body is not valid JSON") from None
+        plan: Plan | None = None
+        try:
+            plan = await self._plan(route, params, list(request.query.items()), body, auth, rid)
+            if route.v2_path:
+                info.v2_path = route.v2_url_path(params)
+            elif plan.steps:
+                info.v2_path = plan.steps[-1].path
+            if route.op.policy == "local":
+                return web.Response(body=self._v1_schema, content_type=_JSON)
+            if plan.steps:
+                resp = await self._run_steps(plan, auth, rid)
+            else:
+                resp = await self._call_with_walk(plan, auth, rid)
+            return await self._answer(plan, resp, auth, rid)
+        finally:
+            if plan is not None:
+                info.emulations = plan.emulations
+                info.rules = plan.rules
+            else:
+                info.rules = list(route.op.rules)
+
+    # ------------------------------------------------------------ forward
+
+    async def _plan(self, route: Route, params, query, body, auth, rid) -> Plan:
+        current: dict[str, Any] | None = None
+        catalog: Catalog | None = None
+        for _ in range(3):
+            try:
+                return self.forward.plan(route, params, query, body, current=current, catalog=catalog)
+            except NeedsLookup as need:
+                if need.what == "catalog" and catalog is None:
+                    catalog = await self.catalog(auth, rid)
+                elif need.what == "current" and current is None and route.current is not None:
+                    got = await self.upstream.call(
+                        "GET", route.current.v2_url_path(params), authorization=auth, label="lookup", request_id=rid
+                    )
+                    if not got.ok:
+                        raise self._error_from(got, None, route) from None
+                    current = got.json() or {}
+                else:
+                    raise V1Error(500, f"the translation needs {need.what} and it could not be fetched") from None
+        raise V1Error(500, "the translation did not settle")
+
+    async def catalog(self, auth: str | None, rid: str | None) -> Catalog:
+        cached = self._catalog
+        if cached and time.monotonic() - cached[0] < self.config.catalog_ttl:
+            return cached[1]
+        spec = self.lookups["catalog"]
+        got = await self.upstream.call("GET", spec.path, authorization=auth, query=dict(spec.query) or None,
+                                       label="lookup", request_id=rid)
+        if not got.ok:
+            raise V1Error(502, f"the GPU catalog could not be read from v2 (status {got.status})")
+        catalog = Catalog.from_v2(got.json() or {})
+        self._catalog = (time.monotonic(), catalog)
+        return catalog
+
+    # -------------------------------------------------------------- calls
+
+    async def _send(self, req: V2Request, auth, rid, label: str) -> UpstreamResponse:
+        return await self.upstream.call(
+            req.method, req.path, authorization=auth, query=req.query, body=req.body, label=label, request_id=rid
+        )
+
+    async def _call_with_walk(self, plan: Plan, auth, rid) -> UpstreamResponse:
+        """One call, or the v1 fallback walk: next choice on a capacity 400, stop on anything else (R02)."""
+        assert plan.request is not None
+        resp = await self._send(plan.request, auth, rid, plan.route.op_id)
+        if resp.status != 400 or not plan.alternatives:
+            return resp
+        tried: list[str] = []
+        for path, choices in plan.alternatives.items():
+            tried.append(str(get_path(plan.request.body, path)))
+            for choice in choices:
+                if str(choice) in tried:
+                    continue
+                body = copy.deepcopy(plan.request.body)
+                set_path(body, path, choice)
+                attempt = V2Request(plan.request.method, plan.request.path, plan.request.query, body)
+                resp = await self._send(attempt, auth, rid, plan.route.op_id)
+                tried.append(str(choice))
+                if resp.status != 400:
+                    plan.request = attempt
+                    return resp
+        err = self._error_from(resp, plan, plan.route)
+        err.message = f"no choice could be placed (tried {', '.join(tried)}): {err.message}"
+        raise err
+
+    async def _run_steps(self, plan: Plan, auth, rid) -> UpstreamResponse:
+        """reset = stop, then start; a failed step is answered with the step and the state left (R01)."""
+        route = plan.route
+        total = len(plan.steps)
+        resp: UpstreamResponse | None = None
+        for index, (step_req, step_route) in enumerate(zip(plan.steps, route.steps), start=1):
+            deadline = time.monotonic() + self.config.reset_wait_seconds
+            delay = 0.05
+            while True:
+                resp = await self._send(step_req, auth, rid, step_route.op_id)
+                # a later step may be refused while the previous transition settles
+                if index > 1 and resp.status == 409 and time.monotonic() + delay < deadline:
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                break
+            if not resp.ok:
+                err = self._error_from(resp, plan, route)
+                state = await self._state(route, plan.params, auth, rid)
+                done = ", ".join(s.label for s in route.steps[: index - 1]) or "nothing"
+                err.message = (
+                    f"{route.label} failed at step {index}/{total} ({step_route.label}) after {done} succeeded: "
+                    f"{err.message}; {state}"
+                )
+                raise err
+        assert resp is not None
+        return resp
+
+    async def _state(self, route: Route, params, auth, rid) -> str:
+        if route.current is None or route.state_field is None:
+            return "its state is unknown"
+        try:
+            got = await self.upstream.call("GET", route.current.v2_url_path(params), authorization=auth,
+                                           label="lookup", request_id=rid)
+        except V1Error:
+            return "its state could not be read"
+        if not got.ok:
+            return f"its state could not be read (status {got.status})"
+        obj = got.json() or {}
+        v1_name, v2_name = route.state_field
+        v1_value = self.backward.translators.response(route.op.response, obj).get(v1_name)
+        return f"the resource was left with {v1_name} {v1_value} (v2 {v2_name} {get_path(obj, v2_name)})"
+
+    # ----------------------------------------------------------- backward
+
+    def _error_from(self, resp: UpstreamResponse, plan: Plan | None, route: Route) -> V1Error:
+        message = self.backward.problem_message(resp.body, plan)
+        status = resp.status
+        if route.status_policy == ACTION_STATUS and status == 409:
+            if self.forward.is_strict(ACTION_STATUS):
+                return V1Error(501, self.m.policies[ACTION_STATUS].strict_message + ": " + message,
+                               policy=ACTION_STATUS)
+            if plan is not None:
+                plan.engage(ACTION_STATUS)
+            status = 400
+        return V1Error(status, message, headers=_upstream_headers(resp))
+
+    async def _answer(self, plan: Plan, resp: UpstreamResponse, auth, rid) -> web.Response:
+        route = plan.route
+        if not resp.ok:
+            raise self._error_from(resp, plan, route)
+        data = resp.json()
+        if plan.follow_up is not None and isinstance(data, dict):
+            data = await self._follow_up(plan, data, auth, rid)
+        status = route.op.v1_status
+        if route.status_policy and route.status_policy != ACTION_STATUS and resp.status != status:
+            plan.engage(route.status_policy)
+        headers = _upstream_headers(resp)
+        if route.op.shape == "empty" or status == 204:
+            return web.Response(status=status, headers=headers)
+        lookups, extra = await self._lookups(plan, data, auth, rid)
+        ctx = self.backward.context(plan, lookups)
+        out = self.backward.translate(plan, data, ctx, extra)
+        return web.Response(status=status, body=orjson.dumps(out), content_type=_JSON, headers=headers)
+
+    async def _follow_up(self, plan: Plan, created: dict[str, Any], auth, rid) -> dict[str, Any]:
+        """Fields v2 takes only after a create (locked, R12): PATCH, or say that the create stood alone."""
+        follow = plan.route.follow_up
+        assert follow is not None and plan.follow_up is not None
+        path = plan.follow_up.path
+        for v2_name in follow.op.path_params.values():
+            path = path.replace("{" + v2_name + "}", str(created.get(v2_name)))
+        req = V2Request(plan.follow_up.method, path, body=plan.follow_up.body)
+        try:
+            got = await self._send(req, auth, rid, follow.op_id)
+        except V1Error as exc:
+            exc.message = f"created {created.get('id')}, but the follow-up {follow.label} failed: {exc.message}"
+            raise
+        if not got.ok:
+            err = self._error_from(got, plan, follow)
+            ident = next((created.get(v) for v in follow.op.path_params.values()), None)
+            fields = ", ".join(sorted(plan.follow_up.body or {}))
+            err.message = f"created {ident}, but applying {fields} afterwards failed: {err.message}"
+            raise err
+        return got.json() or created
+
+    async def _lookups(self, plan: Plan, data: Any, auth, rid) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        if not plan.lookups:
+            return {}, []
+        route = plan.route
+        if route.op.shape in ("list", "billing"):
+            objects = self.backward.items(route, data)
+        else:
+            objects = [data] if isinstance(data, dict) else []
+        results: dict[str, Any] = {}
+        extra: list[dict[str, Any]] = []
+        for name, spec in plan.lookups:
+            if spec.provides == "catalog":
+                results["catalog"] = await self.catalog(auth, rid)
+                continue
+            if spec.ids_from:
+                ids = list(dict.fromkeys(str(v) for o in objects for v in values_at(o, spec.ids_from)))
+                fetched = await asyncio.gather(
+                    *(self.upstream.call("GET", spec.path.replace("{id}", i), authorization=auth,
+                                         query=dict(spec.query) or None, label="lookup", request_id=rid) for i in ids)
+                )
+                found: dict[str, Any] = {}
+                for ident, got in zip(ids, fetched):
+                    if got.status == 404:
+                        continue
+                    if not got.ok:
+                        raise V1Error(502, f"{name} could not be read from v2 for {ident} (status {got.status})")
+                    value = got.json()
+                    found[ident] = value.get(spec.key) if spec.key and isinstance(value, dict) else value
+                results[spec.provides] = found
+                continue
+            got = await self.upstream.call("GET", spec.path, authorization=auth, query=dict(spec.query) or None,
+                                           label="lookup", request_id=rid)
+            if not got.ok:
+                raise V1Error(502, f"{name} could not be read from v2 (status {got.status})")
+            value = got.json()
+            items = value.get(spec.key, []) if spec.key and isinstance(value, dict) else value
+            if spec.index_by and isinstance(items, list):
+                results[spec.provides] = {
+                    str(i.get(spec.index_by)): (get_path(i, spec.value) if spec.value else i) for i in items
+                }
+            else:
+                results[spec.provides] = items
+            if spec.extends_list and isinstance(items, list):
+                extra.extend(items)
+        return results, extra
+
+
+def _upstream_headers(resp: UpstreamResponse) -> dict[str, str]:
+    """End-to-end headers of the v2 answer worth keeping (request id, rate limits, Retry-After)."""
+    return dict(hop_filter(resp.headers, _DROP_FROM_UPSTREAM))

@@ -1,0 +1,458 @@
+"""Every v1 route through the proxy: exact v2 request received upstream, exact v1 answer returned."""
+from __future__ import annotations
+
+import pytest
+
+SUNSET_HEADERS = {"Deprecation": "@1794700800", "Sunset": "Sun, 15 Nov 2026 00:00:00 GMT"}
+EMULATION = "X-V1bridge-Emulation"
+
+# Translated upstream calls only (lookups such as the GPU catalog are asserted where they matter).
+LOOKUP_PREFIXES = ("/v2/catalog/",)
+
+
+def emulations(r) -> set[str]:
+    """The emulation header as a set (its order follows the translator's steps)."""
+    value = r.headers.get(EMULATION)
+    return set(value.split(", ")) if value else set()
+
+
+def sent(recorder, *, lookups: bool = False):
+    return [
+        (s.method, s.path, s.body)
+        for s in recorder
+        if lookups or not s.path.startswith(LOOKUP_PREFIXES)
+    ]
+
+
+async def v2(proxy, auth, method, path, **kw):
+    """Read the sandbox directly (through the /v2 pass-through) to build the exact expected v1 answer."""
+    r = await proxy.request(method, path, headers=auth, **kw)
+    assert r.status < 300, await r.text()
+    return await r.json() if r.status != 204 else None
+
+
+def v1_pod(p: dict) -> dict:
+    """The v1 Pod the mapping promises for a v2 Pod from the sandbox (running GPU pod, persistent volume)."""
+    out = {
+        "id": p["id"],
+        "name": p["name"],
+        "desiredStatus": {"EXITED": "EXITED"}.get(p["status"], "RUNNING"),
+        "image": p["image"],
+        "dockerStartCmd": [],
+        "dockerEntrypoint": [],
+        "containerDiskInGb": p["disk"],
+        "volumeInGb": p["mounts"].get("persistent", {}).get("size", 0),
+        "volumeMountPath": p["mounts"]["persistent"]["path"] if p["mounts"].get("persistent") else None,
+        "ports": p["ports"],
+        "env": p["env"],
+        "costPerHr": p["cost"],
+        "adjustedCostPerHr": p["cost"],
+        "locked": p["locked"],
+        "interruptible": False,
+    }
+    if out["volumeMountPath"] is None:
+        del out["volumeMountPath"]
+    if p.get("gpu"):
+        out["gpu"] = {"id": p["gpu"]["id"], "count": p["gpu"]["count"]}
+    if p.get("cpu"):
+        out.update(cpuFlavorId=p["cpu"]["id"], vcpuCount=p["cpu"]["vcpuCount"], memoryInGb=p["cpu"]["memory"])
+    if p.get("startedAt"):
+        out["lastStartedAt"] = p["startedAt"]
+    ports = (p.get("runtime") or {}).get("ports") or []
+    mapping = {str(x["private"]): x["public"] for x in ports if x["public"] is not None}
+    if mapping:
+        out["portMappings"] = mapping
+        out["publicIp"] = next(x["ip"] for x in ports if x["ip"])
+    return out
+
+
+async def create_pod(proxy, auth, **extra) -> dict:
+    body = {"name": "web", "imageName": "nginx:1.27", "gpuTypeIds": ["NVIDIA A40"], **extra}
+    r = await proxy.post("/v1/pods", json=body, headers=auth)
+    assert r.status == 201, await r.text()
+    return await r.json()
+
+
+# ------------------------------------------------------------------------ pods
+
+
+async def test_pod_create_translates_every_field_and_answers_v1(proxy, auth, recorder):
+    body = {
+        "name": "trainer",
+        "imageName": "pytorch:2.4",
+        "computeType": "GPU",
+        "gpuTypeIds": ["NVIDIA A40"],
+        "gpuCount": 2,
+        "allowedCudaVersions": ["12.4"],
+        "cloudType": "SECURE",
+        "containerDiskInGb": 80,
+        "volumeInGb": 40,
+        "volumeMountPath": "/data",
+        "dockerStartCmd": ["bash", "-lc", "python train.py --name 'a b'"],
+        "env": {"A": "1"},
+        "ports": ["8888/http", "22/tcp"],
+        "dataCenterIds": ["EU-SE-1"],
+        "globalNetworking": False,
+    }
+    r = await proxy.post("/v1/pods", json=body, headers=auth)
+    text = await r.text()
+    assert r.status == 201, text
+    assert sent(recorder) == [
+        (
+            "POST",
+            "/v2/pods",
+            {
+                "name": "trainer",
+                "image": "pytorch:2.4",
+                "gpu": {"id": "NVIDIA A40", "count": 2, "allowedCudaVersions": ["12.4"]},
+                "cloud": "SECURE",
+                "disk": 80,
+                "mounts": {"persistent": {"size": 40, "path": "/data"}},
+                "args": "bash -lc 'python train.py --name '\"'\"'a b'\"'\"''",
+                "env": {"A": "1"},
+                "ports": ["8888/http", "22/tcp"],
+                "dataCenterIds": ["EU-SE-1"],
+                "globalNetworking": False,
+            },
+        )
+    ]
+    got = await r.json()
+    pod = await v2(proxy, auth, "GET", f"/v2/pods/{got['id']}")
+    expected = v1_pod(pod)
+    expected["dockerStartCmd"] = ["bash", "-lc", "python train.py --name 'a b'"]
+    assert got == expected
+    assert emulations(r) == {"argv-quoting"}
+    for name, value in SUNSET_HEADERS.items():
+        assert r.headers[name] == value
+    assert r.headers["Link"] == '</v2/pods>; rel="successor-version"'
+    assert r.headers["Content-Length"] == str(len(await r.read()))
+    assert "Transfer-Encoding" not in r.headers
+
+
+async def test_pod_list_is_a_bare_array(proxy, auth, recorder):
+    a = await create_pod(proxy, auth, name="a")
+    b = await create_pod(proxy, auth, name="b")
+    recorder.clear()
+    r = await proxy.get("/v1/pods", headers=auth)
+    assert r.status == 200
+    assert sent(recorder) == [("GET", "/v2/pods", None)]
+    listing = (await v2(proxy, auth, "GET", "/v2/pods"))["pods"]
+    got = await r.json()
+    assert got == [v1_pod(p) for p in listing]
+    assert {p["id"] for p in got} == {a["id"], b["id"]}
+    assert EMULATION not in r.headers
+
+
+async def test_pod_get(proxy, auth, recorder):
+    pod = await create_pod(proxy, auth)
+    recorder.clear()
+    r = await proxy.get(f"/v1/pods/{pod['id']}", headers=auth)
+    assert r.status == 200
+    assert sent(recorder) == [("GET", f"/v2/pods/{pod['id']}", None)]
+    assert await r.json() == v1_pod(await v2(proxy, auth, "GET", f"/v2/pods/{pod['id']}"))
+    assert r.headers["Link"] == f'</v2/pods/{pod["id"]}>; rel="successor-version"'
+
+
+@pytest.mark.parametrize("method,suffix,emulation", [("PATCH", "", None), ("POST", "/update", "update-alias")])
+async def test_pod_update_and_alias(proxy, auth, recorder, method, suffix, emulation):
+    pod = await create_pod(proxy, auth)
+    recorder.clear()
+    r = await proxy.request(
+        method,
+        f"/v1/pods/{pod['id']}{suffix}",
+        json={"name": "renamed", "imageName": "nginx:2", "containerDiskInGb": 60, "dockerStartCmd": ["sleep", "1 h"]},
+        headers=auth,
+    )
+    assert r.status == 200, await r.text()
+    assert sent(recorder) == [
+        ("PATCH", f"/v2/pods/{pod['id']}", {"name": "renamed", "image": "nginx:2", "disk": 60, "args": "sleep '1 h'"})
+    ]
+    got = await r.json()
+    assert got["name"] == "renamed" and got["image"] == "nginx:2" and got["dockerStartCmd"] == ["sleep", "1 h"]
+    assert got == {**v1_pod(await v2(proxy, auth, "GET", f"/v2/pods/{pod['id']}")), "dockerStartCmd": ["sleep", "1 h"]}
+    assert emulations(r) == ({"update-alias", "argv-quoting"} if emulation else {"argv-quoting"})
+
+
+async def test_pod_update_volume_half_is_completed_from_current(proxy, auth, recorder):
+    pod = await create_pod(proxy, auth, volumeInGb=30, volumeMountPath="/data")
+    recorder.clear()
+    r = await proxy.patch(f"/v1/pods/{pod['id']}", json={"volumeInGb": 50}, headers=auth)
+    assert r.status == 200, await r.text()
+    assert sent(recorder) == [
+        ("GET", f"/v2/pods/{pod['id']}", None),
+        ("PATCH", f"/v2/pods/{pod['id']}", {"mounts": {"persistent": {"size": 50, "path": "/data"}}}),
+    ]
+    assert (await r.json())["volumeInGb"] == 50
+
+
+async def test_pod_delete(proxy, auth, recorder):
+    pod = await create_pod(proxy, auth)
+    recorder.clear()
+    r = await proxy.delete(f"/v1/pods/{pod['id']}", headers=auth)
+    assert r.status == 204
+    assert await r.read() == b""
+    assert sent(recorder) == [("DELETE", f"/v2/pods/{pod['id']}", None)]
+
+
+@pytest.mark.parametrize("verb,expected_status", [("stop", "EXITED"), ("restart", "RUNNING")])
+async def test_pod_actions(proxy, auth, recorder, verb, expected_status):
+    pod = await create_pod(proxy, auth)
+    recorder.clear()
+    r = await proxy.post(f"/v1/pods/{pod['id']}/{verb}", headers=auth)
+    assert r.status == 200, await r.text()
+    assert sent(recorder) == [("POST", f"/v2/pods/{pod['id']}/action", {"action": verb})]
+    got = await r.json()
+    assert got == v1_pod(await v2(proxy, auth, "GET", f"/v2/pods/{pod['id']}"))
+    assert got["desiredStatus"] == expected_status
+
+
+async def test_pod_start_after_stop(proxy, auth, recorder):
+    pod = await create_pod(proxy, auth)
+    await proxy.post(f"/v1/pods/{pod['id']}/stop", headers=auth)
+    recorder.clear()
+    r = await proxy.post(f"/v1/pods/{pod['id']}/start", headers=auth)
+    assert r.status == 200
+    assert sent(recorder) == [("POST", f"/v2/pods/{pod['id']}/action", {"action": "start"})]
+    assert (await r.json())["desiredStatus"] == "RUNNING"
+
+
+async def test_illegal_transition_is_v1_400(proxy, auth, recorder):
+    pod = await create_pod(proxy, auth)
+    r = await proxy.post(f"/v1/pods/{pod['id']}/start", headers=auth)
+    assert r.status == 400
+    body = await r.json()
+    assert list(body) == ["message"]
+    assert "start" in body["message"]
+    assert emulations(r) == {"action-status"}
+
+
+# ------------------------------------------------------------------- templates
+
+
+async def create_template(proxy, auth, **extra) -> dict:
+    body = {"name": "tpl", "imageName": "img:1", **extra}
+    r = await proxy.post("/v1/templates", json=body, headers=auth)
+    assert r.status == 200, await r.text()
+    return await r.json()
+
+
+def v1_template(t: dict, official: bool = False) -> dict:
+    out = {
+        "id": t["id"],
+        "name": t["name"],
+        "imageName": t["image"],
+        "category": t["category"],
+        "containerDiskInGb": t["disk"],
+        "volumeInGb": (t["mounts"].get("persistent") or {}).get("size", 0),
+        "dockerEntrypoint": [],
+        "dockerStartCmd": __import__("shlex").split(t["args"]) if t["args"] else [],
+        "env": t["env"],
+        "ports": t["ports"],
+        "isPublic": t["public"],
+        "isServerless": t["serverless"],
+        "isRunpod": official,
+        "isPlatform": official,
+    }
+    if t["mounts"].get("persistent"):
+        out["volumeMountPath"] = t["mounts"]["persistent"]["path"]
+    if t.get("registry"):
+        out["containerRegistryAuthId"] = t["registry"]
+    return out
+
+
+async def test_template_create_applies_v1_defaults_and_answers_200(proxy, auth, recorder):
+    r = await proxy.post(
+        "/v1/templates",
+        json={"name": "tpl", "imageName": "img:1", "readme": "# hi", "isPublic": False, "env": {"K": "v"}},
+        headers=auth,
+    )
+    assert r.status == 200, await r.text()
+    assert sent(recorder) == [
+        (
+            "POST",
+            "/v2/templates",
+            {
+                "name": "tpl",
+                "image": "img:1",
+                "public": False,
+                "env": {"K": "v"},
+                "disk": 50,
+                "ports": ["8888/http", "22/tcp"],
+                "mounts": {"persistent": {"size": 20, "path": "/workspace"}},
+                "startSsh": False,
+                "startJupyter": False,
+            },
+        )
+    ]
+    got = await r.json()
+    assert got == v1_template(await v2(proxy, auth, "GET", f"/v2/templates/{got['id']}"))
+    assert emulations(r) == set("v1-defaults, template-ssh-jupyter-off, create-status".split(", "))
+
+
+async def test_template_list_get_update_delete(proxy, auth, recorder):
+    t = await create_template(proxy, auth)
+    recorder.clear()
+    r = await proxy.get("/v1/templates", headers=auth)
+    assert r.status == 200
+    assert await r.json() == [v1_template(x) for x in (await v2(proxy, auth, "GET", "/v2/templates"))["templates"]]
+    r = await proxy.get(f"/v1/templates/{t['id']}", headers=auth)
+    assert await r.json() == t
+    r = await proxy.post(f"/v1/templates/{t['id']}/update", json={"isPublic": True, "imageName": "img:2"}, headers=auth)
+    assert r.status == 200
+    assert (await r.json()) == {**t, "isPublic": True, "imageName": "img:2"}
+    r = await proxy.delete(f"/v1/templates/{t['id']}", headers=auth)
+    assert r.status == 204
+    assert sent(recorder)[:1] + sent(recorder)[3:] == [
+        ("GET", "/v2/templates", None),
+        ("PATCH", f"/v2/templates/{t['id']}", {"public": True, "image": "img:2"}),
+        ("DELETE", f"/v2/templates/{t['id']}", None),
+    ]
+
+
+# ------------------------------------------------------------------- endpoints
+
+
+async def test_endpoint_create_list_get_update_delete(proxy, auth, recorder):
+    t = await create_template(proxy, auth, isServerless=True)
+    recorder.clear()
+    r = await proxy.post(
+        "/v1/endpoints",
+        json={"templateId": t["id"], "name": "ep", "gpuTypeIds": ["NVIDIA A40"], "workersMax": 2, "flashboot": True,
+              "scalerType": "REQUEST_COUNT", "scalerValue": 3, "idleTimeout": 9},
+        headers=auth,
+    )
+    assert r.status == 200, await r.text()
+    catalog = await v2(proxy, auth, "GET", "/v2/catalog/gpus")
+    pool = next(g["pool"] for g in catalog["gpus"] if g["id"] == "NVIDIA A40")
+    others = sorted(g["id"] for g in catalog["gpus"] if g.get("pool") == pool and g["id"] != "NVIDIA A40")
+    expected_body = {
+        "templateId": t["id"],
+        "name": "ep",
+        "workers": {"max": 2},
+        "flashboot": "FLASHBOOT",
+        "timeout": 300000,
+        "gpu": {"pools": [pool], **({"excludedTypes": others} if others else {})},
+        "scaling": {"type": "REQUEST_COUNT", "requestCount": 3},
+        "type": "QUEUE",
+    }
+    assert sent(recorder)[:1] == [("POST", "/v2/serverless", expected_body)]
+    ep = await r.json()
+    e = await v2(proxy, auth, "GET", f"/v2/serverless/{ep['id']}")
+    expected = {
+        "id": e["id"], "name": "ep", "createdAt": e["createdAt"], "env": e["env"], "dataCenterIds": e["dataCenterIds"],
+        "computeType": "GPU", "gpuTypeIds": ["NVIDIA A40"], "gpuCount": e["gpu"]["count"],
+        "allowedCudaVersions": e["gpu"]["allowedCudaVersions"], "workersMin": e["workers"]["min"], "workersMax": 2,
+        "scalerType": "REQUEST_COUNT", "scalerValue": 3, "executionTimeoutMs": 300000, "networkVolumeIds": [],
+    }
+    if e["gpu"].get("minCudaVersion"):
+        expected["minCudaVersion"] = e["gpu"]["minCudaVersion"]
+    assert ep == expected
+    assert emulations(r) == set("flashboot-enum, gpu-pools, v1-defaults, create-status".split(", "))
+    r = await proxy.get("/v1/endpoints", headers=auth)
+    assert await r.json() == [ep]
+    r = await proxy.get(f"/v1/endpoints/{ep['id']}", headers=auth)
+    assert await r.json() == ep
+    recorder.clear()
+    r = await proxy.post(f"/v1/endpoints/{ep['id']}/update", json={"workersMin": 1, "flashboot": False}, headers=auth)
+    assert r.status == 200
+    assert sent(recorder) == [("PATCH", f"/v2/serverless/{ep['id']}", {"workers": {"min": 1}, "flashboot": "OFF"})]
+    assert await r.json() == {**ep, "workersMin": 1}
+    assert emulations(r) == set("update-alias, flashboot-enum".split(", "))
+    recorder.clear()
+    r = await proxy.delete(f"/v1/endpoints/{ep['id']}", headers=auth)
+    assert r.status == 204
+    assert sent(recorder) == [("DELETE", f"/v2/serverless/{ep['id']}", None)]
+
+
+# ------------------------------------------------------ volumes and registries
+
+
+async def test_network_volume_routes(proxy, auth, recorder):
+    r = await proxy.post("/v1/networkvolumes", json={"name": "vol", "size": 20, "dataCenterId": "EU-RO-1"}, headers=auth)
+    assert r.status == 200, await r.text()
+    vol = await r.json()
+    assert vol == {"id": vol["id"], "name": "vol", "size": 20, "dataCenterId": "EU-RO-1"}
+    assert emulations(r) == set("create-status".split(", "))
+    assert (await (await proxy.get("/v1/networkvolumes", headers=auth)).json()) == [vol]
+    assert (await (await proxy.get(f"/v1/networkvolumes/{vol['id']}", headers=auth)).json()) == vol
+    r = await proxy.patch(f"/v1/networkvolumes/{vol['id']}", json={"size": 30}, headers=auth)
+    assert await r.json() == {**vol, "size": 30}
+    r = await proxy.post(f"/v1/networkvolumes/{vol['id']}/update", json={"name": "vol2"}, headers=auth)
+    assert await r.json() == {**vol, "size": 30, "name": "vol2"}
+    r = await proxy.delete(f"/v1/networkvolumes/{vol['id']}", headers=auth)
+    assert r.status == 204
+    assert sent(recorder) == [
+        ("POST", "/v2/network-volumes", {"name": "vol", "size": 20, "dataCenter": "EU-RO-1"}),
+        ("GET", "/v2/network-volumes", None),
+        ("GET", f"/v2/network-volumes/{vol['id']}", None),
+        ("PATCH", f"/v2/network-volumes/{vol['id']}", {"size": 30}),
+        ("PATCH", f"/v2/network-volumes/{vol['id']}", {"name": "vol2"}),
+        ("DELETE", f"/v2/network-volumes/{vol['id']}", None),
+    ]
+
+
+async def test_registry_routes(proxy, auth, recorder):
+    r = await proxy.post("/v1/containerregistryauth", json={"name": "reg", "username": "u", "password": "p"}, headers=auth)
+    assert r.status == 200
+    reg = await r.json()
+    assert reg == {"id": reg["id"], "name": "reg"}
+    assert (await (await proxy.get("/v1/containerregistryauth", headers=auth)).json()) == [reg]
+    assert (await (await proxy.get(f"/v1/containerregistryauth/{reg['id']}", headers=auth)).json()) == reg
+    r = await proxy.delete(f"/v1/containerregistryauth/{reg['id']}", headers=auth)
+    assert r.status == 204
+    assert sent(recorder) == [
+        ("POST", "/v2/registries", {"name": "reg", "username": "u", "password": "p"}),
+        ("GET", "/v2/registries", None),
+        ("GET", f"/v2/registries/{reg['id']}", None),
+        ("DELETE", f"/v2/registries/{reg['id']}", None),
+    ]
+
+
+# --------------------------------------------------------------------- billing
+
+
+async def test_billing_endpoints_reaches_serverless_never_endpoints(proxy, auth, recorder):
+    r = await proxy.get("/v1/billing/endpoints?endpointId=abc&bucketSize=day", headers=auth)
+    assert r.status == 200
+    assert [(s.method, s.path, s.query) for s in recorder] == [
+        ("GET", "/v2/billing/serverless", [("serverlessId", "abc"), ("bucketSize", "day")])
+    ]
+    assert r.headers["Link"] == '</v2/billing/serverless>; rel="successor-version"'
+
+
+async def test_billing_pods_records(proxy, auth, recorder):
+    pod = await create_pod(proxy, auth)
+    recorder.clear()
+    r = await proxy.get(f"/v1/billing/pods?podId={pod['id']}&bucketSize=day", headers=auth)
+    assert r.status == 200
+    assert [(s.path, s.query) for s in recorder] == [("/v2/billing/pods", [("podId", pod["id"]), ("bucketSize", "day")])]
+    records = (await v2(proxy, auth, "GET", f"/v2/billing/pods?podId={pod['id']}&bucketSize=day"))["records"]
+    assert await r.json() == [{"amount": x["totalAmount"], "time": x["startTime"], "podId": x["podId"]} for x in records]
+
+
+async def test_billing_network_volumes_sums_per_bucket(proxy, auth, recorder):
+    r = await proxy.get("/v1/billing/networkvolumes?bucketSize=day", headers=auth)
+    assert r.status == 200
+    records = (await v2(proxy, auth, "GET", "/v2/billing/network-volumes?bucketSize=day"))["records"]
+    buckets: dict = {}
+    for x in records:
+        b = buckets.setdefault(x["startTime"], {"amount": 0, "time": x["startTime"], "highPerformanceStorageAmount": 0})
+        b["amount"] = round(b["amount"] + x["totalAmount"], 10)
+        b["highPerformanceStorageAmount"] = round(b["highPerformanceStorageAmount"] + x["highPerformanceAmount"], 10)
+    assert await r.json() == list(buckets.values())
+    assert recorder[0].path == "/v2/billing/network-volumes"
+
+
+# ---------------------------------------------------------------------- local
+
+
+async def test_openapi_is_the_v1_document_and_docs_is_gone(proxy, auth, recorder):
+    from mappings import load_schema
+
+    r = await proxy.get("/v1/openapi.json")
+    assert r.status == 200
+    assert await r.json() == load_schema("v1")
+    r = await proxy.get("/v1/docs")
+    assert r.status == 404
+    assert await r.json() == {"message": "GET /docs has no v2 equivalent (R13)"}
+    assert list(recorder) == []
