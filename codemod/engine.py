@@ -1,0 +1,112 @@
+"""Run the rewrite on one file: analyse, apply the planned edits, verify.
+
+`rewrite_source(text)` is pure (no I/O) and used by the tests, the CLI and the
+benchmark. The output always parses; a file whose rewrite would not parse,
+or would change again on a second pass, is reported and left unchanged.
+"""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections import Counter
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemod.detect import Edit, Finding, analyze_python
+from codemod.prefilter import needs_parse
+from codemod.rules import APPLIERS, ORDER
+
+
+@dataclass
+class ManualItem:
+    path: str
+    line: int
+    rule: str
+    message: str
+
+
+@dataclass
+class FileResult:
+    path: str
+    source: str
+    new_source: str
+    rules: Counter = field(default_factory=Counter)
+    manual: list[ManualItem] = field(default_factory=list)
+    error: str | None = None
+    parsed: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return self.error is None and self.new_source != self.source
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, edits: list[Edit]) -> None:
+        super().__init__()
+        self.by_node: dict[int, list[Edit]] = {}
+        for edit in edits:
+            self.by_node.setdefault(id(edit.node), []).append(edit)
+        for group in self.by_node.values():
+            group.sort(key=lambda e: ORDER[e.kind])
+
+    def on_leave(self, original_node, updated_node):  # type: ignore[override]
+        for edit in self.by_node.get(id(original_node), ()):
+            updated_node = APPLIERS[edit.kind](updated_node, edit.data)
+        return updated_node
+
+
+def _count(edits: list[Edit]) -> Counter:
+    counts: Counter = Counter()
+    for edit in edits:
+        if edit.kind == "comment":
+            continue
+        if edit.kind == "string":
+            for span in edit.data:
+                counts[span[3]] += 1
+        else:
+            counts[edit.rule] += 1
+    return counts
+
+
+def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None = None, prefilter: bool = True) -> FileResult:
+    """The v2 version of `source` (or `source` itself), the rewrites by rule and the manual items."""
+    result = FileResult(path, source, source)
+    if prefilter and not needs_parse(source):
+        return result
+    result.parsed = True
+    analysis = analyze_python(source, path, v2_base=v2_base)
+    if analysis.error:
+        result.error = analysis.error
+        return result
+    manual_findings = [f for f in analysis.findings if not f.fixable and f.kind != "indirect"]
+    result.manual = [ManualItem(path, f.line, f.rule, f.message) for f in manual_findings]
+    if not analysis.edits:
+        return result
+    try:
+        new_module = analysis.module.visit(_Apply(analysis.edits))  # type: ignore[union-attr]
+        new_source = new_module.code
+        cst.parse_module(new_source)
+    except Exception as exc:  # never write something that does not parse
+        result.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
+        return result
+    result.new_source = new_source
+    result.rules = _count(analysis.edits)
+    return result
+
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """(text, encoding): PEP 263 cookie or BOM honoured; newlines kept exactly as in the file."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    text = data.decode(encoding)
+    return text, encoding
+
+
+def encode(text: str, encoding: str) -> bytes:
+    if encoding == "utf-8-sig":
+        return text.encode("utf-8-sig")
+    return text.encode(encoding)

@@ -1,0 +1,67 @@
+"""The shared detector's API, as the audit reads it."""
+from __future__ import annotations
+
+from codemod.detect import Finding, analyze_python
+
+SOURCE = '''import requests
+
+BASE = "https://rest.runpod.io/v1"
+
+
+def start(pod_id):
+    return requests.post(f"{BASE}/pods/{pod_id}/start")
+
+
+def reset(pod_id):
+    return requests.post(f"{BASE}/pods/{pod_id}/reset")
+
+
+def run(eid):
+    return requests.post(f"https://api.runpod.ai/v2/{eid}/run", json={})
+'''
+
+
+def test_findings_carry_rule_route_target_and_position() -> None:
+    analysis = analyze_python(SOURCE, "client.py")
+    assert analysis.uses_v1 and analysis.serverless_runtime and not analysis.uses_v2 and not analysis.indirect_only
+    by_rule = {(f.rule, f.kind): f for f in analysis.findings}
+    start = by_rule[("L04", "call")]
+    assert (start.line, start.column) == (7, 12)
+    assert start.route == "POST /pods/{podId}/start" and start.v2_target == "POST /v2/pods/{id}/action"
+    assert start.fixable and start.source_line.startswith("return requests.post(")
+    reset = by_rule[("R01", "call")]
+    assert not reset.fixable and reset.route == "POST /pods/{podId}/reset" and reset.v2_target is None
+    base = by_rule[("L01", "base-url")]
+    assert base.line == 3 and base.fixable
+    assert all(isinstance(f, Finding) for f in analysis.findings)
+
+
+def test_v2_and_runtime_only_code_is_not_v1() -> None:
+    src = 'import httpx\nhttpx.get("https://api.runpod.io/v2/pods").json()["pods"]\nhttpx.post("https://api.runpod.ai/v2/abc/runsync")\n'
+    analysis = analyze_python(src, "x.py")
+    assert analysis.findings == [] and analysis.edits == []
+    assert analysis.uses_v2 and analysis.serverless_runtime and not analysis.uses_v1
+
+
+def test_unknown_base_is_indirect_and_not_fixable() -> None:
+    """A helper whose base address comes from elsewhere: reported, never rewritten."""
+    src = '''from config import BASE
+import requests
+
+
+class C:
+    def _get(self, path):
+        return requests.get(self.base + path).json()
+
+    def pods(self):
+        return self._get("/pods")
+'''
+    analysis = analyze_python(src, "x.py")
+    assert analysis.indirect_only and analysis.uses_v1
+    assert [(f.kind, f.route, f.fixable) for f in analysis.findings] == [("indirect", "GET /pods", False)]
+    assert analysis.edits == []
+
+
+def test_file_that_does_not_parse_is_reported() -> None:
+    analysis = analyze_python("def broken(:\n", "bad.py")
+    assert analysis.error and analysis.error.startswith("does not parse")
