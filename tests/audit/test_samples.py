@@ -19,11 +19,16 @@ def test_mixed_legacy_repo_reports_every_call_site_base_url_and_field():
         ("L02", "web/api.ts", 11),
         ("L01", "web/api.ts", 12), ("Q16", "web/api.ts", 12), ("Q23", "web/api.ts", 12),
         ("Q13", "web/api.ts", 16),
+        # Python, through the rewrite's detector
+        ("L01", "client.py", 4), ("L02", "client.py", 9), ("L01", "client.py", 10), ("R01", "client.py", 14),
+        ("L01", "client.py", 18), ("Q02", "client.py", 18),
+        ("Q13", "client.py", 23),  # a response field read on an object handed in: found by the field scan
     }
     assert triples(data["findings"]) >= expected, "a known v1 call site, base URL or field was missed"
     assert triples(data["findings"]) - expected == set(), "an unexpected finding (false positive) appeared"
     assert statuses(data) == {
         ".env": "needs-migration",
+        "client.py": "needs-migration",
         "cmd/main.go": "needs-migration",
         "config/settings.yaml": "needs-migration",
         "scripts/reset.sh": "needs-migration",
@@ -45,7 +50,10 @@ def test_mixed_legacy_call_sites_carry_route_method_and_v2_target():
     assert delete["route"] == "DELETE /endpoints/{endpointId}", "method from http.NewRequest was not read"
     listing = by_key[("Q02", "scripts/reset.sh", 4)]
     assert listing["route"] == "GET /networkvolumes", "curl without -X or data is a GET"
-    assert not any(f["fixable"] for f in data["findings"]), "rewrite only fixes Python; other files are never fixable"
+    assert not any(f["fixable"] for f in data["findings"] if not f["path"].endswith(".py")), \
+        "rewrite only fixes Python; other files are never fixable"
+    assert by_key[("L01", "client.py", 10)]["fixable"] is True
+    assert by_key[("R01", "client.py", 14)]["fixable"] is False, "a removed capability is never fixed by rewrite"
 
 
 def test_mixed_legacy_comment_mentions_and_import_paths_are_not_findings():
@@ -63,6 +71,7 @@ def test_migrated_repo_is_clean_with_the_rollback_path_kept_on_v1():
     assert data["verdict"] == "clean"
     assert statuses(data) == {
         ".env": "v2",
+        "client.py": "kept-v1",
         "cmd/main.go": "v2",
         "config/settings.yaml": "v2",
         "scripts/reset.sh": "v2",
@@ -71,9 +80,10 @@ def test_migrated_repo_is_clean_with_the_rollback_path_kept_on_v1():
         "web/api.ts": "v2",
     }
     assert triples(data["suppressed"]) == {("L04", "scripts/rollback.sh", 5), ("Q24", "scripts/rollback.sh", 5),
-                                           ("L01", "scripts/rollback.sh", 4)}
+                                           ("L01", "scripts/rollback.sh", 4),
+                                           ("L01", "client.py", 5), ("L04", "client.py", 21)}
     assert {f["suppressed"] for f in data["suppressed"]} == {"keep-v1"}
-    assert data["summary"]["kept_v1"] == 3 and data["summary"]["ignored"] == 0
+    assert data["summary"]["kept_v1"] == 5 and data["summary"]["ignored"] == 0
 
 
 def test_indirection_config_only_base_url_helper_path_and_response_field_only_file():
@@ -85,8 +95,10 @@ def test_indirection_config_only_base_url_helper_path_and_response_field_only_fi
         ("Q14", "view.ts", 3),
         ("Q13", "view.ts", 6),
         ("Q13", "view.ts", 7),
+        ("Q14", "billing_view.py", 5),
     }
     assert statuses(data) == {
+        "billing_view.py": "needs-migration",
         "settings.toml": "needs-migration",
         "helpers.js": "review",
         "view.ts": "needs-migration",
@@ -107,7 +119,8 @@ def test_correct_v2_code_is_silent():
 def test_markers_all_syntaxes_scopes_and_both_spellings():
     """Guards against ignoring markers, confusing keep-v1 with ignore, or suppressing unmarked lines."""
     data = audit_json(SAMPLES / "markers")
-    assert triples(data["findings"]) == {("L02", "lines.js", 5)}, "the unmarked line must stay a finding"
+    assert triples(data["findings"]) == {("L02", "lines.js", 5), ("L01", "rollback.py", 3), ("L04", "rollback.py", 13)}, \
+        "unmarked lines must stay findings"
     kept = {(f["rule"], f["path"], f["line"]) for f in data["suppressed"] if f["suppressed"] == "keep-v1"}
     ignored = {(f["rule"], f["path"], f["line"]) for f in data["suppressed"] if f["suppressed"] == "ignore"}
     assert kept == {
@@ -115,14 +128,16 @@ def test_markers_all_syntaxes_scopes_and_both_spellings():
         ("R13", "page.html", 4),  # <!-- --> on the line before
         ("L01", "query.sql", 2),  # -- on the line before
         ("R01", "region.sh", 3), ("L01", "region.sh", 4), ("Q02", "region.sh", 4),  # rp-migrate region
+        ("L04", "rollback.py", 8),  # Python # start/end region
     }
     assert ignored == {
         ("R13", "lines.js", 2),  # /* */ trailing
         ("L02", "lines.js", 4),  # rp-migrate: ignore on the line before
         ("L01", "whole.yaml", 2), ("L04", "whole.yaml", 4), ("Q24", "whole.yaml", 4),  # file scope
     }
-    assert data["summary"]["kept_v1"] == 6 and data["summary"]["ignored"] == 5 and data["summary"]["findings"] == 1
+    assert data["summary"]["kept_v1"] == 7 and data["summary"]["ignored"] == 5 and data["summary"]["findings"] == 3
     assert statuses(data) == {
+        "rollback.py": "needs-migration",
         "lines.js": "needs-migration",
         "page.html": "kept-v1",
         "query.sql": "kept-v1",
