@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from functools import lru_cache
 from typing import Any
 
 from aiohttp import web
@@ -43,14 +44,29 @@ def status_of(sb: Sandbox, doc: dict[str, Any], now: float) -> str:
     return phases[min(idx, len(phases) - 1)]
 
 
-def _public_ip(doc: dict[str, Any]) -> str:
-    h = hashlib.sha256(doc["id"].encode()).digest()
+@lru_cache(maxsize=65536)
+def _ip_for(pod_id: str) -> str:
+    h = hashlib.sha256(pod_id.encode()).digest()
     return f"{38 + h[0] % 180}.{h[1]}.{h[2]}.{1 + h[3] % 250}"
 
 
-def _public_port(doc: dict[str, Any], private: int) -> int:
-    h = hashlib.sha256(f"{doc['id']}:{private}".encode()).digest()
+def _public_ip(doc: dict[str, Any]) -> str:
+    return _ip_for(doc["id"])
+
+
+@lru_cache(maxsize=65536)
+def _port_for(pod_id: str, private: int) -> int:
+    h = hashlib.sha256(f"{pod_id}:{private}".encode()).digest()
     return 10000 + int.from_bytes(h[:2], "big") % 50000
+
+
+def _public_port(doc: dict[str, Any], private: int) -> int:
+    return _port_for(doc["id"], private)
+
+
+@lru_cache(maxsize=4096)
+def _parsed_ports(ports: tuple[str, ...]) -> list[tuple[int, str]]:
+    return parse_ports(list(ports))
 
 
 def compute_rate(doc: dict[str, Any]) -> float:
@@ -103,7 +119,7 @@ def view(sb: Sandbox, doc: dict[str, Any], now: float | None = None) -> dict[str
     direct = None
     if status == "RUNNING":
         ports = []
-        for private, proto in parse_ports(doc["ports"]):
+        for private, proto in _parsed_ports(tuple(doc["ports"])):
             if proto == "http":
                 ports.append({"private": private, "public": None, "type": "http", "ip": None})
             else:
