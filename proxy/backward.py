@@ -111,14 +111,16 @@ def _rename(text: str, pairs: list[tuple[str, str]], *, quoted_only: bool) -> st
 
 
 def values_at(obj: Any, path: str) -> list[Any]:
-    """Every value at a dotted path, walking into lists (mounts.network.volumeId)."""
+    """Every value at a dotted path, walking into lists (mounts.network.volumeId) unless indexed (.0.)."""
+    parts = path.split(".")
     current = [obj]
-    for part in path.split("."):
+    for index, part in enumerate(parts):
+        indexed_next = index + 1 < len(parts) and parts[index + 1].isdigit()
         nxt: list[Any] = []
         for item in current:
             if isinstance(item, dict):
                 value = item.get(part)
-                if isinstance(value, list) and not part.isdigit():
+                if isinstance(value, list) and not indexed_next:
                     nxt.extend(value)
                 elif value is not None:
                     nxt.append(value)

@@ -22,7 +22,14 @@ class Seen:
 
 
 class Recorder(list):
-    """What the upstream received, in order."""
+    """What the upstream received, in order; `fail` makes matching requests answer a problem instead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.faults: list[tuple[Any, int, str]] = []
+
+    def fail(self, predicate, status: int, detail: str) -> None:
+        self.faults.append((predicate, status, detail))
 
     def calls(self, *, skip_lookups: bool = False) -> list[tuple[str, str, Any]]:
         return [(s.method, s.path, s.body) for s in self]
@@ -45,7 +52,12 @@ def recording_sandbox_app(sandbox_app: web.Application, recorder: Recorder) -> w
             body = orjson.loads(raw) if raw else None
         except orjson.JSONDecodeError:
             body = raw
-        recorder.append(Seen(request.method, request.path, list(request.query.items()), dict(request.headers), body))
+        seen = Seen(request.method, request.path, list(request.query.items()), dict(request.headers), body)
+        recorder.append(seen)
+        for predicate, status, detail in recorder.faults:
+            if predicate(seen):
+                problem = {"title": "injected", "status": status, "detail": detail}
+                return web.Response(status=status, body=orjson.dumps(problem), content_type="application/problem+json")
         return await handler(request)
 
     sandbox_app.middlewares.insert(0, record)

@@ -1,0 +1,202 @@
+"""`v1bridge proxy`: serve v1 at /v1/... over a v2 upstream (or the embedded sandbox)."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+from typing import Mapping
+
+from mappings import default_mappings
+from proxy.config import ProxyConfig, default_salt
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    policies = sorted(default_mappings().policies)
+    parser.add_argument("--upstream", metavar="URL", help="v2 host root, e.g. https://api.runpod.io (default: embedded sandbox)")
+    parser.add_argument("--sandbox", action="store_true", help="serve over the embedded sandbox (the default without --upstream)")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--workers", type=int, default=1, help="processes sharing the port (SO_REUSEPORT)")
+    parser.add_argument("--strict", action="append", default=[], metavar="POLICY",
+                        help=f"answer 501 instead of emulating; repeatable, or 'all'. Policies: {', '.join(policies)}")
+    parser.add_argument("--emulate", action="append", default=[], metavar="POLICY",
+                        help="emulate a policy whose mapping default is strict (e.g. entrypoint-override)")
+    parser.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS")
+    parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="total upstream timeout")
+    parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES")
+    parser.add_argument("--usage-dir", metavar="DIR", help="append usage records (JSON Lines) here, one file per process")
+    parser.add_argument("--keys", help="embedded sandbox API keys, comma-separated")
+    parser.add_argument("--keys-file", help="embedded sandbox API keys, one per line")
+    parser.add_argument("--db", metavar="PATH", help="embedded sandbox database (default: in memory)")
+    parser.add_argument("--no-access-log", action="store_true")
+
+
+def _validate_policies(names: list[str]) -> frozenset[str]:
+    known = set(default_mappings().policies) | {"all"}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"v1bridge proxy: unknown policy {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    return frozenset(names)
+
+
+def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
+    """The config, and whether a development key was generated (to print it)."""
+    generated = False
+    keys: list[str] = []
+    if not args.upstream:
+        from proxy.sandbox import resolve_keys
+
+        keys, generated = resolve_keys(args.keys, args.keys_file)
+    config = ProxyConfig(
+        upstream=args.upstream.rstrip("/") if args.upstream else None,
+        host=args.host,
+        port=args.port,
+        workers=max(1, args.workers),
+        strict=_validate_policies(args.strict),
+        emulate=_validate_policies(args.emulate),
+        connect_timeout=args.connect_timeout,
+        total_timeout=args.timeout,
+        max_body=args.max_body,
+        usage_dir=args.usage_dir,
+        fingerprint_salt=default_salt(),
+        keys=keys,
+        db_path=args.db,
+        access_log=not args.no_access_log,
+    )
+    return config, generated
+
+
+def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
+    """For gunicorn: V1BRIDGE_UPSTREAM, V1BRIDGE_STRICT (comma list), V1BRIDGE_USAGE_DIR, V1BRIDGE_TIMEOUT, ..."""
+    def listed(name: str) -> frozenset[str]:
+        return frozenset(p.strip() for p in env.get(name, "").split(",") if p.strip())
+
+    keys: list[str] = []
+    upstream = env.get("V1BRIDGE_UPSTREAM") or None
+    if upstream is None:
+        from proxy.sandbox import resolve_keys
+
+        keys, generated = resolve_keys(None, env.get("V1BRIDGE_KEYS_FILE"), dict(env))
+        if generated:
+            print(f"v1bridge proxy: development key {keys[0]}", file=sys.stderr)
+    return ProxyConfig(
+        upstream=upstream.rstrip("/") if upstream else None,
+        strict=listed("V1BRIDGE_STRICT"),
+        emulate=listed("V1BRIDGE_EMULATE"),
+        connect_timeout=float(env.get("V1BRIDGE_CONNECT_TIMEOUT", 3.0)),
+        total_timeout=float(env.get("V1BRIDGE_TIMEOUT", 30.0)),
+        max_body=int(env.get("V1BRIDGE_MAX_BODY", 1024 * 1024)),
+        usage_dir=env.get("V1BRIDGE_USAGE_DIR") or None,
+        keys=keys,
+        db_path=env.get("V1BRIDGE_DB") or None,
+    )
+
+
+def _serve(config: ProxyConfig, sock: socket.socket | None = None) -> None:
+    from aiohttp import web
+
+    from proxy.app import create_proxy_app
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    app = create_proxy_app(config)
+    if sock is not None:
+        web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True)
+    else:
+        web.run_app(app, host=config.host, port=config.port, access_log=None, print=None,
+                    reuse_port=config.workers > 1)
+
+
+def _reuseport_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _worker(config: ProxyConfig) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    _serve(config, _reuseport_socket(config.host, config.port))
+
+
+def _start_shared_sandbox(config: ProxyConfig) -> tuple[multiprocessing.Process, str]:
+    """With several workers, one sandbox process serves them all, so state is shared."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    process = multiprocessing.get_context("spawn").Process(
+        target=_run_sandbox, args=(list(config.keys), config.db_path, port), daemon=True
+    )
+    process.start()
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.1):
+                break
+        except OSError:
+            import time
+
+            time.sleep(0.05)
+    return process, url
+
+
+def _run_sandbox(keys: list[str], db_path: str | None, port: int) -> None:
+    from aiohttp import web
+
+    from proxy.sandbox import SandboxConfig, create_sandbox_app
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    web.run_app(create_sandbox_app(SandboxConfig(keys=keys, db_path=db_path)), host="127.0.0.1", port=port,
+                access_log=None, print=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    config, generated = config_from_args(args)
+    where = f"http://{config.host}:{config.port}"
+    upstream = config.upstream or "embedded sandbox"
+    print(f"v1bridge proxy: v1 at {where}/v1, v2 pass-through at {where}/v2, upstream: {upstream}, "
+          f"workers: {config.workers}", file=sys.stderr)
+    if config.upstream is None:
+        if generated:
+            print(f"v1bridge proxy: development key (Authorization: Bearer <key>): {config.keys[0]}", file=sys.stderr)
+    if config.workers == 1:
+        _serve(config)
+        return 0
+    children: list[multiprocessing.Process] = []
+    ctx = multiprocessing.get_context("spawn")
+    if config.upstream is None:
+        sandbox, url = _start_shared_sandbox(config)
+        children.append(sandbox)
+        config.upstream = url
+    workers = [ctx.Process(target=_worker, args=(config,), daemon=False) for _ in range(config.workers)]
+    for w in workers:
+        w.start()
+    children.extend(workers)
+    try:
+        for w in workers:
+            w.join()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for child in children:
+            if child.is_alive():
+                child.terminate()
+        for child in children:
+            child.join(timeout=5)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    sys.exit(run(parser.parse_args()))
+    os._exit(0)

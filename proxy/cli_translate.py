@@ -1,0 +1,101 @@
+"""`v1bridge translate METHOD PATH [BODY]`: the v2 request the proxy would send, without calling anything."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from urllib.parse import parse_qsl, urlsplit
+
+from mappings import default_mappings
+from mappings.translate import NeedsLookup
+
+from proxy.errors import V1Error
+from proxy.forward import Forward
+from proxy.routes import RouteTable
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("method", help="HTTP method of the v1 request")
+    parser.add_argument("path", help="v1 path, with or without /v1, query string allowed (/v1/pods?desiredStatus=RUNNING)")
+    parser.add_argument("body", nargs="?", help="JSON body, or @FILE, or - for stdin")
+    parser.add_argument("--strict", action="append", default=[], metavar="POLICY", help="as for `v1bridge proxy`")
+    parser.add_argument("--emulate", action="append", default=[], metavar="POLICY")
+
+
+def translate(method: str, target: str, body: object = None, strict: frozenset[str] = frozenset(),
+              emulate: frozenset[str] = frozenset()) -> dict:
+    """The plan as a dict; never raises for a client error (it is reported as the v1 answer)."""
+    from proxy.config import ProxyConfig
+
+    m = default_mappings()
+    table = RouteTable(m)
+    forward = Forward(table, ProxyConfig(strict=strict, emulate=emulate, fingerprint_salt="-").strict_map(list(m.policies)))
+    parts = urlsplit(target)
+    path = parts.path
+    prefix = m.conventions.v1_prefix
+    if path.startswith(prefix + "/"):
+        path = path[len(prefix):]
+    if path.startswith(m.conventions.v2_prefix + "/"):
+        return {"v1": None, "v2": {"method": method.upper(), "path": path}, "passthrough": True, "emulations": []}
+    found = m.match_v1(method, path)
+    if found is None:
+        allowed = m.methods_for_path(path)
+        status = 405 if allowed else 404
+        return {"v1": f"{method.upper()} {path}", "answer": {"status": status, "message": "no such v1 operation",
+                                                              **({"allow": allowed} if allowed else {})}}
+    op, params = found
+    route = table[op.id]
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    lookups: list[dict] = []
+    current = catalog = None
+    for _ in range(3):
+        try:
+            plan = forward.plan(route, params, query, body, current=current, catalog=catalog)
+            break
+        except NeedsLookup as need:
+            lookups.append(_lookup_of(need, route, params, m))
+            if need.what == "catalog":
+                from mappings.translate import Catalog
+
+                catalog = Catalog()  # translated as if the catalog were empty; the lookup is named
+                try:
+                    plan = forward.plan(route, params, query, body, current=current, catalog=catalog)
+                    break
+                except Exception:  # noqa: BLE001 - the lookup decides; say so and stop
+                    return {"v1": route.label, "operation": op.id, "needs_lookup": lookups}
+            current = {}
+        except V1Error as exc:
+            return {"v1": route.label, "operation": op.id, "answer": {"status": exc.status, "message": exc.message}}
+    else:  # pragma: no cover
+        return {"v1": route.label, "operation": op.id, "needs_lookup": lookups}
+    out = plan.describe()
+    if lookups:
+        out["needs_lookup"] = lookups
+    return out
+
+
+def _lookup_of(need: NeedsLookup, route, params, m) -> dict:
+    if need.what == "catalog":
+        spec = m.conventions.lookups["catalog"]
+        return {"what": "catalog", "request": f"GET {spec.path}", "reason": need.reason}
+    target = route.current.v2_url_path(params) if route.current else "?"
+    return {"what": "current", "request": f"GET {target}", "reason": need.reason}
+
+
+def run(args: argparse.Namespace) -> int:
+    body = None
+    if args.body is not None:
+        raw = args.body
+        if raw == "-":
+            raw = sys.stdin.read()
+        elif raw.startswith("@"):
+            with open(raw[1:], encoding="utf-8") as handle:
+                raw = handle.read()
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            print(f"v1bridge translate: the body is not valid JSON: {exc}", file=sys.stderr)
+            return 2
+    result = translate(args.method, args.path, body, frozenset(args.strict), frozenset(args.emulate))
+    print(json.dumps(result, indent=2))
+    return 0
