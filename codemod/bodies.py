@@ -105,12 +105,8 @@ def plan_body(an: "Analyzer", site: "CallSite", route: "Route", map_id: str, nod
     new_body = _substitute(result.body, {})
     original = an.module.code_for_node(node)
     multiline = "\n" in original
-    level = ""
-    if multiline:
-        line, _col, _ = an._where(node)
-        text = an.lines[line - 1] if line else ""
-        level = text[: len(text) - len(text.lstrip())]
-    code = render(new_body, quote=quote, indent="    " if multiline else None, level=level)
+    # libcst indents continuation lines by the enclosing block itself: render relative to it
+    code = render(new_body, quote=quote, indent="    " if multiline else None, level="")
     if code == original:
         return
     an._edit(Edit("dict", node, "L02", code))

@@ -454,8 +454,10 @@ class Analyzer:
             return self._resolve_attr(node, scope, depth)
         if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
             left = ev(node.left)
-            if all(p.text is None for p in left) and not any(p.param for p in left):
-                return ev(node.right)
+            if all(p.text is None for p in left):
+                right = ev(node.right)
+                if any(p.text is not None for p in right):
+                    return right
             return left
         if isinstance(node, cst.Call):
             return self._eval_call(node, scope, depth)
@@ -1395,7 +1397,12 @@ class Analyzer:
             if any(part.isdigit() for part in parts):
                 self._manual(node, rule, "response-field", route, f"v1 field {name!r} -> {source}")
                 return
-            self._edit(Edit("path-read", node, rule, (how, parts)))
+            outer = self.parent(node)
+            while outer is not None and not isinstance(outer, (cst.Subscript, cst.Call)):
+                outer = self.parent(outer)
+            if outer is None:
+                return
+            self._edit(Edit("path-read", outer, rule, (how, parts, node)))
         else:
             self._edit(Edit("key", node, rule, source))
         self._find(node, rule, "response-field", f"v1 field {name!r} -> {source!r}", True, route)

@@ -1,0 +1,197 @@
+"""`v1bridge rewrite PATH...`: rewrite Python v1 client code to v2 in place.
+
+Exit codes: 0 done or nothing to do; 1 changes needed (--check); 2 usage or
+internal error. Writes are atomic (temp file in the same folder, then
+os.replace) and keep the file's encoding, BOM and line endings.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+import tempfile
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from codemod.walk import Skipped, iter_files
+
+EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
+PROGRESS_MIN_FILES = 200
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to rewrite")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--diff", action="store_true", help="print unified diffs, write nothing")
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 when something would change")
+    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="worker processes (default 1; 0 = one per CPU)")
+    parser.add_argument("--v2-base", metavar="URL", default=None,
+                        help="v2 base address replacing v1 ones (default: the v2 host of mappings/ plus /v2)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="print only errors and the exit status summary line")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+
+@dataclass
+class Outcome:
+    """What happened to one file (picklable, so workers can send it back)."""
+
+    path: str
+    changed: bool = False
+    written: bool = False
+    diff: str = ""
+    rules: dict[str, int] = field(default_factory=dict)
+    manual: list[tuple[int, str, str]] = field(default_factory=list)
+    error: str | None = None
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    folder = path.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".v1bridge", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        try:
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str | None) -> Outcome:
+    """Rewrite one file. Never raises: a problem becomes `Outcome.error`."""
+    from codemod.engine import decode, encode, rewrite_source
+
+    out = Outcome(rel)
+    try:
+        data = Path(path).read_bytes()
+        text, encoding = decode(data)
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
+        out.error = f"unreadable: {exc}"
+        return out
+    try:
+        result = rewrite_source(text, rel, v2_base=v2_base)
+    except Exception as exc:  # one bad file never stops the run
+        out.error = f"internal: {type(exc).__name__}: {exc}"
+        return out
+    out.manual = [(m.line, m.rule, m.message) for m in result.manual]
+    if result.error:
+        out.error = result.error
+        return out
+    out.rules = dict(result.rules)
+    if not result.changed:
+        return out
+    out.changed = True
+    if want_diff:
+        out.diff = "".join(
+            difflib.unified_diff(
+                text.splitlines(keepends=True), result.new_source.splitlines(keepends=True), f"a/{rel.lstrip('/')}", f"b/{rel.lstrip('/')}"
+            )
+        )
+    if write:
+        try:
+            _atomic_write(Path(path), encode(result.new_source, encoding))
+            out.written = True
+        except (OSError, UnicodeEncodeError) as exc:
+            out.error = f"not written: {exc}"
+    return out
+
+
+def _star(args: tuple) -> Outcome:
+    return process_file(*args)
+
+
+def _run_all(tasks: list[tuple], jobs: int, progress) -> Iterable[Outcome]:
+    if jobs <= 1 or len(tasks) < 2:
+        for task in tasks:
+            yield _star(task)
+            if progress:
+                progress()
+        return
+    chunk = max(1, min(64, len(tasks) // (jobs * 4) or 1))
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for outcome in pool.map(_star, tasks, chunksize=chunk):
+            yield outcome
+            if progress:
+                progress()
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # internal error: exit 2 with a message, no traceback dump
+        print(f"v1bridge rewrite: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _run(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    console = Console(stderr=True, highlight=False)
+    jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+    if args.v2_base is not None and not args.v2_base.startswith(("http://", "https://")):
+        print("v1bridge rewrite: --v2-base must be an http(s) URL", file=sys.stderr)
+        return EXIT_ERROR
+    skipped: list[Skipped] = []
+    files = list(iter_files(args.paths, skipped=skipped))
+    missing = [s for s in skipped if s.reason == "not found"]
+    for item in missing:
+        print(f"v1bridge rewrite: {item.path}: not found", file=sys.stderr)
+    if missing and not files:
+        return EXIT_ERROR
+    write = not (args.diff or args.check)
+    tasks = [(str(f.path), f.rel, write, args.diff, args.v2_base) for f in files]
+    outcomes: list[Outcome] = []
+    show_bar = console.is_terminal and not args.no_progress and not args.quiet and len(tasks) >= PROGRESS_MIN_FILES
+    if show_bar:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("rewrite"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True) as bar:
+            task_id = bar.add_task("files", total=len(tasks))
+            for outcome in _run_all(tasks, jobs, lambda: bar.advance(task_id)):
+                outcomes.append(outcome)
+    else:
+        outcomes = list(_run_all(tasks, jobs, None))
+    out = sys.stdout
+    if args.diff:
+        for outcome in outcomes:
+            if outcome.diff:
+                out.write(outcome.diff)
+    errors = [o for o in outcomes if o.error]
+    for outcome in errors:
+        print(f"v1bridge rewrite: {outcome.path}: {outcome.error}", file=sys.stderr)
+    changed = [o for o in outcomes if o.changed]
+    if not args.quiet:
+        _summary(console, outcomes, changed, errors, skipped, args)
+    if args.check and changed:
+        return EXIT_CHANGES
+    if any(o.error and o.error.startswith("internal") for o in outcomes):
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def _summary(console, outcomes: list[Outcome], changed: list[Outcome], errors: list[Outcome], skipped: list[Skipped], args) -> None:
+    rules: Counter = Counter()
+    for outcome in outcomes:
+        rules.update(outcome.rules)
+    verb = "would change" if (args.check or args.diff) else "changed"
+    console.print(soft_wrap=True, *[f"v1bridge rewrite: {len(outcomes)} files checked, {len(changed)} {verb}, "
+                  f"{len(errors)} not rewritten (errors), {len(skipped)} paths skipped"])
+    if rules:
+        console.print("rewrites by rule: " + ", ".join(f"{rule} {count}" for rule, count in sorted(rules.items())), soft_wrap=True)
+    manual = [(o.path, line, rule, msg) for o in outcomes for (line, rule, msg) in o.manual]
+    if manual:
+        console.print(f"manual items left ({len(manual)}):", soft_wrap=True)
+        for path, line, rule, msg in sorted(manual):
+            console.print(f"  {path}:{line}: {rule} {msg}", markup=False, soft_wrap=True)
