@@ -888,7 +888,7 @@ class Analyzer:
         for node in self.ix.calls:
             if self._enclosing_fn(node) is fn and isinstance(node.func, cst.Attribute) and node.func.attr.value == "json":
                 p = self.parent(node)
-                if isinstance(p, cst.Await):
+                while isinstance(p, (cst.Await, cst.IfExp, cst.BooleanOperation)):
                     p = self.parent(p)
                 if isinstance(p, cst.Return):
                     return True

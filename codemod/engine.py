@@ -63,8 +63,8 @@ def _count(edits: list[Edit]) -> Counter:
         if edit.kind == "comment":
             continue
         if edit.kind == "string":
-            for span in edit.data:
-                counts[span[3]] += 1
+            for rule in {span[3] for span in edit.data}:  # one literal, one rewrite per rule
+                counts[rule] += 1
         else:
             counts[edit.rule] += 1
     return counts

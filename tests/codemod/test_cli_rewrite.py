@@ -1,0 +1,68 @@
+"""`v1bridge rewrite`: modes, exit codes, writes, summary."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from v1bridge.cli import main
+
+V1 = 'import requests\nrequests.get("https://rest.runpod.io/v1/endpoints")\n'
+V2 = 'import requests\nrequests.get("https://api.runpod.io/v2/serverless")\n'
+
+
+def _tree(tmp_path: Path) -> Path:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "client.py").write_text(V1)
+    (tmp_path / "pkg" / "other.py").write_text("x = 1\n")
+    (tmp_path / "pkg" / "broken.py").write_text('requests.get("/pods"\n')
+    (tmp_path / "pkg" / "gen.py").write_text("# @generated\n" + V1)
+    return tmp_path / "pkg"
+
+
+def test_check_exits_1_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    root = _tree(tmp_path)
+    assert main(["rewrite", "--check", str(root)]) == 1
+    assert (root / "client.py").read_text() == V1
+    err = capsys.readouterr().err
+    assert "broken.py: does not parse" in err and "1 would change" in err and "L01 1" in err
+
+
+def test_diff_prints_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    root = _tree(tmp_path)
+    assert main(["rewrite", "--diff", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert '-requests.get("https://rest.runpod.io/v1/endpoints")' in out
+    assert '+requests.get("https://api.runpod.io/v2/serverless")' in out
+    assert (root / "client.py").read_text() == V1
+
+
+def test_write_then_nothing_to_do_in_parallel(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    assert main(["rewrite", "--jobs", "2", str(root)]) == 0
+    assert (root / "client.py").read_text() == V2
+    assert (root / "gen.py").read_text() == "# @generated\n" + V1  # generated: skipped
+    assert (root / "broken.py").read_text() == 'requests.get("/pods"\n'  # reported, left alone
+    assert main(["rewrite", "--check", str(root)]) == 0
+    assert not [p for p in root.iterdir() if p.name.endswith(".v1bridge")]  # no temp file left
+
+
+def test_encoding_cookie_bom_and_crlf_are_kept(tmp_path: Path) -> None:
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(("# -*- coding: latin-1 -*-\r\n# caf\xe9\r\n" + V1.replace("\n", "\r\n")).encode("latin-1"))
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbf" + V1.encode())
+    assert main(["rewrite", str(tmp_path)]) == 0
+    assert latin.read_bytes() == ("# -*- coding: latin-1 -*-\r\n# caf\xe9\r\n" + V2.replace("\n", "\r\n")).encode("latin-1")
+    assert bom.read_bytes() == b"\xef\xbb\xbf" + V2.encode()
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert main(["rewrite", str(tmp_path / "missing")]) == 2
+    assert main(["rewrite", "--diff", "--check", str(tmp_path)]) == 2
+    assert main(["rewrite", "--v2-base", "ftp://x", str(tmp_path)]) == 2
+
+
+def test_host_flag(tmp_path: Path) -> None:
+    f = tmp_path / "c.py"
+    f.write_text(V1)
+    assert main(["rewrite", "--v2-base", "http://127.0.0.1:9/v2", str(f)]) == 0
+    assert f.read_text() == V1.replace("https://rest.runpod.io/v1/endpoints", "http://127.0.0.1:9/v2/serverless")
