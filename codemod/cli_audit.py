@@ -79,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("v1bridge audit: --jobs must be at least 1", file=sys.stderr)
         return EXIT_USAGE
+    if args.traffic is not None and args.format in ("sarif", "html"):
+        print(f"v1bridge audit: --format {args.format} is for the code audit; use text, json or markdown "
+              "with --traffic", file=sys.stderr)
+        return EXIT_USAGE
     terminal = args.output is None and sys.stdout.isatty()
     try:
         if args.traffic is not None:

@@ -1,0 +1,75 @@
+"""SARIF 2.1.0 report for code-scanning tools: one result per unresolved finding, suppressions kept apart."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from codemod.audit.catalogue import catalogue
+from codemod.audit.model import AuditReport
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVEL = {"high": "error", "medium": "warning", "low": "note"}
+SECURITY = {"high": "8.0", "medium": "5.0", "low": "2.0"}
+
+
+def to_dict(report: AuditReport) -> dict[str, Any]:
+    cat = catalogue()
+    rule_ids = sorted(cat.rules)
+    index = {rid: i for i, rid in enumerate(rule_ids)}
+    rules = []
+    for rid in rule_ids:
+        r = cat.rules[rid]
+        rules.append({
+            "id": rid,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": f"{r.summary}. Class: {r.rule_class}."},
+            "help": {"text": f"v2 remedy: {r.remedy}",
+                     "markdown": f"**v2 remedy:** {r.remedy}\n\n{'Fixed by `v1bridge rewrite` in Python.' if r.fixable else 'Not fixed automatically.'}"},
+            "defaultConfiguration": {"level": LEVEL[r.severity]},
+            "properties": {"class": r.rule_class, "severity": r.severity, "fixable": r.fixable,
+                           "tags": ["v1-migration", r.rule_class], "problem.severity": LEVEL[r.severity]},
+        })
+    results = []
+    for f in report.findings + report.suppressed:
+        result: dict[str, Any] = {
+            "ruleId": f.rule,
+            "level": LEVEL.get(f.severity, "warning"),
+            "message": {"text": f"{f.message} Remedy: {f.remedy}"},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": f.path, "uriBaseId": "SRCROOT"},
+                    "region": {"startLine": f.line, "startColumn": f.column, "snippet": {"text": f.source_line}},
+                }
+            }],
+            "partialFingerprints": {"v1bridge/v1": f"{f.rule}:{f.path}:{f.source_line}"},
+            "properties": {"class": f.rule_class, "kind": f.kind, "fixable": f.fixable,
+                           **({"route": f.route} if f.route else {}),
+                           **({"v2Target": f.v2_target} if f.v2_target else {})},
+        }
+        if f.rule in index:
+            result["ruleIndex"] = index[f.rule]
+        if f.suppressed:
+            result["suppressions"] = [{
+                "kind": "inSource",
+                "status": "accepted",
+                "justification": ("kept on v1 on purpose" if f.suppressed == "keep-v1" else "false positive")
+                + f" ({f.marker})",
+            }]
+        results.append(result)
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "v1bridge", "version": "0.1.0", "semanticVersion": "0.1.0",
+                                "informationUri": "https://github.com/v1bridge/v1bridge", "rules": rules}},
+            "originalUriBaseIds": {"SRCROOT": {"description": {"text": "the audited folder"}}},
+            "results": results,
+            "columnKind": "unicodeCodePoints",
+            "properties": {"verdict": report.verdict()[0]},
+        }],
+    }
+
+
+def render(report: AuditReport) -> str:
+    return json.dumps(to_dict(report), indent=2, ensure_ascii=False) + "\n"

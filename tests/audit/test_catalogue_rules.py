@@ -1,0 +1,82 @@
+"""Property over the whole rule catalogue (mappings/data/rules.yaml): each rule has a fixture that triggers it
+and one that must not. Fixtures are generated from the catalogue itself, so a rule added to the data is covered
+(or must be listed in UNDETECTABLE with its reason)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from codemod.audit.catalogue import catalogue
+from codemod.audit.scan_text import scan_text
+
+CAT = catalogue()
+V1 = CAT.mappings.conventions.hosts.v1[0]
+V2 = CAT.mappings.conventions.hosts.v2[0]
+
+# Rules that no code can reveal, with the reason. Kept exact by test_undetectable_set_is_exact.
+UNDETECTABLE: dict[str, str] = {}
+
+
+def _concrete(path: str) -> str:
+    return re.sub(r"\{[^}]*\}", "abc123", path)
+
+
+def trigger_fixtures(rule_id: str) -> list[tuple[str, str]]:
+    """(description, JS source) that should each raise RULE_ID: a v1 call on every route the rule concerns,
+    the rule's fields as request keys and response reads, its params in a query string."""
+    rule = CAT.rules[rule_id]
+    out = []
+    for route in CAT.routes:
+        for method in route.methods():
+            if rule_id in CAT.route_rules(route, method):
+                out.append((f"{method} {route.path}",
+                            f'const BASE = "{V1}";\nfetch(`${{BASE}}{_concrete(route.path)}`, {{ method: "{method}" }});\n'))
+    for name in rule.concerns.fields:
+        out.append((f"key {name}", f'const BASE = "{V1}";\nconst body = {{ "{name}": 1 }};\n'))
+        out.append((f"read {name}", f'const BASE = "{V1}";\nconst value = data["{name}"];\n'))
+    for name in rule.concerns.params:
+        out.append((f"param {name}", f'const BASE = "{V1}";\nfetch(BASE + "/pods?{name}=1");\n'))
+    return out
+
+
+def quiet_fixture(rule_id: str) -> str:
+    """v2 code doing the same things: v2 routes, and the rule's v1 names only in comments."""
+    rule = CAT.rules[rule_id]
+    lines = [f'const BASE = "{V2}/v2";']
+    for route in CAT.routes:
+        for op in route.operations:
+            if rule_id in CAT.route_rules(route, op.v1.method) and op.v2 is not None:
+                lines.append(f'fetch(`${{BASE}}{_concrete(op.v2.path[len(CAT.v2_prefix):])}`, '
+                             f'{{ method: "{op.v2.method}" }});  // was {op.v1.method} {op.v1.path}')
+    for name in [*rule.concerns.fields, *rule.concerns.params]:
+        lines.append(f"// was {name}; /* {name} */")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("rule_id", sorted(CAT.rules))
+def test_rule_is_triggered_by_a_v1_fixture(rule_id: str):
+    """Guards against a catalogue rule the audit can never report (recall over the whole catalogue)."""
+    if rule_id in UNDETECTABLE:
+        pytest.skip(UNDETECTABLE[rule_id])
+    fixtures = trigger_fixtures(rule_id)
+    assert fixtures, f"{rule_id} names no path, field or param to build a fixture from"
+    hit = [desc for desc, src in fixtures if rule_id in {f.rule for f in scan_text(src, "fixture.js").findings}]
+    assert hit, f"{rule_id} was not reported by any of: {[d for d, _ in fixtures]}"
+
+
+@pytest.mark.parametrize("rule_id", sorted(CAT.rules))
+def test_rule_is_silent_on_equivalent_v2_code(rule_id: str):
+    """Guards against a rule firing on v2 code or on a comment that names the v1 spelling (precision)."""
+    found = scan_text(quiet_fixture(rule_id), "fixture.js").findings
+    assert [(f.rule, f.line, f.message) for f in found] == []
+
+
+def test_undetectable_set_is_exact():
+    """Guards against the documented set of undetectable rules growing, or listing a rule that is detected."""
+    assert len(UNDETECTABLE) <= 3
+    for rule_id in UNDETECTABLE:
+        assert rule_id in CAT.rules
+        fixtures = trigger_fixtures(rule_id)
+        assert not any(rule_id in {f.rule for f in scan_text(src, "f.js").findings} for _, src in fixtures), \
+            f"{rule_id} is listed as undetectable but a fixture triggers it"
