@@ -195,6 +195,9 @@ class Forward:
                 raise V1Error(501, exc.message, policy=exc.policy) from None
             except InvalidValue as exc:
                 raise V1Error(400, str(exc)) from None
+            except (TypeError, AttributeError, KeyError) as exc:
+                # a v1 value of the wrong JSON type that a converter did not check (v1 answered 400 "Invalid input")
+                raise V1Error(400, f"invalid input: a field has the wrong type ({type(exc).__name__}: {exc})") from None
             v2_body = result.body
             for policy in result.emulations:
                 plan.engage(policy)

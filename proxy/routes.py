@@ -8,6 +8,7 @@ so the hot path only looks things up.
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,7 +62,8 @@ class Route:
         assert self.v2_path is not None
         path = self.v2_path
         for v1_name, v2_name in self.op.path_params.items():
-            path = path.replace("{" + v2_name + "}", params[v1_name])
+            # re-encoded: a decoded id must never add path segments, queries or header breaks
+            path = path.replace("{" + v2_name + "}", quote(params[v1_name], safe=""))
         return path
 
 
