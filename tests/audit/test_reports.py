@@ -53,6 +53,21 @@ def test_sarif_is_valid_and_usable_by_code_scanning():
         {"kept on v1 on purpose", "false positive"}
 
 
+OFFICIAL_SARIF_SCHEMA = ROOT / ".cache" / "sarif-2.1.0.json"
+
+
+@pytest.mark.skipif(not OFFICIAL_SARIF_SCHEMA.exists(), reason="official SARIF schema not fetched (scripts/test.sh fetches it with npm)")
+def test_sarif_is_valid_against_the_official_schema():
+    """Guards against SARIF that only our own subset of the schema accepts."""
+    report = audit_paths([str(SAMPLES / "mixed_legacy")])
+    sarif = report_sarif.to_dict(report)
+    schema = json.loads(OFFICIAL_SARIF_SCHEMA.read_text())
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0")
+    errors = sorted(e.message for e in jsonschema.Draft4Validator(schema).iter_errors(sarif))
+    assert errors == []
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["results"], "the sample must produce results to validate"
+
+
 def test_markdown_for_a_pull_request_comment():
     """Guards against a PR comment without the verdict first or without the findings table."""
     text = report_markdown.render(audit_paths([str(SAMPLES / "indirection")]))
