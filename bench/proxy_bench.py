@@ -1,0 +1,246 @@
+"""Proxy benchmark: direct upstream vs a plain pass-through proxy vs the translating proxy, in one run.
+
+    .venv/bin/python bench/proxy_bench.py [--seconds 5] [--connections 16]
+
+Loopback only. Three servers, each in its own process: the sandbox (upstream,
+20 pods), a minimal aiohttp pass-through proxy, and `v1bridge proxy`. wrk
+(with Lua scripts for POST) drives each scenario for a bounded time and the
+script prints throughput, p50/p99, the translated/plain ratio and the p99
+latency the translating proxy adds over the direct call.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+KEY = "bench-key"
+PODS = 20
+STOP_PODS_PER_THREAD = 32
+THREADS = 2
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_sandbox(port: int) -> None:
+    from aiohttp import web
+
+    from proxy.sandbox import SandboxConfig, create_sandbox_app
+
+    web.run_app(create_sandbox_app(SandboxConfig(keys=[KEY])), host="127.0.0.1", port=port, access_log=None, print=None)
+
+
+def run_plain(port: int, upstream: str) -> None:
+    """The baseline: an aiohttp proxy that forwards bytes and nothing else."""
+    import aiohttp
+    from aiohttp import web
+
+    async def ctx(app):
+        app["session"] = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+        yield
+        await app["session"].close()
+
+    async def forward(request: web.Request) -> web.Response:
+        body = await request.read()
+        headers = {"Authorization": request.headers.get("Authorization", "")}
+        if body:
+            headers["Content-Type"] = "application/json"
+        async with request.app["session"].request(request.method, upstream + request.raw_path, data=body or None,
+                                                  headers=headers) as resp:
+            data = await resp.read()
+            return web.Response(status=resp.status, body=data, content_type=resp.content_type)
+
+    app = web.Application()
+    app.cleanup_ctx.append(ctx)
+    app.router.add_route("*", "/{tail:.*}", forward)
+    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
+
+
+def run_translating(port: int, upstream: str) -> None:
+    from aiohttp import web
+
+    from proxy.app import create_proxy_app
+    from proxy.config import ProxyConfig
+
+    web.run_app(create_proxy_app(ProxyConfig(upstream=upstream, access_log=False, fingerprint_salt="bench")),
+                host="127.0.0.1", port=port, access_log=None, print=None)
+
+
+def wait_up(port: int) -> None:
+    for _ in range(200):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"port {port} never opened")
+
+
+def call(url: str, method: str = "GET", body: dict | None = None) -> object:
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req) as resp:
+        raw = resp.read()
+        return json.loads(raw) if raw else None
+
+
+V1_POD = {"name": "bench", "imageName": "nginx", "gpuTypeIds": ["NVIDIA A40"]}
+V2_POD = {"name": "bench", "image": "nginx", "gpu": {"id": "NVIDIA A40"}, "disk": 50, "ports": ["8888/http", "22/tcp"],
+          "mounts": {"persistent": {"size": 20, "path": "/workspace"}}}
+
+LUA_POST = """
+wrk.method = "POST"
+wrk.body = '%s'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer %s"
+"""
+
+# each thread owns its own pods and alternates stop / start on each, far apart in time
+LUA_STOP = """
+local ids = {%s}
+local per = %d
+local counter = 0
+local base = 0
+local threads = 0
+function setup(thread)
+  thread:set("base", threads * per)
+  threads = threads + 1
+end
+function init(args)
+  base = tonumber(wrk.thread:get("base")) or 0
+end
+function request()
+  local slot = counter %% per
+  local round = math.floor(counter / per)
+  counter = counter + 1
+  local id = ids[base + slot + 1]
+  local body = '{"action":"start"}'
+  local path = "%s"
+  if round %% 2 == 0 then body = '{"action":"stop"}' end
+  if path:find("/v1/") then
+    local verb = "start"
+    if round %% 2 == 0 then verb = "stop" end
+    return wrk.format("POST", path:gsub("{id}", id) .. "/" .. verb, {["Authorization"] = "Bearer %s"}, "")
+  end
+  return wrk.format("POST", path:gsub("{id}", id) .. "/action",
+    {["Authorization"] = "Bearer %s", ["Content-Type"] = "application/json"}, body)
+end
+"""
+
+
+def wrk(url: str, seconds: int, connections: int, script: str | None, tmp: Path) -> dict:
+    cmd = ["wrk", f"-t{THREADS}", f"-c{connections}", f"-d{seconds}s", "--latency", "-H", f"Authorization: Bearer {KEY}"]
+    if script:
+        path = tmp / f"s{abs(hash(script))}.lua"
+        path.write_text(script)
+        cmd += ["-s", str(path)]
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, timeout=seconds + 30).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+
+    def pct(p: str) -> float:
+        m = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)", out, re.M)
+        value, unit = float(m.group(1)), m.group(2)
+        return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+    return {"rps": rps, "p50": pct("50"), "p99": pct("99"), "errors": int(non2xx.group(1)) if non2xx else 0,
+            "requests": total}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--connections", type=int, default=16)
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        print("wrk is needed: apt-get update && apt-get install -y wrk", file=sys.stderr)
+        return 2
+    ctx = multiprocessing.get_context("spawn")
+    ports = {"sandbox": free_port(), "plain": free_port(), "translating": free_port()}
+    upstream = f"http://127.0.0.1:{ports['sandbox']}"
+    procs = [
+        ctx.Process(target=run_sandbox, args=(ports["sandbox"],), daemon=True),
+        ctx.Process(target=run_plain, args=(ports["plain"], upstream), daemon=True),
+        ctx.Process(target=run_translating, args=(ports["translating"], upstream), daemon=True),
+    ]
+    for p in procs:
+        p.start()
+    try:
+        for port in ports.values():
+            wait_up(port)
+        bases = {
+            "direct": upstream,
+            "plain": f"http://127.0.0.1:{ports['plain']}",
+            "translating": f"http://127.0.0.1:{ports['translating']}",
+        }
+        pods = [call(upstream + "/v2/pods", "POST", V2_POD)["id"] for _ in range(PODS)]
+        tmp = Path(tempfile.mkdtemp(prefix="proxy-bench-"))
+        pod = pods[0]
+        scenarios = [
+            ("GET /v1/pods (20 pods)", {"direct": ("/v2/pods", None), "plain": ("/v2/pods", None),
+                                        "translating": ("/v1/pods", None)}),
+            ("GET /v1/pods/{id}", {"direct": (f"/v2/pods/{pod}", None), "plain": (f"/v2/pods/{pod}", None),
+                                   "translating": (f"/v1/pods/{pod}", None)}),
+        ]
+        results: list[tuple[str, dict]] = []
+        for name, targets in scenarios:
+            row = {k: wrk(bases[k] + path, args.seconds, args.connections, script, tmp) for k, (path, script) in targets.items()}
+            results.append((name, row))
+        # stop/start: every target gets its own third of extra pods (made after the list runs, which need 20)
+        stop_pods = [call(upstream + "/v2/pods", "POST", V2_POD)["id"] for _ in range(STOP_PODS_PER_THREAD * THREADS * 3)]
+        row = {}
+        for index, key in enumerate(("direct", "plain", "translating")):
+            ids = stop_pods[index * STOP_PODS_PER_THREAD * THREADS:(index + 1) * STOP_PODS_PER_THREAD * THREADS]
+            quoted = ",".join(f'"{i}"' for i in ids)
+            path = "/v1/pods/{id}" if key == "translating" else "/v2/pods/{id}"
+            script = LUA_STOP % (quoted, STOP_PODS_PER_THREAD, path, KEY, KEY)
+            row[key] = wrk(bases[key] + "/", args.seconds, args.connections, script, tmp)
+        results.append(("POST /v1/pods/{id}/stop (alternating with start)", row))
+        # creates last: they grow the pod list
+        row = {
+            "direct": wrk(upstream + "/v2/pods", args.seconds, args.connections, LUA_POST % (json.dumps(V2_POD), KEY), tmp),
+            "plain": wrk(bases["plain"] + "/v2/pods", args.seconds, args.connections, LUA_POST % (json.dumps(V2_POD), KEY), tmp),
+            "translating": wrk(bases["translating"] + "/v1/pods", args.seconds, args.connections,
+                               LUA_POST % (json.dumps(V1_POD), KEY), tmp),
+        }
+        results.append(("POST /v1/pods", row))
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.join(5)
+    print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+          f"wrk -t{THREADS} -c{args.connections} -d{args.seconds}s, loopback")
+    header = f"{'scenario':48} {'target':12} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}"
+    print(header)
+    print("-" * len(header))
+    for name, row in results:
+        for key, r in row.items():
+            print(f"{name:48} {key:12} {r['rps']:9.0f} {r['p50']:8.2f} {r['p99']:8.2f} {r['errors']:8d}")
+        ratio = row["translating"]["rps"] / row["plain"]["rps"]
+        added = row["translating"]["p99"] - row["direct"]["p99"]
+        print(f"{'':48} {'ratio':12} translated/plain = {ratio:.0%} (goal >= 70%); p99 added over direct = {added:.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
