@@ -48,6 +48,8 @@ class Finding:
     v2_target: str | None
     kind: str
     source_line: str
+    # False: a v1 name read on an object of unknown origin (the audit reports it; the rewrite leaves it alone)
+    attributed: bool = True
 
 
 @dataclass
@@ -163,6 +165,8 @@ class _Indexer(cst.CSTVisitor):
         self.parent: dict[int, cst.CSTNode] = {}
         self.stack: list[cst.CSTNode] = []
         self.calls: list[cst.Call] = []
+        self.subscripts: list[cst.Subscript] = []
+        self.dicts: list[cst.Dict] = []
         self.strings: list[cst.CSTNode] = []
         self.functions: dict[str, list[cst.FunctionDef]] = {}
         self.scope_of: dict[int, cst.CSTNode | None] = {}  # function node or None (module)
@@ -195,6 +199,10 @@ class _Indexer(cst.CSTVisitor):
             self.self_attrs[id(node)] = {}
         elif isinstance(node, cst.Call):
             self.calls.append(node)
+        elif isinstance(node, cst.Subscript):
+            self.subscripts.append(node)
+        elif isinstance(node, cst.Dict):
+            self.dicts.append(node)
         elif isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
             parent = self.stack[-2] if len(self.stack) > 1 else None
             if not isinstance(parent, (cst.ConcatenatedString, cst.FormattedString)):
@@ -330,6 +338,7 @@ class Analyzer:
         self.fn_returns: dict[str, Typed] = {}
         self.commented: set[tuple[int, str]] = set()
         self.seen_findings: set[tuple] = set()
+        self.read_keys: set[int] = set()  # key nodes of reads already judged (typed or error reads)
 
     # ------------------------------------------------------------------ run
     def run(self) -> PythonAnalysis:
@@ -353,6 +362,7 @@ class Analyzer:
                 break
         for node in self.ix.strings:
             self._standalone_string(node)
+        self._handed_in_reads()
         self._flush_string_edits()
         r = self.result
         r.edits = list(self.edits.values())
@@ -371,14 +381,16 @@ class Analyzer:
         line = self.lines[p.line - 1] if 0 < p.line <= len(self.lines) else ""
         return p.line, p.column + 1, line.strip()
 
-    def _find(self, node: cst.CSTNode, rule: str, kind: str, message: str, fixable: bool, route: Route | None = None) -> None:
+    def _find(self, node: cst.CSTNode, rule: str, kind: str, message: str, fixable: bool, route: Route | None = None,
+              attributed: bool = True) -> None:
         line, col, text = self._where(node)
         key = (line, col, rule, kind)
         if key in self.seen_findings:
             return
         self.seen_findings.add(key)
         self.result.findings.append(
-            Finding(rule, line, col, message, fixable, route.label() if route else None, route.v2_label() if route else None, kind, text)
+            Finding(rule, line, col, message, fixable, route.label() if route else None, route.v2_label() if route else None, kind, text,
+                    attributed)
         )
 
     def _edit(self, edit: Edit) -> None:
@@ -1004,6 +1016,7 @@ class Analyzer:
         self._body(site, route)
         self._params(site, route)
         self._responses(site, route)
+        self._except_error_reads(site, route)
 
     def _host_edit(self, info: UrlInfo, route: Route | None) -> None:
         a, b, repl = info.host_edit  # type: ignore[misc]
@@ -1167,6 +1180,7 @@ class Analyzer:
                 self._body_manual(site, route)
                 return
             dict_node = assigned[0][0]
+        self.read_keys.add(id(dict_node))  # judged as a request body: its keys are not reported again
         if not isinstance(dict_node, cst.Dict):
             self._body_manual(site, route)
             return
@@ -1314,6 +1328,7 @@ class Analyzer:
         return None
 
     def _error_read(self, key: tuple[str, cst.CSTNode, str], route: Route | None) -> None:
+        self.read_keys.add(id(key[1]))
         new = self.kb.v2_error_key
         self._edit(Edit("key", key[1], "Q29", new))
         self._find(key[1], "Q29", "error-read", f"error body read [{key[0]!r}] -> [{new!r}]", True, route)
@@ -1383,7 +1398,10 @@ class Analyzer:
         spec = rmap.fields.get(name)
         if spec is None:
             return
+        self.read_keys.add(id(node))
         rule = spec.rule or "L02"
+        if spec.values and spec.rule is not None:
+            self._polling_loop(node, spec.rule, route)
         if spec.omit or spec.has_const or spec.convert or spec.values and False:
             if spec.rule is not None:
                 self._manual(node, spec.rule, "response-field", route,
@@ -1424,6 +1442,108 @@ class Analyzer:
             self._flow(expr, typed, 0)
             changed = True
         return changed
+
+    def _polling_loop(self, key_node: cst.CSTNode, rule: str, route: Route) -> None:
+        """A field whose values changed meaning, tested to end a loop: the loop gets the rule's remedy.
+
+        `while pod["desiredStatus"] != "RUNNING"` (or an `if ...: break` inside a loop) waits for
+        a value; in v2 the field may also take values v1 never had (ERROR), so a loop written
+        for v1 can spin forever. The field rename is still made; the loop needs a human.
+        """
+        child: cst.CSTNode = key_node
+        cur = self.parent(key_node)
+        while cur is not None:
+            if isinstance(cur, cst.While) and cur.test is child:
+                self._manual(cur, rule, "response-field", route)
+                return
+            if isinstance(cur, cst.If) and cur.test is child:
+                if not self._exits(cur.body):
+                    return
+                loop = self.parent(cur)
+                while loop is not None and not isinstance(loop, (cst.While, cst.For, cst.FunctionDef)):
+                    loop = self.parent(loop)
+                if isinstance(loop, (cst.While, cst.For)):
+                    self._manual(loop, rule, "response-field", route)
+                return
+            if isinstance(cur, (cst.BaseStatement, cst.BaseSuite, cst.Lambda)):
+                return
+            child, cur = cur, self.parent(cur)
+
+    @staticmethod
+    def _exits(body: cst.CSTNode) -> bool:
+        found = []
+
+        class V(cst.CSTVisitor):
+            def visit_Break(self, node: cst.Break) -> None:
+                found.append(node)
+
+            def visit_Return(self, node: cst.Return) -> None:
+                found.append(node)
+
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return False
+
+        body.visit(V())
+        return bool(found)
+
+    def _except_error_reads(self, site: CallSite, route: Route) -> None:
+        """`except HTTPError as e: e.response.json()["message"]` around a v1 call reads a v1 error body."""
+        child: cst.CSTNode = site.call
+        cur = self.parent(child)
+        while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(cur, (cst.Try, cst.TryStar)) and cur.body is child:
+                for handler in cur.handlers:
+                    if handler.name is None or not isinstance(handler.name.name, cst.Name):
+                        continue
+                    for use in self._names_in(handler.body, handler.name.name.value):
+                        response = self.parent(use)
+                        if not (isinstance(response, cst.Attribute) and response.value is use and response.attr.value == "response"):
+                            continue
+                        json_attr = self.parent(response)
+                        if not (isinstance(json_attr, cst.Attribute) and json_attr.attr.value == "json"):
+                            continue
+                        call = self.parent(json_attr)
+                        if isinstance(call, cst.Call) and not call.args:
+                            key = self._read_key(call)
+                            if key is not None and key[0] in self.kb.error_keys:
+                                self._error_read(key, route)
+            child, cur = cur, self.parent(cur)
+
+    def _handed_in_reads(self) -> None:
+        """v1-only field names read on objects the detector cannot type (a parameter, a loop variable
+        over data from elsewhere): findings for the audit (`attributed=False`), no edit for the rewrite,
+        which only changes what it can tie to a v1 call."""
+        from codemod.knowledge import handed_in_fields
+
+        names = handed_in_fields()
+        reads: list[tuple[str, cst.CSTNode, bool]] = []
+        for sub in self.ix.subscripts:
+            if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
+                key_node = sub.slice[0].slice.value
+                name = _str_of(key_node)
+                if name in names:
+                    reads.append((name, key_node, isinstance(self.parent(sub), cst.AssignTarget)))
+        for call in self.ix.calls:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and call.args:
+                name = _str_of(call.args[0].value)
+                if name in names:
+                    reads.append((name, call.args[0].value, False))
+        for d in self.ix.dicts:
+            if id(d) in self.read_keys:
+                continue
+            for el in d.elements:
+                if isinstance(el, cst.DictElement):
+                    name = _str_of(el.key)
+                    if name in names:
+                        reads.append((name, el.key, True))
+        for name, key_node, written in reads:
+            if id(key_node) in self.read_keys:
+                continue
+            kind = "body-field" if written else "response-field"
+            rules = names[name]
+            for rule in rules:
+                self._find(key_node, rule, kind, f"v1 field {name!r} on an object from elsewhere: "
+                           + self._rule_text(rule), False, attributed=False)
 
     # ------------------------------------------------------- loose strings
     def _standalone_string(self, node: cst.CSTNode) -> None:

@@ -81,7 +81,7 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     if analysis.error:
         result.error = analysis.error
         return result
-    manual_findings = [f for f in analysis.findings if not f.fixable and f.kind != "indirect"]
+    manual_findings = [f for f in analysis.findings if not f.fixable and f.kind != "indirect" and f.attributed]
     result.manual = [ManualItem(path, f.line, f.rule, f.message) for f in manual_findings]
     if not analysis.edits:
         return result

@@ -156,3 +156,48 @@ def knowledge() -> Knowledge:
 
 
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def _v2_names(node: object, names: set[str]) -> set[str]:
+    if isinstance(node, dict):
+        props = node.get("properties")
+        if isinstance(props, dict):
+            names.update(props)
+        for value in node.values():
+            _v2_names(value, names)
+    elif isinstance(node, list):
+        for value in node:
+            _v2_names(value, names)
+    return names
+
+
+@functools.cache
+def handed_in_fields() -> dict[str, tuple[str, ...]]:
+    """v1 response fields recognisable on any object: {name: rule ids}.
+
+    A read of one of these names is v1 even when the detector cannot tell where
+    the object came from (a parameter, an attribute): v2 has no field of that
+    name and the name is a camelCase compound, so it is not a plain word.
+    Built from the response maps and the rules' concerns of mappings/.
+    """
+    from mappings import load_schema
+
+    m = default_mappings()
+    rules: dict[str, list[str]] = {}
+    for rule in m.rules.values():
+        for name in rule.concerns.fields:
+            rules.setdefault(name, []).append(rule.id)
+    for response in m.responses.values():
+        for name, spec in response.fields.items():
+            if spec.source == name and spec.rule is None:
+                continue
+            found = rules.setdefault(name, [])
+            rule = spec.rule or "L02"
+            if rule not in found and not found:
+                found.append(rule)
+    v2 = _v2_names(load_schema("v2"), set())
+    return {
+        name: tuple(ids)
+        for name, ids in sorted(rules.items())
+        if ids and name not in v2 and any(c.isupper() for c in name[1:])
+    }

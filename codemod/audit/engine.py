@@ -51,15 +51,6 @@ def _python_detector():
     return analyze_python
 
 
-def _python_field_reads(text: str, rel: str, covered: set[int]) -> list[RawFinding]:
-    """Catalogue field reads the detector leaves out: a distinctive v1 field read on a line with no
-    other finding (`pod["desiredStatus"]` on an object handed in from elsewhere). The same
-    catalogue-driven field scan as every other language, on the comment-free view of the module."""
-    scanned = scan_text(text, rel, PYTHON_TEXT)
-    return [f for f in scanned.findings
-            if f.kind in ("response-field", "body-field") and f.line not in covered]
-
-
 def analyze_source(text: str, rel: str) -> FileResult:
     """Scan one file's text (already known to be worth scanning) into a FileResult with a status."""
     cat = catalogue()
@@ -71,12 +62,10 @@ def analyze_source(text: str, rel: str) -> FileResult:
             analysis = detector(text, rel)
             raw = [RawFinding(f.rule, f.line, f.column, f.message, f.fixable, f.route, f.v2_target, f.kind,
                               f.source_line) for f in analysis.findings]
+            # v1 names read on objects handed in from elsewhere come from the detector too
+            # (`attributed=False` findings): one engine, no second scan of Python.
             signals = Signals(analysis.uses_v1, analysis.uses_v2, analysis.serverless_runtime,
                               analysis.indirect_only)
-            extra = _python_field_reads(text, rel, {f.line for f in raw})
-            if extra:
-                raw = raw + extra
-                signals = Signals(True, signals.uses_v2, signals.serverless_runtime, False)
         else:
             scanned = scan_text(text, rel, PYTHON_TEXT)
             raw, signals = scanned.findings, scanned.signals

@@ -22,7 +22,7 @@ def test_mixed_legacy_repo_reports_every_call_site_base_url_and_field():
         # Python, through the rewrite's detector
         ("L01", "client.py", 4), ("L02", "client.py", 9), ("L01", "client.py", 10), ("R01", "client.py", 14),
         ("L01", "client.py", 18), ("Q02", "client.py", 18),
-        ("Q13", "client.py", 23),  # a response field read on an object handed in: found by the field scan
+        ("Q13", "client.py", 23),  # a response field read on an object handed in: found by the detector (attributed=False)
     }
     assert triples(data["findings"]) >= expected, "a known v1 call site, base URL or field was missed"
     assert triples(data["findings"]) - expected == set(), "an unexpected finding (false positive) appeared"
