@@ -17,6 +17,7 @@ that spelled it, wherever that is.
 """
 from __future__ import annotations
 
+import dataclasses
 import string
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal
@@ -64,6 +65,7 @@ class PythonAnalysis:
     # For the rewrite: the parsed module (with metadata) and the planned edits.
     module: cst.Module | None = None
     edits: list["Edit"] = field(default_factory=list)
+    parents: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(node) -> parent node
 
 
 # ----------------------------------------------------------------------- edits
@@ -156,8 +158,55 @@ def _str_of(node: cst.CSTNode | None) -> str | None:
 # ---------------------------------------------------------------------- index
 
 
+_NO_DESCENT = {
+    "leading_lines", "lines_after_decorators", "lpar", "rpar", "header", "footer", "comma", "semicolon",
+    "trailing_whitespace", "equal", "colon", "dot", "operator", "newline", "asynchronous",
+}
+_WHITESPACE = (cst.BaseParenthesizableWhitespace, cst.EmptyLine, cst.TrailingWhitespace, cst.Newline, cst.Comment)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    """Fields of a node class that can hold code (whitespace and punctuation left out), cached."""
+    names = _CHILD_FIELDS.get(cls)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls)
+                      if f.name not in _NO_DESCENT and not f.name.startswith("whitespace"))
+        _CHILD_FIELDS[cls] = names
+    return names
+
+
+def _positions(module: cst.Module):
+    """Start/end of every node. The provider's own code generation only: going through
+    MetadataWrapper adds a full visit of the module that the positions do not need."""
+    try:
+        provider = PositionProvider()
+        provider._gen_impl(module)  # noqa: SLF001 - libcst's documented provider, minus the wrapper
+        return provider._computed
+    except Exception:  # a libcst without these internals: the public, slower way
+        return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
 class _Indexer(cst.CSTVisitor):
-    """One walk: parents, calls, functions, classes, assignments per scope."""
+    """One walk: parents, calls, functions, classes, assignments per scope.
+
+    `walk` reads the node dataclasses' fields directly: libcst's own visit
+    rebuilds every node on the way back up, which made this walk the
+    costliest step of a run.
+    """
+
+    def walk(self, node: cst.CSTNode) -> None:
+        self.on_visit(node)
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                if not isinstance(value, _WHITESPACE):
+                    self.walk(value)
+            elif type(value) in (list, tuple):
+                for item in value:
+                    if isinstance(item, cst.CSTNode) and not isinstance(item, _WHITESPACE):
+                        self.walk(item)
+        self.on_leave(node)
 
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -347,10 +396,9 @@ class Analyzer:
         except Exception as exc:  # libcst raises ParserSyntaxError; be defensive
             self.result.error = f"does not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
             return self.result
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        self.pos = wrapper.resolve(PositionProvider)
+        self.pos = _positions(module)
         self.ix = _Indexer()
-        wrapper.visit(self.ix)
+        self.ix.walk(module)
         self.module = module
         self.result.module = module
         self.v1_evidence = any(self._string_is_v1_base(s) for s in self.ix.strings)
@@ -366,6 +414,7 @@ class Analyzer:
         self._flush_string_edits()
         r = self.result
         r.edits = list(self.edits.values())
+        r.parents = self.ix.parent
         direct = any(f.kind != "indirect" for f in r.findings)
         r.uses_v1 = direct or any(f.kind == "indirect" for f in r.findings)
         r.indirect_only = r.uses_v1 and not direct

@@ -44,13 +44,24 @@ class FileResult:
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, edits: list[Edit]) -> None:
+    """Applies the edits; descends only into subtrees that hold an edited node (the rest is kept as is)."""
+
+    def __init__(self, edits: list[Edit], parents: dict[int, cst.CSTNode]) -> None:
         super().__init__()
         self.by_node: dict[int, list[Edit]] = {}
         for edit in edits:
             self.by_node.setdefault(id(edit.node), []).append(edit)
         for group in self.by_node.values():
             group.sort(key=lambda e: ORDER[e.kind])
+        self.on_path: set[int] = set()
+        for edit in edits:
+            node = parents.get(id(edit.node))
+            while node is not None and id(node) not in self.on_path:
+                self.on_path.add(id(node))
+                node = parents.get(id(node))
+
+    def on_visit(self, node) -> bool:  # type: ignore[override]
+        return id(node) in self.on_path
 
     def on_leave(self, original_node, updated_node):  # type: ignore[override]
         for edit in self.by_node.get(id(original_node), ()):
@@ -86,7 +97,7 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     if not analysis.edits:
         return result
     try:
-        new_module = analysis.module.visit(_Apply(analysis.edits))  # type: ignore[union-attr]
+        new_module = analysis.module.visit(_Apply(analysis.edits, analysis.parents))  # type: ignore[union-attr]
         new_source = new_module.code
         # the output must parse: CPython's own parser is the judge (and ~10x faster than a re-parse with libcst)
         ast.parse(new_source, path)
