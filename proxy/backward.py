@@ -30,7 +30,7 @@ class Backward:
     def error_body(self, message: str) -> bytes:
         return orjson.dumps({self.error_key: message})
 
-    def problem_message(self, raw: bytes, plan: Plan | None) -> str:
+    def problem_message(self, raw: bytes, plan: Plan | None, status: int | None = None) -> str:
         """detail + every entry of errors, with v2 names translated back where the client sent the v1 name."""
         try:
             problem = orjson.loads(raw) if raw else {}
@@ -38,9 +38,13 @@ class Backward:
             problem = {}
         if not isinstance(problem, dict):
             problem = {}
-        detail = problem.get("detail") or problem.get("title") or problem.get(self.error_key) or "upstream error"
+        detail = problem.get("detail") or problem.get("title") or problem.get(self.error_key)
+        if not detail:  # not a problem object: say so rather than invent a cause
+            detail = f"the v2 upstream answered {status} without a problem detail" if status else "upstream error"
         errors = problem.get("errors") or []
-        if not isinstance(errors, list):
+        if isinstance(errors, dict):  # an unexpected shape: {"field": [messages]}
+            errors = [f"{k}: {', '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in errors.items()]
+        elif not isinstance(errors, list):
             errors = [errors]
         pairs = self._pairs(plan)
         if pairs:

@@ -87,6 +87,7 @@ class Upstream:
         # streams may last for hours; only the wait for the response head is bounded (by `total_timeout`)
         self.stream_timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_connect=connect_timeout)
         self.total_timeout = total_timeout
+        self.connect_timeout = connect_timeout
         self.get_retries = get_retries
         self.observe = observe or (lambda label, seconds: None)
 
@@ -121,9 +122,15 @@ class Upstream:
                     raw = await resp.read()
                     self.observe(label, time.perf_counter() - started)
                     return UpstreamResponse(resp.status, resp.headers, raw)
+            except aiohttp.ConnectionTimeoutError:
+                self.observe(label, time.perf_counter() - started)
+                raise V1Error(504, f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s") from None
             except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
                 self.observe(label, time.perf_counter() - started)
                 raise V1Error(504, f"the v2 upstream did not answer within {self.total_timeout:g}s") from None
+            except aiohttp.ClientPayloadError:
+                self.observe(label, time.perf_counter() - started)
+                raise V1Error(502, "the v2 upstream broke off its answer mid-body (ClientPayloadError)") from None
             except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
                 self.observe(label, time.perf_counter() - started)
                 if attempt + 1 < attempts:
@@ -150,6 +157,8 @@ class Upstream:
                     allow_redirects=False,
                     skip_auto_headers=("Accept-Encoding", "User-Agent", "Content-Type"),
                 )
+        except aiohttp.ConnectionTimeoutError:
+            raise V1Error(504, f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s") from None
         except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
             raise V1Error(504, f"the v2 upstream did not answer within {self.total_timeout:g}s") from None
         except aiohttp.ClientError as exc:

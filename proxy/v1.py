@@ -166,10 +166,20 @@ class V1Service:
                 body = copy.deepcopy(plan.request.body)
                 set_path(body, path, choice)
                 attempt = V2Request(plan.request.method, plan.request.path, plan.request.query, body)
-                resp = await self._send(attempt, auth, rid, plan.route.op_id)
+                try:
+                    resp = await self._send(attempt, auth, rid, plan.route.op_id)
+                except V1Error as exc:
+                    exc.message = (f"the fallback stopped at {choice} after {', '.join(tried)} had no capacity: "
+                                   f"{exc.message}; whether {choice} was placed is unknown")
+                    raise
                 tried.append(str(choice))
                 if resp.status != 400:
                     plan.request = attempt
+                    if not resp.ok:  # a failure other than capacity ends the walk, and says where
+                        err = self._error_from(resp, plan, plan.route)
+                        err.message = (f"the fallback stopped at {choice} after {', '.join(tried[:-1])} "
+                                       f"had no capacity: {err.message}")
+                        raise err
                     return resp
         err = self._error_from(resp, plan, plan.route)
         err.message = f"no choice could be placed (tried {', '.join(tried)}): {err.message}"
@@ -183,16 +193,21 @@ class V1Service:
         for index, (step_req, step_route) in enumerate(zip(plan.steps, route.steps), start=1):
             deadline = time.monotonic() + self.config.reset_wait_seconds
             delay = 0.05
+            failure: V1Error | None = None
             while True:
-                resp = await self._send(step_req, auth, rid, step_route.op_id)
+                try:
+                    resp = await self._send(step_req, auth, rid, step_route.op_id)
+                except V1Error as exc:  # unreachable / too slow: still name the step and the state left
+                    failure = exc
+                    break
                 # a later step may be refused while the previous transition settles
                 if index > 1 and resp.status == 409 and time.monotonic() + delay < deadline:
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 1.0)
                     continue
                 break
-            if not resp.ok:
-                err = self._error_from(resp, plan, route)
+            if failure is not None or not resp.ok:
+                err = failure or self._error_from(resp, plan, route)
                 state = await self._state(route, plan.params, auth, rid)
                 done = ", ".join(s.label for s in route.steps[: index - 1]) or "nothing"
                 err.message = (
@@ -221,7 +236,7 @@ class V1Service:
     # ----------------------------------------------------------- backward
 
     def _error_from(self, resp: UpstreamResponse, plan: Plan | None, route: Route) -> V1Error:
-        message = self.backward.problem_message(resp.body, plan)
+        message = self.backward.problem_message(resp.body, plan, resp.status)
         status = resp.status
         if route.status_policy == ACTION_STATUS and status == 409:
             if self.forward.is_strict(ACTION_STATUS):
@@ -237,6 +252,7 @@ class V1Service:
         if not resp.ok:
             raise self._error_from(resp, plan, route)
         data = resp.json()
+        _check_body(route, resp, data)
         if plan.follow_up is not None and isinstance(data, dict):
             data = await self._follow_up(plan, data, auth, rid)
         status = route.op.v1_status
@@ -316,6 +332,22 @@ class V1Service:
             if spec.extends_list and isinstance(items, list):
                 extra.extend(items)
         return results, extra
+
+
+def _check_body(route: Route, resp: UpstreamResponse, data: Any) -> None:
+    """A 2xx the proxy cannot translate is the upstream's failure (502), never a success with a null or foreign body."""
+    if data is None and resp.body.strip():
+        kind = resp.headers.get("Content-Type", "no content type")
+        raise V1Error(502, f"the v2 upstream answered {resp.status} with a body that is not JSON ({kind})")
+    shape = route.op.shape
+    if data is None or route.op.response is None:
+        return
+    if shape in ("object", "action") and not isinstance(data, dict) or (
+        shape in ("list", "billing") and not isinstance(data, (dict, list))
+    ):
+        expected = "an object" if shape in ("object", "action") else "a list"
+        raise V1Error(502, f"the v2 upstream answered {resp.status} with a JSON {type(data).__name__} "
+                           f"where {expected} was expected")
 
 
 def _upstream_headers(resp: UpstreamResponse) -> dict[str, str]:
