@@ -65,7 +65,7 @@ def plan_body(an: "Analyzer", site: "CallSite", route: "Route", map_id: str, nod
             return
         if isinstance(element.key, cst.SimpleString):
             quote = element.key.quote if len(element.key.quote) == 1 else quote
-        code = an.module.code_for_node(element.value)
+        code = an.code_of(element.value)
         try:
             body[key] = ast.literal_eval(code.strip())
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -103,7 +103,7 @@ def plan_body(an: "Analyzer", site: "CallSite", route: "Route", map_id: str, nod
         if key in body and key in spec.fields:
             continue  # a field of the other compute family: v1 ignored it too
     new_body = _substitute(result.body, {})
-    original = an.module.code_for_node(node)
+    original = an.code_of(node)
     multiline = "\n" in original
     # libcst indents continuation lines by the enclosing block itself: render relative to it
     code = render(new_body, quote=quote, indent="    " if multiline else None, level="")

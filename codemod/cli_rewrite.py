@@ -46,6 +46,7 @@ class Outcome:
     rules: dict[str, int] = field(default_factory=dict)
     manual: list[tuple[int, str, str]] = field(default_factory=list)
     error: str | None = None
+    skipped: str | None = None  # a reason: the file was not looked at (e.g. generated)
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -70,12 +71,21 @@ def _atomic_write(path: Path, data: bytes) -> None:
 def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str | None) -> Outcome:
     """Rewrite one file. Never raises: a problem becomes `Outcome.error`."""
     from codemod.engine import decode, encode, rewrite_source
+    from codemod.walk import GENERATED_HEAD_BYTES, is_generated
 
     out = Outcome(rel)
     try:
         data = Path(path).read_bytes()
+    except OSError as exc:
+        out.error = f"unreadable: {exc.strerror or exc}"
+        return out
+    # the generated marker is checked here, on the bytes read anyway, not by a second open in the walk
+    if is_generated(data[:GENERATED_HEAD_BYTES]):
+        out.skipped = "generated"
+        return out
+    try:
         text, encoding = decode(data)
-    except (OSError, UnicodeDecodeError, SyntaxError, LookupError) as exc:
+    except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         out.error = f"unreadable: {exc}"
         return out
     try:
@@ -110,6 +120,17 @@ def _star(args: tuple) -> Outcome:
     return process_file(*args)
 
 
+def _chunk(tasks: list[tuple]) -> list[Outcome]:
+    return [process_file(*task) for task in tasks]
+
+
+def _warm() -> None:
+    """Import the engine and index mappings/ once per worker, before the first chunk arrives."""
+    from codemod.engine import rewrite_source
+
+    rewrite_source('import requests\nrequests.get("https://rest.runpod.io/v1/pods")\n', "warm.py")
+
+
 def _run_all(tasks: list[tuple], jobs: int, progress) -> Iterable[Outcome]:
     if jobs <= 1 or len(tasks) < 2:
         for task in tasks:
@@ -117,12 +138,19 @@ def _run_all(tasks: list[tuple], jobs: int, progress) -> Iterable[Outcome]:
             if progress:
                 progress()
         return
-    chunk = max(1, min(64, len(tasks) // (jobs * 4) or 1))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for outcome in pool.map(_star, tasks, chunksize=chunk):
-            yield outcome
-            if progress:
-                progress()
+    # Small chunks submitted at once: few pickling round trips, and the files that need
+    # parsing (a few per cent, scattered) spread evenly over the workers.
+    size = max(1, min(32, len(tasks) // (jobs * 8) or 1))
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_warm) as pool:
+        futures = [pool.submit(_chunk, tasks[i:i + size]) for i in range(0, len(tasks), size)]
+        for future in futures:
+            for outcome in future.result():
+                yield outcome
+                if progress:
+                    progress()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -144,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
         print("v1bridge rewrite: --v2-base must be an http(s) URL", file=sys.stderr)
         return EXIT_ERROR
     skipped: list[Skipped] = []
-    files = list(iter_files(args.paths, skipped=skipped))
+    files = list(iter_files(args.paths, skipped=skipped, check_generated=False))
     missing = [s for s in skipped if s.reason == "not found"]
     for item in missing:
         print(f"v1bridge rewrite: {item.path}: not found", file=sys.stderr)
@@ -163,6 +191,8 @@ def _run(args: argparse.Namespace) -> int:
                 outcomes.append(outcome)
     else:
         outcomes = list(_run_all(tasks, jobs, None))
+    skipped.extend(Skipped(o.path, o.skipped) for o in outcomes if o.skipped)
+    outcomes = [o for o in outcomes if not o.skipped]
     out = sys.stdout
     if args.diff:
         for outcome in outcomes:

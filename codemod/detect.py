@@ -378,6 +378,8 @@ class Analyzer:
         self.kb = kb
         self.v2_base = v2_base or kb.default_v2_base
         self.lines = source.splitlines()
+        # str.splitlines also breaks on characters Python code does not (form feed, U+2028...)
+        self.odd_breaks = any(c in source for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
         self.result = PythonAnalysis(path=path)
         self.edits: dict[tuple, Edit] = {}
         self.conflicts: set[tuple[int, int]] = set()
@@ -468,6 +470,17 @@ class Analyzer:
                 return cur
             cur = self.ix.parent.get(id(cur))
         return None
+
+    def code_of(self, node: cst.CSTNode) -> str:
+        """Source of a node without its surrounding whitespace: a slice of the line when it fits on one
+        (libcst's code_for_node regenerates the node, ~1 ms each), else regenerated."""
+        try:
+            r = self.pos[node]
+        except KeyError:
+            r = None
+        if r is not None and r.start.line == r.end.line and 0 < r.start.line <= len(self.lines) and not self.odd_breaks:
+            return self.lines[r.start.line - 1][r.start.column: r.end.column]
+        return self.module.code_for_node(node).strip()
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.ix.parent.get(id(node))

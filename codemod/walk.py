@@ -166,9 +166,10 @@ class Walker:
             root = given.resolve()
             ignores = _inherited_ignores(root) if self.use_gitignore else []
             for source in self._walk_dir(given, root, ignores):
-                real = source.path.resolve()
-                if real not in seen:
-                    seen.add(real)
+                # source.path is already real: built from the resolved root, and the walk never
+                # follows a symlink, so no per-file resolve() (a syscall per path component).
+                if source.path not in seen:
+                    seen.add(source.path)
                     yield source
 
     def _generated(self, path: Path) -> bool:
