@@ -42,6 +42,8 @@ class ProxyConfig:
     get_retries: int = 2
     # reset emulation: how long start may keep answering 409 while the stop settles
     reset_wait_seconds: float = 60.0
+    # how long a client may take to send its whole request body (slow-client guard, 408 after)
+    client_timeout: float = 30.0
     # how long catalog lookups are reused
     catalog_ttl: float = 60.0
     access_log: bool = True

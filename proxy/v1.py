@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ from proxy.upstream import BODY_HEADERS, Upstream, UpstreamResponse, hop_filter
 # Upstream headers a v1 answer never copies: recomputed (body), or set by this server.
 _DROP_FROM_UPSTREAM = BODY_HEADERS | frozenset({"date", "server", "content-disposition"})
 _JSON = "application/json"
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
 
 
 @dataclass
@@ -77,12 +79,20 @@ class V1Service:
         info: RequestInfo = request[INFO]
         info.route = route
         params = dict(request.match_info)
+        for name, value in params.items():  # an id must never name another path, query or header on v2
+            if not _SAFE_ID.fullmatch(value):
+                raise V1Error(400, f"{name} is not a valid id: 1 to 128 letters, digits, '-', '_' or '.', "
+                                   "not starting with '.'")
         info.params = params
         auth = request.headers.get("Authorization")
         rid = request.headers.get("x-request-id")
         body: Any = None
         if route.op.request:
-            raw = await request.read()
+            try:
+                async with asyncio.timeout(self.config.client_timeout):
+                    raw = await request.read()
+            except TimeoutError:
+                raise V1Error(408, f"the request body did not arrive within {self.config.client_timeout:g}s") from None
             if raw.strip():
                 try:
                     body = orjson.loads(raw)

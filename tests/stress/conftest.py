@@ -25,7 +25,7 @@ SALT = "stress-salt"
 
 
 def fast_config(upstream: str, tmp_path: Path, **extra: Any) -> ProxyConfig:
-    return ProxyConfig(
+    settings: dict[str, Any] = dict(
         upstream=upstream.rstrip("/"),
         connect_timeout=CONNECT_TIMEOUT,
         total_timeout=TOTAL_TIMEOUT,
@@ -33,8 +33,8 @@ def fast_config(upstream: str, tmp_path: Path, **extra: Any) -> ProxyConfig:
         fingerprint_salt=SALT,
         access_log=False,
         reset_wait_seconds=1.0,
-        **extra,
     )
+    return ProxyConfig(**{**settings, **extra})
 
 
 @pytest.fixture(scope="module")
