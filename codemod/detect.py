@@ -473,13 +473,28 @@ class Analyzer:
 
     def code_of(self, node: cst.CSTNode) -> str:
         """Source of a node without its surrounding whitespace: a slice of the line when it fits on one
-        (libcst's code_for_node regenerates the node, ~1 ms each), else regenerated."""
+        or lines (libcst's code_for_node regenerates the node, 1-5 ms each); regenerated if unsure."""
         try:
             r = self.pos[node]
         except KeyError:
             r = None
-        if r is not None and r.start.line == r.end.line and 0 < r.start.line <= len(self.lines) and not self.odd_breaks:
-            return self.lines[r.start.line - 1][r.start.column: r.end.column]
+        if r is not None and 0 < r.start.line <= r.end.line <= len(self.lines) and not self.odd_breaks \
+                and not getattr(node, "lpar", None):  # positions leave a node's parentheses out
+            if r.start.line == r.end.line:
+                return self.lines[r.start.line - 1][r.start.column: r.end.column]
+            # libcst renders a nested node without the indentation of its enclosing blocks: the
+            # leading whitespace of the line its statement starts on
+            stmt = self._statement_of(node)
+            start = self.pos.get(stmt) if stmt is not None else None
+            if start is not None:
+                first = self.lines[start.start.line - 1]
+                indent = first[: len(first) - len(first.lstrip(" \t"))]
+                chunk = self.lines[r.start.line - 1: r.end.line]
+                chunk[-1] = chunk[-1][: r.end.column]
+                chunk[0] = chunk[0][r.start.column:]
+                if all(line.startswith(indent) for line in chunk[1:]):
+                    chunk[1:] = [line[len(indent):] for line in chunk[1:]]
+                    return self.module.default_newline.join(chunk)
         return self.module.code_for_node(node).strip()
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:

@@ -65,3 +65,23 @@ class C:
 def test_file_that_does_not_parse_is_reported() -> None:
     analysis = analyze_python("def broken(:\n", "bad.py")
     assert analysis.error and analysis.error.startswith("does not parse")
+
+
+def test_code_of_matches_libcst_regeneration() -> None:
+    """`Analyzer.code_of` slices source by position (fast); it must equal libcst's code_for_node, LF and CRLF."""
+    from pathlib import Path
+
+    from codemod.detect import Analyzer
+    from codemod.knowledge import knowledge
+
+    root = Path(__file__).parents[2]
+    files = sorted((root / "tests" / "codemod" / "fixtures").glob("*.py")) + sorted((root / "codemod").rglob("*.py"))
+    checked = 0
+    for path in files:
+        for newline in ("\n", "\r\n"):
+            an = Analyzer(path.read_text().replace("\n", newline), path.name, knowledge())
+            an.run()
+            for node in an.ix.dicts + an.ix.calls + an.ix.subscripts:
+                assert an.code_of(node) == an.module.code_for_node(node).strip(), (path, newline)
+                checked += 1
+    assert checked > 5000
