@@ -6,6 +6,7 @@ header values, metric objects) is built here once; handlers only look up.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import time
@@ -22,7 +23,7 @@ from mappings import default_mappings
 from proxy.config import ProxyConfig
 from proxy.errors import V1Error
 from proxy.routes import RouteTable
-from proxy.telemetry import Metrics, UsageLog, access_logger, configure_access_log, fingerprint, now_iso
+from proxy.telemetry import AccessLog, Fingerprints, Metrics, UsageLog, now_iso
 from proxy.upstream import Upstream, hop_filter
 from proxy.v1 import INFO, RequestInfo, V1Service
 
@@ -33,6 +34,7 @@ UPSTREAM: web.AppKey[Upstream] = web.AppKey("upstream", Upstream)
 UPSTREAM_URL: web.AppKey[str] = web.AppKey("upstream_url", str)
 METRICS: web.AppKey[Metrics] = web.AppKey("metrics", Metrics)
 USAGE: web.AppKey[UsageLog] = web.AppKey("usage", UsageLog)
+ACCESS: web.AppKey[AccessLog] = web.AppKey("access", AccessLog)
 SERVICE: web.AppKey[V1Service] = web.AppKey("service", V1Service)
 TABLE: web.AppKey[RouteTable] = web.AppKey("routes", RouteTable)
 SANDBOX_URL: web.AppKey[str] = web.AppKey("sandbox_url", str)
@@ -48,22 +50,114 @@ def _sunset_headers() -> tuple[str, str]:
     return f"@{epoch}", formatdate(epoch, usegmt=True)
 
 
-# ----------------------------------------------------------------- middlewares
+# ----------------------------------------------------------------- middleware
 
 
-def _telemetry_middleware(app: web.Application):
-    """Outermost: time the request, then metrics, the JSON access log and the usage record."""
+def _middleware(app: web.Application):
+    """The one middleware (one coroutine layer, not three): time the request, turn every error into v1's
+    {"message"} (v2 callers get a problem object; no traceback ever leaves), add the v1 headers (Deprecation,
+    Sunset, Link to the v2 successor, emulations, rules), then metrics, the access log and the usage record.
+    Everything that depends only on configuration is computed here, once."""
     config = app[CONFIG]
-    salt = config.fingerprint_salt
-    v1_prefix = app[TABLE].v1_prefix + "/"
-    v2_prefix = app[TABLE].v2_prefix + "/"
-    ops_paths = {"/healthz", "/readyz", "/metrics"}
-    policies = app[TABLE].mappings.policies
-    log_enabled = config.access_log
+    table = app[TABLE]
+    conv = table.mappings.conventions
+    error_key = conv.v1_error_key
+    deprecation, sunset = _sunset_headers()
+    emulation_header, rule_header = conv.emulation_header, conv.rule_header
+    policy_header = {pid: p.header for pid, p in table.mappings.policies.items()}
+    v1_prefix = table.v1_prefix + "/"
+    v2_prefix = table.v2_prefix + "/"
+    ops_paths = frozenset({"/healthz", "/readyz", "/metrics"})
+    fingerprints = Fingerprints(config.fingerprint_salt)
+    access = app[ACCESS]
+    usage = app[USAGE]
+    metrics = app[METRICS]
+    perf_counter = time.perf_counter
+
+    def render(info: RequestInfo, status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+        if info.api == "v2":
+            body = {"title": _title(status), "status": status, "detail": message}
+            return web.Response(status=status, body=orjson.dumps(body), content_type=_PROBLEM, headers=headers)
+        return web.Response(status=status, body=orjson.dumps({error_key: message}), content_type="application/json",
+                            headers=headers)
+
+    async def answer(request: web.Request, info: RequestInfo, handler) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except V1Error as exc:
+            return render(info, exc.status, exc.message, exc.headers)
+        except web.HTTPMethodNotAllowed as exc:
+            allow = ", ".join(sorted(exc.allowed_methods))
+            return render(info, 405, f"method {request.method} is not allowed on {request.path}; allowed: {allow}",
+                          {"Allow": allow})
+        except web.HTTPNotFound:
+            return render(info, 404, f"no such route: {request.method} {request.path}")
+        except web.HTTPRequestEntityTooLarge as exc:
+            return render(info, 413, f"the request body is larger than {exc.max_size} bytes" if hasattr(exc, "max_size")
+                          else "the request body is too large")
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            return render(info, exc.status, exc.reason or "error")
+        except (asyncio.CancelledError, ConnectionResetError):
+            raise
+        except Exception:
+            log.exception("unhandled error on %s %s", request.method, request.path)
+            return render(info, 500, "internal error in the proxy")
+
+    def observe(request: web.Request, info: RequestInfo, status: int, duration: float) -> None:
+        api = info.api
+        route = info.route
+        if api == "v1":
+            label, op_id = (route.label, route.op_id) if route else ("UNKNOWN", None)
+        elif api == "v2":
+            label, op_id = "/v2/{path}", None
+        else:
+            label, op_id = request.path if api == "ops" else "UNKNOWN", None
+        method = request.method
+        metrics.count_request(api, op_id or "", label, method, status, duration)
+        for policy in info.emulations:
+            metrics.count_emulation(policy)
+        if api == "ops":
+            return
+        headers = request.headers
+        client = fingerprints(headers.get("Authorization"))
+        stamp = now_iso()
+        duration_ms = round(duration * 1000, 3)
+        if api == "v1" and usage.enabled:
+            usage.write(
+                {
+                    "time": stamp,
+                    "operation": op_id,
+                    "route": label,
+                    "method": method,
+                    "status": status,
+                    "client": client,
+                    "user_agent": headers.get("User-Agent"),
+                    "emulations": info.emulations,
+                    "rules": info.rules,
+                    "duration_ms": duration_ms,
+                }
+            )
+        if access.enabled:
+            access.write(
+                {
+                    "time": stamp,
+                    "api": api,
+                    "method": method,
+                    "route": label,
+                    "operation": op_id,
+                    "status": status,
+                    "duration_ms": duration_ms,
+                    "client": client,
+                    "emulations": [policy_header[p] for p in info.emulations if p in policy_header],
+                    "request_id": headers.get("x-request-id"),
+                }
+            )
 
     @web.middleware
     async def middleware(request: web.Request, handler) -> web.StreamResponse:
-        started = time.perf_counter()
+        started = perf_counter()
         path = request.path
         info = RequestInfo()
         if path.startswith(v1_prefix):
@@ -75,128 +169,24 @@ def _telemetry_middleware(app: web.Application):
         request[INFO] = info
         status = 500
         try:
-            response = await handler(request)
+            response = await answer(request, info, handler)
             status = response.status
+            if info.api == "v1" and not response.prepared:
+                headers = response.headers
+                headers["Deprecation"] = deprecation
+                headers["Sunset"] = sunset
+                if info.v2_path:
+                    headers["Link"] = f'<{info.v2_path}>; rel="successor-version"'
+                if info.emulations:
+                    headers[emulation_header] = ", ".join(policy_header[p] for p in info.emulations)
+                if info.rules:
+                    headers[rule_header] = ", ".join(info.rules)
             return response
         except BaseException:
             status = 499  # client went away mid-stream
             raise
         finally:
-            duration = time.perf_counter() - started
-            metrics = request.app[METRICS]
-            route = info.route
-            if info.api == "v1":
-                label = route.label if route else "UNKNOWN"
-                op_id = route.op_id if route else None
-            elif info.api == "v2":
-                label, op_id = "/v2/{path}", None
-            else:
-                label, op_id = path if info.api == "ops" else "UNKNOWN", None
-            metrics.requests.labels(info.api, op_id or "", label, request.method, str(status)).inc()
-            metrics.request_latency.labels(info.api).observe(duration)
-            for policy in info.emulations:
-                metrics.emulations.labels(policy).inc()
-            client = fingerprint(request.headers.get("Authorization"), salt)
-            if info.api == "v1":
-                request.app[USAGE].write(
-                    {
-                        "time": now_iso(),
-                        "operation": op_id,
-                        "route": label,
-                        "method": request.method,
-                        "status": status,
-                        "client": client,
-                        "user_agent": request.headers.get("User-Agent"),
-                        "emulations": list(info.emulations),
-                        "rules": list(info.rules),
-                        "duration_ms": round(duration * 1000, 3),
-                    }
-                )
-            if log_enabled and info.api != "ops":
-                access_logger.info(
-                    orjson.dumps(
-                        {
-                            "time": now_iso(),
-                            "api": info.api,
-                            "method": request.method,
-                            "route": label,
-                            "operation": op_id,
-                            "status": status,
-                            "duration_ms": round(duration * 1000, 3),
-                            "client": client,
-                            "emulations": [policies[p].header for p in info.emulations if p in policies],
-                            "request_id": request.headers.get("x-request-id"),
-                        }
-                    ).decode()
-                )
-
-    return middleware
-
-
-def _error_middleware(app: web.Application):
-    """Every error becomes v1's {"message"} (v2 callers get a problem object); no traceback ever leaves."""
-    table = app[TABLE]
-    error_key = table.mappings.conventions.v1_error_key
-
-    def render(request: web.Request, status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
-        info: RequestInfo = request[INFO]
-        if info.api == "v2":
-            body = {"title": _title(status), "status": status, "detail": message}
-            return web.Response(status=status, body=orjson.dumps(body), content_type=_PROBLEM, headers=headers)
-        return web.Response(status=status, body=orjson.dumps({error_key: message}), content_type="application/json",
-                            headers=headers)
-
-    @web.middleware
-    async def middleware(request: web.Request, handler) -> web.StreamResponse:
-        try:
-            return await handler(request)
-        except V1Error as exc:
-            return render(request, exc.status, exc.message, exc.headers)
-        except web.HTTPMethodNotAllowed as exc:
-            allow = ", ".join(sorted(exc.allowed_methods))
-            return render(request, 405, f"method {request.method} is not allowed on {request.path}; allowed: {allow}",
-                          {"Allow": allow})
-        except web.HTTPNotFound:
-            return render(request, 404, f"no such route: {request.method} {request.path}")
-        except web.HTTPRequestEntityTooLarge as exc:
-            return render(request, 413, f"the request body is larger than {exc.max_size} bytes" if hasattr(exc, "max_size")
-                          else "the request body is too large")
-        except web.HTTPException as exc:
-            if exc.status < 400:
-                raise
-            return render(request, exc.status, exc.reason or "error")
-        except (asyncio.CancelledError, ConnectionResetError):
-            raise
-        except Exception:
-            log.exception("unhandled error on %s %s", request.method, request.path)
-            return render(request, 500, "internal error in the proxy")
-
-    return middleware
-
-
-def _headers_middleware(app: web.Application):
-    """v1 answers: Deprecation, Sunset, Link to the v2 successor, and the emulations applied."""
-    deprecation, sunset = _sunset_headers()
-    conv = app[TABLE].mappings.conventions
-    emulation_header, rule_header = conv.emulation_header, conv.rule_header
-    policies = app[TABLE].mappings.policies
-
-    @web.middleware
-    async def middleware(request: web.Request, handler) -> web.StreamResponse:
-        response = await handler(request)
-        info: RequestInfo = request[INFO]
-        if info.api != "v1" or response.prepared:
-            return response
-        headers = response.headers
-        headers["Deprecation"] = deprecation
-        headers["Sunset"] = sunset
-        if info.v2_path:
-            headers["Link"] = f'<{info.v2_path}>; rel="successor-version"'
-        if info.emulations:
-            headers[emulation_header] = ", ".join(policies[p].header for p in info.emulations)
-        if info.rules:
-            headers[rule_header] = ", ".join(info.rules)
-        return response
+            observe(request, info, status, perf_counter() - started)
 
     return middleware
 
@@ -330,13 +320,23 @@ async def _client_session(app: web.Application) -> AsyncIterator[None]:
         await session.close()
 
 
-async def _usage_file(app: web.Application) -> AsyncIterator[None]:
-    usage = app[USAGE]
+async def _records(app: web.Application) -> AsyncIterator[None]:
+    """Usage file and access log: opened in the serving process, flushed periodically and at shutdown."""
+    usage, access = app[USAGE], app[ACCESS]
     usage.open()
+    access.start()
     try:
         yield
     finally:
         usage.close()
+        access.close()
+
+
+async def _freeze_gc(app: web.Application) -> None:
+    """Start-up objects (mappings, schemas, route table) live as long as the process: move them out of the
+    collector's reach so full collections under load stay short (they showed as 40 ms pauses in the p99)."""
+    gc.collect()
+    gc.freeze()
 
 
 # ------------------------------------------------------------------ factory
@@ -344,15 +344,15 @@ async def _usage_file(app: web.Application) -> AsyncIterator[None]:
 
 def create_proxy_app(config: ProxyConfig) -> web.Application:
     """A ready-to-run proxy. The upstream session, sandbox and usage file open in cleanup_ctx."""
-    configure_access_log(config.access_log)
     table = RouteTable(default_mappings())
     app = web.Application(client_max_size=config.max_body)
     app[CONFIG] = config
     app[TABLE] = table
     app[METRICS] = Metrics()
     app[USAGE] = UsageLog(config.usage_dir)
+    app[ACCESS] = AccessLog(config.access_log)
     app[SERVICE] = V1Service(table, config, lambda: app[UPSTREAM])
-    app.middlewares.extend([_telemetry_middleware(app), _headers_middleware(app), _error_middleware(app)])
+    app.middlewares.append(_middleware(app))
     service = app[SERVICE]
     for route in table:
         app.router.add_route(route.op.v1.method, route.aiohttp_path, service.handler(route), name=route.op_id)
@@ -362,7 +362,8 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
     app.router.add_get("/metrics", _metrics, allow_head=False)
     app.cleanup_ctx.append(_embedded_sandbox)
     app.cleanup_ctx.append(_client_session)
-    app.cleanup_ctx.append(_usage_file)
+    app.cleanup_ctx.append(_records)
+    app.on_startup.append(_freeze_gc)
     return app
 
 

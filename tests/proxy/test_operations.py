@@ -8,7 +8,7 @@ import time
 import orjson
 from aiohttp import web
 
-from proxy.app import create_proxy_app
+from proxy.app import USAGE, create_proxy_app
 from proxy.cli_translate import translate
 from proxy.config import ProxyConfig
 from tests.proxy.test_routes import create_pod, sent
@@ -138,6 +138,7 @@ async def test_usage_records_metrics_and_no_key_anywhere(proxy, proxy_config, au
     pod = await create_pod(proxy, auth)
     await proxy.post(f"/v1/pods/{pod['id']}/reset", headers={**auth, "User-Agent": "legacy/1.0"})
     await proxy.get("/v1/nope", headers=auth)
+    proxy.server.app[USAGE].flush()  # records are batched (flushed every second and at shutdown)
     files = list((__import__("pathlib").Path(proxy_config.usage_dir)).glob("usage-*-*.jsonl"))
     assert len(files) == 1
     text = files[0].read_text()
