@@ -1,0 +1,302 @@
+"""Every benchmark of v1bridge in one run, one table of figures and ratios.
+
+    .venv/bin/python bench/run_all.py --quick     # ~3 minutes: 3 s wrk runs, 30 s soak, 2,000-file trees
+    .venv/bin/python bench/run_all.py --full      # ~12 minutes: 10 s wrk runs, 5 min soak, 10,000-file trees
+
+Proxy: direct calls to the upstream (sandbox), a plain aiohttp pass-through and the
+translating proxy, side by side, for list, get, create and action routes, with the
+translating proxy in 1 and 2 processes (SO_REUSEPORT): req/s, p50/p99 and the ratio
+translated/pass-through. wrk drives the load (the helpers of bench/proxy_bench.py);
+loopback only; every run bounded in time.
+Memory: resident size of one proxy process idle, holding 1,000 concurrent keep-alive
+connections (opened from one asyncio client), and over a mixed soak (growth bound stated).
+Rewrite and audit: files/s on a generated tree, 1 and 2 jobs (bench/rewrite_bench.py,
+bench/audit_bench.py).
+Writes bench/results/latest.md and latest.json.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import platform
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import proxy_bench as pb  # noqa: E402  (the proxy engineer's wrk helpers and servers)
+
+RESULTS = ROOT / "bench" / "results"
+# soak: RSS may grow by at most this much between the end of warm-up and the end of the soak
+SOAK_GROWTH_BOUND_MB = 10.0
+
+
+def run_translating_shared(port: int, upstream: str) -> None:
+    """One translating proxy process on a shared port (SO_REUSEPORT), like `v1bridge proxy --workers N`."""
+    from aiohttp import web
+
+    from proxy.app import create_proxy_app
+    from proxy.config import ProxyConfig
+
+    web.run_app(create_proxy_app(ProxyConfig(upstream=upstream, access_log=False, fingerprint_salt="bench")),
+                host="127.0.0.1", port=port, access_log=None, print=None, reuse_port=True)
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+# ------------------------------------------------------------------ proxy throughput
+
+
+def proxy_throughput(seconds: int, connections: int) -> list[dict]:
+    ctx = multiprocessing.get_context("spawn")
+    ports = {"sandbox": pb.free_port(), "plain": pb.free_port(), "translating": pb.free_port(),
+             "translating x2": pb.free_port()}
+    upstream = f"http://127.0.0.1:{ports['sandbox']}"
+    procs = [
+        ctx.Process(target=pb.run_sandbox, args=(ports["sandbox"],), daemon=True),
+        ctx.Process(target=pb.run_plain, args=(ports["plain"], upstream), daemon=True),
+        ctx.Process(target=pb.run_translating, args=(ports["translating"], upstream), daemon=True),
+        ctx.Process(target=run_translating_shared, args=(ports["translating x2"], upstream), daemon=True),
+        ctx.Process(target=run_translating_shared, args=(ports["translating x2"], upstream), daemon=True),
+    ]
+    for p in procs:
+        p.start()
+    rows: list[dict] = []
+    try:
+        for port in set(ports.values()):
+            pb.wait_up(port)
+        time.sleep(0.5)  # the second x2 process binds a moment after the first
+        bases = {k: f"http://127.0.0.1:{v}" for k, v in ports.items()}
+        bases["direct"] = bases.pop("sandbox")
+        pods = [pb.call(upstream + "/v2/pods", "POST", pb.V2_POD)["id"] for _ in range(pb.PODS)]
+        tmp = Path(tempfile.mkdtemp(prefix="run-all-"))
+        targets = ("direct", "plain", "translating", "translating x2")
+
+        def path_for(target: str, v1: str, v2: str) -> str:
+            return v1 if target.startswith("translating") else v2
+
+        for name, v1, v2 in (("list GET /v1/pods (20 pods)", "/v1/pods", "/v2/pods"),
+                             ("get GET /v1/pods/{id}", f"/v1/pods/{pods[0]}", f"/v2/pods/{pods[0]}")):
+            row = {t: pb.wrk(bases[t] + path_for(t, v1, v2), seconds, connections, None, tmp) for t in targets}
+            rows.append({"scenario": name, **row})
+        per = pb.STOP_PODS_PER_THREAD * pb.THREADS
+        stop_pods = [pb.call(upstream + "/v2/pods", "POST", pb.V2_POD)["id"] for _ in range(per * len(targets))]
+        row = {}
+        for index, t in enumerate(targets):
+            quoted = ",".join(f'"{i}"' for i in stop_pods[index * per:(index + 1) * per])
+            script = pb.LUA_STOP % (quoted, pb.STOP_PODS_PER_THREAD, path_for(t, "/v1/pods/{id}", "/v2/pods/{id}"),
+                                    pb.KEY, pb.KEY)
+            row[t] = pb.wrk(bases[t] + "/", seconds, connections, script, tmp)
+        rows.append({"scenario": "action POST /v1/pods/{id}/stop, start", **row})
+        row = {}
+        for t in targets:
+            body = pb.V1_POD if t.startswith("translating") else pb.V2_POD
+            row[t] = pb.wrk(bases[t] + path_for(t, "/v1/pods", "/v2/pods"), seconds, connections,
+                            pb.LUA_POST % (json.dumps(body), pb.KEY), tmp)
+        rows.append({"scenario": "create POST /v1/pods", **row})
+        shutil.rmtree(tmp, ignore_errors=True)
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.join(5)
+    return rows
+
+
+# ------------------------------------------------------------------ memory
+
+
+async def _hold_connections(port: int, count: int) -> int:
+    """Open `count` keep-alive connections from one client, each with a request answered, and keep them open."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=0, force_close=False, keepalive_timeout=600)
+    session = aiohttp.ClientSession(connector=connector)
+    gate = asyncio.Event()
+    opened = 0
+
+    async def one() -> None:
+        nonlocal opened
+        async with session.get(f"http://127.0.0.1:{port}/healthz") as resp:
+            await resp.read()
+            opened += 1
+            await gate.wait()  # hold the connection (not returned to the pool) while measured
+
+    tasks = [asyncio.create_task(one()) for _ in range(count)]
+    while opened < count and not any(t.done() and t.exception() for t in tasks):
+        await asyncio.sleep(0.1)
+    return_value = opened
+    _hold_connections.release = (gate, tasks, session)  # type: ignore[attr-defined]
+    return return_value
+
+
+def memory(soak_seconds: int, connections: int) -> dict:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = min(hard, max(soft, connections * 2 + 256))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    ctx = multiprocessing.get_context("spawn")
+    up_port, px_port = pb.free_port(), pb.free_port()
+    upstream = f"http://127.0.0.1:{up_port}"
+    sandbox = ctx.Process(target=pb.run_sandbox, args=(up_port,), daemon=True)
+    proxy = ctx.Process(target=pb.run_translating, args=(px_port, upstream), daemon=True)
+    sandbox.start()
+    proxy.start()
+    out: dict = {}
+    try:
+        pb.wait_up(up_port)
+        pb.wait_up(px_port)
+        time.sleep(1)
+        out["idle_mb"] = rss_mb(proxy.pid)
+
+        async def held() -> tuple[int, float]:
+            opened = await _hold_connections(px_port, connections)
+            await asyncio.sleep(1)
+            value = rss_mb(proxy.pid)
+            gate, tasks, session = _hold_connections.release  # type: ignore[attr-defined]
+            gate.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await session.close()
+            return opened, value
+
+        opened, out["keepalive_mb"] = asyncio.run(held())
+        out["keepalive_connections"] = opened
+        pods = [pb.call(upstream + "/v2/pods", "POST", pb.V2_POD)["id"] for _ in range(pb.PODS)]
+        # mixed soak: list and get, in alternating 5 s wrk runs, RSS sampled after each
+        tmp = Path(tempfile.mkdtemp(prefix="soak-"))
+        samples: list[float] = []
+        deadline = time.monotonic() + soak_seconds
+        turn = 0
+        while time.monotonic() < deadline:
+            path = "/v1/pods" if turn % 2 == 0 else f"/v1/pods/{pods[turn % len(pods)]}"
+            pb.wrk(f"http://127.0.0.1:{px_port}{path}", 5, 16, None, tmp)
+            samples.append(rss_mb(proxy.pid))
+            turn += 1
+        shutil.rmtree(tmp, ignore_errors=True)
+        warm = samples[min(1, len(samples) - 1)]
+        out.update(soak_seconds=soak_seconds, soak_start_mb=warm, soak_end_mb=samples[-1],
+                   soak_max_mb=max(samples), soak_growth_mb=samples[-1] - warm,
+                   soak_bound_mb=SOAK_GROWTH_BOUND_MB, soak_stable=samples[-1] - warm <= SOAK_GROWTH_BOUND_MB)
+    finally:
+        proxy.terminate()
+        sandbox.terminate()
+        proxy.join(5)
+        sandbox.join(5)
+    return out
+
+
+# ------------------------------------------------------------------ rewrite and audit
+
+
+def files_per_second(files: int) -> dict:
+    import audit_bench
+    import rewrite_bench
+
+    out: dict = {"files": files}
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "rewrite"
+        rewrite_bench.build_tree(tree, files, 0.05)
+        for jobs in (1, 2):
+            elapsed, code = min(rewrite_bench.run_once(tree, jobs) for _ in range(2))
+            out[f"rewrite_jobs{jobs}"] = files / elapsed
+        tree = Path(tmp) / "audit"
+        tree.mkdir()
+        audit_bench.generate(tree, files, 0.05)
+        audit_bench.measure(tree, 1)  # warm the page cache
+        for jobs in (1, 2):
+            elapsed, scanned, _ = min(audit_bench.measure(tree, jobs) for _ in range(2))
+            out[f"audit_jobs{jobs}"] = scanned / elapsed
+    return out
+
+
+# ------------------------------------------------------------------ report
+
+
+def machine() -> str:
+    import aiohttp
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (f"{platform.system()} {platform.release()} {platform.machine()}, {cpus} CPUs, "
+            f"Python {platform.python_version()}, aiohttp {aiohttp.__version__}, load {os.getloadavg()[0]:.2f}")
+
+
+def render(mode: str, args: argparse.Namespace, proxy_rows: list[dict], mem: dict, files: dict, started: str) -> str:
+    lines = [f"# v1bridge benchmarks ({mode})", "",
+             f"Command: `.venv/bin/python bench/run_all.py --{mode}`; run {started}.",
+             f"Machine: {machine()}. wrk -t{pb.THREADS} -c{args.connections} -d{args.seconds}s on loopback; the "
+             "upstream, the proxies and wrk share the same cores, so the ratios matter more than absolute figures.",
+             "", "## Proxy", "",
+             "| scenario | target | req/s | p50 ms | p99 ms | non-2xx |", "|---|---|---:|---:|---:|---:|"]
+    for row in proxy_rows:
+        for target in ("direct", "plain", "translating", "translating x2"):
+            r = row[target]
+            lines.append(f"| {row['scenario'] if target == 'direct' else ''} | {target} | {r['rps']:.0f} | "
+                         f"{r['p50']:.2f} | {r['p99']:.2f} | {r['errors']} |")
+    lines += ["", "| scenario | translated / pass-through (1 process) | translated x2 / pass-through |",
+              "|---|---:|---:|"]
+    for row in proxy_rows:
+        lines.append(f"| {row['scenario']} | {row['translating']['rps'] / row['plain']['rps']:.0%} | "
+                     f"{row['translating x2']['rps'] / row['plain']['rps']:.0%} |")
+    lines += ["", "## Memory (resident size of one translating proxy process)", "",
+              "| state | RSS MB |", "|---|---:|",
+              f"| idle | {mem['idle_mb']:.1f} |",
+              f"| holding {mem['keepalive_connections']} keep-alive connections | {mem['keepalive_mb']:.1f} |",
+              f"| soak start (after the first 5 s run) | {mem['soak_start_mb']:.1f} |",
+              f"| soak end ({mem['soak_seconds']} s of list/get load) | {mem['soak_end_mb']:.1f} |",
+              f"| soak max | {mem['soak_max_mb']:.1f} |", "",
+              f"Soak growth {mem['soak_growth_mb']:+.1f} MB, bound {mem['soak_bound_mb']:.0f} MB: "
+              f"**{'stable' if mem['soak_stable'] else 'NOT stable'}**.", "",
+              f"## Rewrite and audit ({files['files']:,}-file generated tree, 5% calling the API; best of 2)", "",
+              "| tool | jobs 1 files/s | jobs 2 files/s | ratio |", "|---|---:|---:|---:|"]
+    for tool in ("rewrite", "audit"):
+        one, two = files[f"{tool}_jobs1"], files[f"{tool}_jobs2"]
+        lines.append(f"| {tool} | {one:,.0f} | {two:,.0f} | x{two / one:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="short runs (default)")
+    mode.add_argument("--full", action="store_true", help="longer runs, 5-minute soak, 10,000-file trees")
+    parser.add_argument("--connections", type=int, default=16)
+    args = parser.parse_args()
+    if not shutil.which("wrk"):
+        print("wrk is needed: apt-get update && apt-get install -y wrk", file=sys.stderr)
+        return 2
+    full = args.full
+    args.seconds = 10 if full else 3
+    name = "full" if full else "quick"
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"[1/3] proxy throughput ({args.seconds} s per run)", flush=True)
+    rows = proxy_throughput(args.seconds, args.connections)
+    print(f"[2/3] memory (1,000 connections, {300 if full else 30} s soak)", flush=True)
+    mem = memory(300 if full else 30, 1000)
+    print(f"[3/3] rewrite and audit ({10_000 if full else 2_000} files)", flush=True)
+    files = files_per_second(10_000 if full else 2_000)
+    report = render(name, args, rows, mem, files, started)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "latest.md").write_text(report)
+    (RESULTS / "latest.json").write_text(json.dumps({"mode": name, "started": started, "machine": machine(),
+                                                     "seconds": args.seconds, "connections": args.connections,
+                                                     "proxy": rows, "memory": mem, "files": files}, indent=2))
+    print(report)
+    print(f"written: {RESULTS / 'latest.md'}, {RESULTS / 'latest.json'}")
+    return 0 if mem["soak_stable"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
