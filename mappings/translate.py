@@ -170,6 +170,14 @@ class _CompiledRequest:
 _Getter = Callable[[dict[str, Any], ResponseContext], Any]
 
 
+def _fresh(value: list[Any] | dict[str, Any]) -> _Getter:
+    """A new copy per answer (callers may mutate it); empty containers skip deepcopy's machinery."""
+    if not value:
+        kind = type(value)
+        return lambda obj, ctx: kind()
+    return lambda obj, ctx: copy.deepcopy(value)
+
+
 class _CompiledResponse:
     """One response map turned into (key, getter, include flag) steps."""
 
@@ -187,13 +195,31 @@ class _CompiledResponse:
         if rule.has_const:
             const = rule.const
             if isinstance(const, (list, dict)):
-                return lambda obj, ctx: copy.deepcopy(const)
+                return _fresh(const)
             return lambda obj, ctx: const
         source = rule.source
         convert = RESPONSE_CONVERTERS[rule.convert] if rule.convert else None
         backward = mappings.values[rule.values].backward if rule.values else None
         fallback = rule.fallback if rule.has_fallback else None
         simple = source is not None and "." not in source
+        # the common cases get their own closure: no per-field branching on the hot path (list answers)
+        if simple and convert is None and backward is None:
+            if fallback is None:
+                return lambda obj, ctx: obj.get(source)
+            if isinstance(fallback, (list, dict)):
+                fresh = _fresh(fallback)
+
+                def with_fresh_fallback(obj: dict[str, Any], ctx: ResponseContext) -> Any:
+                    value = obj.get(source)
+                    return fresh(obj, ctx) if value is None else value
+
+                return with_fresh_fallback
+
+            def with_fallback(obj: dict[str, Any], ctx: ResponseContext) -> Any:
+                value = obj.get(source)
+                return fallback if value is None else value
+
+            return with_fallback
 
         def getter(obj: dict[str, Any], ctx: ResponseContext) -> Any:
             if source is None:

@@ -22,6 +22,8 @@ ACTION_STATUS = "action-status"
 UPDATE_ALIAS = "update-alias"
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# what quote(value, safe="") leaves unchanged: such ids skip the encoder
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]+")
 
 
 @dataclass
@@ -52,6 +54,7 @@ class Route:
     response_lookups: list[tuple[str, Lookup]] = field(default_factory=list)
     state_field: tuple[str, str] | None = None  # (v1 name, v2 source) of the state field
     query_enums: dict[str, list[str]] = field(default_factory=dict)  # v1 query enums, from v1.json
+    placeholders: tuple[tuple[str, str], ...] = ()  # ("{id}", "podId"): built once, filled per request
 
     @property
     def op_id(self) -> str:
@@ -61,9 +64,10 @@ class Route:
         """Fill the v2 path with the v1 path parameter values (podId -> id)."""
         assert self.v2_path is not None
         path = self.v2_path
-        for v1_name, v2_name in self.op.path_params.items():
+        for placeholder, v1_name in self.placeholders:
+            value = params[v1_name]
             # re-encoded: a decoded id must never add path segments, queries or header breaks
-            path = path.replace("{" + v2_name + "}", quote(params[v1_name], safe=""))
+            path = path.replace(placeholder, value if _UNRESERVED.fullmatch(value) else quote(value, safe=""))
         return path
 
 
@@ -163,6 +167,7 @@ class RouteTable:
                 response_lookups=lookups,
                 state_field=state_field,
                 query_enums=_v1_query_enums(op.v1.method, op.v1.path) if qmap else {},
+                placeholders=tuple(("{" + v2_name + "}", v1_name) for v1_name, v2_name in op.path_params.items()),
             )
         item_get = {
             r.op.resource: r

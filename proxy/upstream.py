@@ -39,14 +39,10 @@ BODY_HEADERS = frozenset({"content-length", "content-encoding", "content-type"})
 
 def hop_filter(headers: CIMultiDictProxy[str] | CIMultiDict[str], drop: frozenset[str] = frozenset()) -> CIMultiDict[str]:
     """Copy of `headers` without hop-by-hop ones (and those the Connection header names)."""
-    listed = {t.strip().lower() for v in headers.getall("Connection", []) for t in v.split(",") if t.strip()}
-    out: CIMultiDict[str] = CIMultiDict()
-    for name, value in headers.items():
-        lower = name.lower()
-        if lower in HOP_BY_HOP or lower in listed or lower in drop:
-            continue
-        out.add(name, value)
-    return out
+    skip = HOP_BY_HOP | drop
+    if "Connection" in headers:
+        skip = skip | {t.strip().lower() for v in headers.getall("Connection") for t in v.split(",") if t.strip()}
+    return CIMultiDict([(name, value) for name, value in headers.items() if name.lower() not in skip])
 
 
 @dataclass
