@@ -201,12 +201,12 @@ def _run(args: argparse.Namespace) -> int:
     errors = [o for o in outcomes if o.error]
     for outcome in errors:
         print(f"v1bridge rewrite: {outcome.path}: {outcome.error}", file=sys.stderr)
-    changed = [o for o in outcomes if o.changed]
+    changed = [o for o in outcomes if o.changed and (o.written or not write)]
     if not args.quiet:
         _summary(console, outcomes, changed, errors, skipped, args)
     if args.check and changed:
         return EXIT_CHANGES
-    if any(o.error and o.error.startswith("internal") for o in outcomes):
+    if any(o.error and o.error.startswith(("internal", "not written")) for o in outcomes):
         return EXIT_ERROR
     return EXIT_OK
 
@@ -218,6 +218,8 @@ def _summary(console, outcomes: list[Outcome], changed: list[Outcome], errors: l
     verb = "would change" if (args.check or args.diff) else "changed"
     console.print(soft_wrap=True, *[f"v1bridge rewrite: {len(outcomes)} files checked, {len(changed)} {verb}, "
                   f"{len(errors)} not rewritten (errors), {len(skipped)} paths skipped"])
+    for item in sorted(skipped, key=lambda s: s.path):
+        console.print(f"  skipped {item.path}: {item.reason}", markup=False, soft_wrap=True)
     if rules:
         console.print("rewrites by rule: " + ", ".join(f"{rule} {count}" for rule, count in sorted(rules.items())), soft_wrap=True)
     manual = [(o.path, line, rule, msg) for o in outcomes for (line, rule, msg) in o.manual]

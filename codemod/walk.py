@@ -224,7 +224,10 @@ class Walker:
                     self.skip(entry_shown, "gitignored")
                     continue
                 yield from self._walk_dir(entry_shown, entry_real, ignores)
-            elif is_file:
+            elif not is_file:
+                if entry.name.endswith(self.include_suffixes):
+                    self.skip(entry_shown, "not a regular file")  # a FIFO or socket: reading could block
+            else:
                 if not entry.name.endswith(self.include_suffixes):
                     continue
                 if any(ig.excludes(entry_real, False) for ig in ignores):

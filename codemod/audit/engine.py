@@ -60,6 +60,15 @@ def analyze_source(text: str, rel: str) -> FileResult:
         detector = _python_detector()
         if detector is not None:
             analysis = detector(text, rel)
+            if analysis.error:
+                # not Python the parser accepts (a syntax error, a Python 2 file): still report what
+                # the text scanner finds, and say why the detector could not look
+                scanned = scan_text(text, rel, PYTHON_TEXT)
+                result = FileResult(rel, language, enrich(scanned.findings, rel, language, cat, markers_mod.parse(text)),
+                                    scanned.signals)
+                result = finish(result)
+                result.error = f"{analysis.error}; scanned as text"
+                return result
             raw = [RawFinding(f.rule, f.line, f.column, f.message, f.fixable, f.route, f.v2_target, f.kind,
                               f.source_line) for f in analysis.findings]
             # v1 names read on objects handed in from elsewhere come from the detector too
