@@ -188,6 +188,15 @@ def load(data_dir: Path | str = DATA_DIR) -> Mappings:
     return mappings
 
 
+def _v2_success(op: Operation) -> int | None:
+    """The lowest 2xx v2.json documents for the operation's v2 target (None: local, gone, or not in v2.json)."""
+    if op.v2 is None or op.policy in ("local", "gone"):
+        return None
+    operation = load_schema("v2").get("paths", {}).get(op.v2.path, {}).get(op.v2.method.lower()) or {}
+    codes = sorted(int(c) for c in operation.get("responses", {}) if c.isdigit() and c.startswith("2"))
+    return codes[0] if codes else None
+
+
 def _cross_check(m: Mappings) -> None:
     """Every name one file uses must be defined in another."""
     problems: list[str] = []
@@ -217,6 +226,12 @@ def _cross_check(m: Mappings) -> None:
             problems.append(f"{where}: policy {op.policy!r} needs a v2 target")
         if op.policy == "emulate" and op.emulation is None:
             problems.append(f"{where}: policy 'emulate' needs an emulation")
+        if op.status is not None:
+            need("policy", op.status.policy, m.policies, where)
+        v2_success = _v2_success(op)
+        if v2_success is not None and v2_success != op.v1_status and op.status is None:
+            problems.append(f"{where}: v1 answered {op.v1_status} where v2 answers {v2_success}; "
+                            "name the policy under `status`")
         if op.resource is not None and op.shape == "list":
             need("list key for resource", op.resource, m.conventions.list_keys, where)
         for v1_name, v2_name in op.path_params.items():

@@ -87,6 +87,17 @@ class V2Route(Strict):
     body: dict[str, Any] | None = None
 
 
+class StatusRewrite(Strict):
+    """Where v1 answered another status than v2 does, and the policy that keeps v1's.
+
+    A success is answered with the operation's `v1_status`; `errors` maps a v2
+    error status to v1's (409 -> 400). Strict mode answers v2's status as is.
+    """
+
+    policy: str
+    errors: dict[int, int] = {}
+
+
 OperationPolicy = Literal["translate", "emulate", "local", "gone"]
 ResponseShape = Literal["object", "list", "empty", "billing", "raw", "action"]
 
@@ -109,6 +120,8 @@ class Operation(Strict):
     rules: list[str] = []
     # emulated operations with no v2 target: the operation ids run in order (reset = stop, start)
     steps: list[str] = []
+    # v1 and v2 answer with different statuses (Q23 create 200 vs 201, Q24 409 vs 400)
+    status: StatusRewrite | None = None
     note: str | None = None
 
 

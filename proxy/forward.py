@@ -170,8 +170,6 @@ class Forward:
             return plan
         if route.op_emulation:
             self.engage(plan, route.op_emulation)
-        if route.status_policy and route.status_policy != "action-status" and self.is_strict(route.status_policy):
-            raise self.refuse(route.status_policy)
         v2_query = self._query(route, plan, query)
         if route.steps:
             plan.steps = [

@@ -15,12 +15,6 @@ from typing import Any
 from mappings import Mappings, default_mappings, load_schema
 from mappings.models import Lookup, Operation, QueryMap, QueryParam
 
-# Policy ids the proxy implements mechanisms for outside the request translator
-# (the ids are defined, described and switched in mappings/data/policies.yaml).
-CREATE_STATUS = "create-status"
-ACTION_STATUS = "action-status"
-UPDATE_ALIAS = "update-alias"
-
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # what quote(value, safe="") leaves unchanged: such ids skip the encoder
 _UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]+")
@@ -47,7 +41,9 @@ class Route:
     op_emulation: str | None
     # v2 success status of the target, from v2.json; differs from op.v1_status on creates (Q23)
     v2_success: int | None
+    # the policy that keeps v1's status (operations.yaml `status`), and v2 error status -> v1's
     status_policy: str | None
+    status_errors: dict[int, int] = field(default_factory=dict)
     steps: list["Route"] = field(default_factory=list)
     current: "Route | None" = None
     follow_up: "Route | None" = None
@@ -135,11 +131,6 @@ class RouteTable:
             records_key = conv.list_keys.get(op.resource) if op.shape == "billing" and op.resource else None
             qmap = m.queries.get(op.query) if op.query else None
             v2_success = _v2_success(v2.method, v2.path) if v2 and op.policy != "local" else None
-            status_policy = None
-            if op.shape == "action":
-                status_policy = ACTION_STATUS
-            elif v2_success and v2_success != op.v1_status and op.request and m.requests[op.request].mode == "create":
-                status_policy = CREATE_STATUS
             lookups = [
                 (name, spec) for name, spec in conv.lookups.items() if op.response and op.response in spec.responses
             ]
@@ -163,7 +154,8 @@ class RouteTable:
                 reverse_fields=_reverse_fields(m, op.request),
                 op_emulation=op.emulation if op.policy == "emulate" else None,
                 v2_success=v2_success,
-                status_policy=status_policy,
+                status_policy=op.status.policy if op.status else None,
+                status_errors=dict(op.status.errors) if op.status else {},
                 response_lookups=lookups,
                 state_field=state_field,
                 query_enums=_v1_query_enums(op.v1.method, op.v1.path) if qmap else {},

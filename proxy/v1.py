@@ -25,7 +25,7 @@ from proxy.backward import Backward, values_at
 from proxy.config import ProxyConfig
 from proxy.errors import V1Error
 from proxy.forward import Forward, Plan, V2Request
-from proxy.routes import ACTION_STATUS, Route, RouteTable
+from proxy.routes import Route, RouteTable
 from proxy.upstream import BODY_HEADERS, Upstream, UpstreamResponse, hop_filter
 
 
@@ -248,13 +248,12 @@ class V1Service:
     def _error_from(self, resp: UpstreamResponse, plan: Plan | None, route: Route) -> V1Error:
         message = self.backward.problem_message(resp.body, plan, resp.status)
         status = resp.status
-        if route.status_policy == ACTION_STATUS and status == 409:
-            if self.forward.is_strict(ACTION_STATUS):
-                return V1Error(501, self.m.policies[ACTION_STATUS].strict_message + ": " + message,
-                               policy=ACTION_STATUS)
+        v1_status = route.status_errors.get(status)
+        # strict: v2's status as is (an error either way; emulating only restores v1's number)
+        if v1_status is not None and route.status_policy and not self.forward.is_strict(route.status_policy):
             if plan is not None:
-                plan.engage(ACTION_STATUS)
-            status = 400
+                plan.engage(route.status_policy)
+            status = v1_status
         return V1Error(status, message, headers=_upstream_headers(resp))
 
     async def _answer(self, plan: Plan, resp: UpstreamResponse, auth, rid) -> web.Response:
@@ -266,8 +265,11 @@ class V1Service:
         if plan.follow_up is not None and isinstance(data, dict):
             data = await self._follow_up(plan, data, auth, rid)
         status = route.op.v1_status
-        if route.status_policy and route.status_policy != ACTION_STATUS and resp.status != status:
-            plan.engage(route.status_policy)
+        if route.status_policy and resp.status != status:
+            if self.forward.is_strict(route.status_policy):
+                status = resp.status  # strict: v2's status (201 on create), never a refused create
+            else:
+                plan.engage(route.status_policy)
         headers = _upstream_headers(resp)
         if route.op.shape == "empty" or status == 204:
             return web.Response(status=status, headers=headers)

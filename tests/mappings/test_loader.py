@@ -95,3 +95,16 @@ def test_schema_walk_finds_real_paths_and_refuses_made_up_ones():
     assert descend(v2, pod, "gpu.id") is not None
     assert descend(v2, pod, "mounts.network.0.volumeIdx") is None
     assert descend(v2, pod, "imageName") is None
+
+
+def test_status_difference_needs_its_policy(data_copy):
+    """v1 200 vs v2 201 on a create must name the policy that keeps v1's status (the proxy reads it from here)."""
+    edit(data_copy / "operations.yaml", "  rules: [L01, Q23]\n  status: {policy: create-status}\n", "  rules: [L01, Q23]\n")
+    with pytest.raises(MappingError, match=r"entry 'registries.create': v1 answered 200 where v2 answers 201; name the policy"):
+        load(data_copy)
+
+
+def test_status_policy_must_exist(data_copy):
+    edit(data_copy / "operations.yaml", "status: {policy: create-status}", "status: {policy: create-statuss}")
+    with pytest.raises(MappingError, match=r"unknown policy 'create-statuss'"):
+        load(data_copy)

@@ -327,19 +327,33 @@ async def test_locked_follow_up_failure_is_not_success(proxy, auth, recorder):
     assert message.startswith("created ") and message.endswith("but applying locked afterwards failed: maintenance")
 
 
-async def test_create_status_strict(strict_proxy, auth, recorder):
+async def test_create_status_strict_answers_v2s_201_not_a_refusal(strict_proxy, auth, recorder):
+    """Strict means "do not emulate": the create goes through and the client sees v2's 201."""
     proxy = await strict_proxy("create-status")
     r = await proxy.post("/v1/containerregistryauth", json={"name": "r", "username": "u", "password": "p"}, headers=auth)
-    assert r.status == 501
-    assert list(recorder) == []
+    assert r.status == 201, await r.text()
+    got = await r.json()
+    assert sent(recorder) == [("POST", "/v2/registries", {"name": "r", "username": "u", "password": "p"})]
+    assert got == {"id": got["id"], "name": "r"}
+    assert "create-status" not in emulations(r)
 
 
-async def test_action_status_strict(strict_proxy, auth, recorder):
+async def test_create_status_emulated_answers_v1s_200(proxy, auth, recorder):
+    r = await proxy.post("/v1/containerregistryauth", json={"name": "r", "username": "u", "password": "p"}, headers=auth)
+    assert r.status == 200
+    assert emulations(r) == {"create-status"}
+
+
+async def test_action_status_strict_answers_v2s_409(strict_proxy, auth, recorder):
     proxy = await strict_proxy("action-status")
     pod = await create_pod(proxy, auth)
+    recorder.clear()
     r = await proxy.post(f"/v1/pods/{pod['id']}/start", headers=auth)
-    assert r.status == 501
-    assert (await r.json())["message"].startswith("v2 refuses illegal pod transitions with 409 (Q24): ")
+    assert r.status == 409
+    body = await r.json()
+    assert list(body) == ["message"] and "start" in body["message"]
+    assert sent(recorder) == [("POST", f"/v2/pods/{pod['id']}/action", {"action": "start"})]
+    assert "action-status" not in emulations(r)
 
 
 async def test_strict_all(strict_proxy, auth, recorder):
