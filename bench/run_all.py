@@ -69,7 +69,7 @@ def proxy_throughput(seconds: int, connections: int) -> list[dict]:
     procs = [
         ctx.Process(target=pb.run_sandbox, args=(ports["sandbox"],), daemon=True),
         ctx.Process(target=pb.run_plain, args=(ports["plain"], upstream), daemon=True),
-        ctx.Process(target=pb.run_translating, args=(ports["translating"], upstream), daemon=True),
+        ctx.Process(target=run_translating_shared, args=(ports["translating"], upstream), daemon=True),
         ctx.Process(target=run_translating_shared, args=(ports["translating x2"], upstream), daemon=True),
         ctx.Process(target=run_translating_shared, args=(ports["translating x2"], upstream), daemon=True),
     ]
@@ -152,7 +152,7 @@ def memory(soak_seconds: int, connections: int) -> dict:
     up_port, px_port = pb.free_port(), pb.free_port()
     upstream = f"http://127.0.0.1:{up_port}"
     sandbox = ctx.Process(target=pb.run_sandbox, args=(up_port,), daemon=True)
-    proxy = ctx.Process(target=pb.run_translating, args=(px_port, upstream), daemon=True)
+    proxy = ctx.Process(target=run_translating_shared, args=(px_port, upstream), daemon=True)
     sandbox.start()
     proxy.start()
     out: dict = {}
