@@ -244,6 +244,8 @@ class QueryParam(Strict):
     rule: str | None = None
     # emulation policy engaged when the parameter is used (default: the map's)
     policy: str | None = None
+    # v1's value when the client omits the parameter (v1.json `default`), applied by the proxy
+    default: str | None = None
     note: str | None = None
 
 

@@ -224,6 +224,8 @@ class Forward:
             if entry is None:
                 continue
             grouped.setdefault(entry[0], []).append(value)
+        for name, default in route.query_defaults:  # v1 applied these when the parameter was omitted
+            grouped.setdefault(name, [default])
         forwarded: list[tuple[str, str]] = []
         for name, values in grouped.items():
             spec: QueryParam = qmap.params[name]

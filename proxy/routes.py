@@ -50,6 +50,7 @@ class Route:
     response_lookups: list[tuple[str, Lookup]] = field(default_factory=list)
     state_field: tuple[str, str] | None = None  # (v1 name, v2 source) of the state field
     query_enums: dict[str, list[str]] = field(default_factory=dict)  # v1 query enums, from v1.json
+    query_defaults: tuple[tuple[str, str], ...] = ()  # (v1 name, v1 default) from queries.yaml
     placeholders: tuple[tuple[str, str], ...] = ()  # ("{id}", "podId"): built once, filled per request
 
     @property
@@ -159,6 +160,8 @@ class RouteTable:
                 response_lookups=lookups,
                 state_field=state_field,
                 query_enums=_v1_query_enums(op.v1.method, op.v1.path) if qmap else {},
+                query_defaults=tuple((n, p.default) for n, p in qmap.params.items() if p.default is not None)
+                if qmap else (),
                 placeholders=tuple(("{" + v2_name + "}", v1_name) for v1_name, v2_name in op.path_params.items()),
             )
         item_get = {

@@ -110,3 +110,22 @@ def test_list_keys_match_v2_envelopes():
         body = v2_op["responses"]["200"]["content"]["application/json"]["schema"]
         key = MAPPINGS.list_key(op.resource)
         assert key in properties(V2, body), f"{op.id}: v2 list has no {key!r}"
+
+
+def _query_param_cases():
+    for op in MAPPINGS.operations:
+        if op.query:
+            for name, spec in MAPPINGS.queries[op.query].params.items():
+                yield pytest.param(op, name, spec, id=f"{op.id}:{name}")
+
+
+@pytest.mark.parametrize("op,name,spec", list(_query_param_cases()))
+def test_emulated_query_defaults_are_v1s(op, name, spec):
+    """A v1 default the proxy must apply (the parameter is emulated, v2 does not know it) is in the mapping,
+    and equals v1.json's."""
+    params = V1["paths"][op.v1.path][op.v1.method.lower()].get("parameters", [])
+    v1_default = next((p.get("schema", {}).get("default") for p in params if p.get("name") == name), None)
+    if spec.emulated_by and v1_default is not None:
+        assert spec.default == v1_default, f"{op.id}: {name} defaults to {v1_default!r} in v1.json"
+    if spec.default is not None:
+        assert spec.default == v1_default

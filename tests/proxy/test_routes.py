@@ -420,10 +420,42 @@ async def test_billing_endpoints_reaches_serverless_never_endpoints(proxy, auth,
     assert r.headers["Link"] == '</v2/billing/serverless>; rel="successor-version"'
 
 
+async def test_billing_pods_default_grouping_is_v1s_gpu_type(proxy, auth, recorder):
+    """v1 grouped pod billing by gpuTypeId unless told otherwise; v2 is per pod: join the GPU type and sum."""
+    pods = [await create_pod(proxy, auth), await create_pod(proxy, auth)]
+    recorder.clear()
+    r = await proxy.get("/v1/billing/pods?bucketSize=day", headers=auth)
+    assert r.status == 200, await r.text()
+    assert sorted((s.path, tuple(s.query)) for s in recorder) == [
+        ("/v2/billing/pods", (("bucketSize", "day"),)),
+        ("/v2/pods", ()),
+    ]
+    records = (await v2(proxy, auth, "GET", "/v2/billing/pods?bucketSize=day"))["records"]
+    gpu = {p["id"]: p["gpu"]["id"] for p in (await v2(proxy, auth, "GET", "/v2/pods"))["pods"]}
+    expected: dict = {}
+    for x in records:
+        key = (x["startTime"], gpu[x["podId"]])
+        expected[key] = expected.get(key, 0) + x["totalAmount"]
+    got = await r.json()
+    assert got and all(sorted(g) == ["amount", "gpuTypeId", "time"] for g in got)
+    assert sorted((g["time"], g["gpuTypeId"]) for g in got) == sorted(expected)
+    for g in got:  # the pods keep accruing between the two reads
+        assert g["amount"] == pytest.approx(expected[(g["time"], g["gpuTypeId"])], abs=0.05)
+    assert {p["id"] for p in pods} <= set(gpu)
+    assert "list-filters" in emulations(r)
+
+
+async def test_billing_endpoints_default_grouping_is_endpoint(proxy, auth, recorder):
+    r = await proxy.get("/v1/billing/endpoints?bucketSize=day", headers=auth)
+    assert r.status == 200
+    assert [(s.path, s.query) for s in recorder] == [("/v2/billing/serverless", [("bucketSize", "day")])]
+    assert "list-filters" in emulations(r)
+
+
 async def test_billing_pods_records(proxy, auth, recorder):
     pod = await create_pod(proxy, auth)
     recorder.clear()
-    r = await proxy.get(f"/v1/billing/pods?podId={pod['id']}&bucketSize=day", headers=auth)
+    r = await proxy.get(f"/v1/billing/pods?podId={pod['id']}&bucketSize=day&grouping=podId", headers=auth)
     assert r.status == 200
     assert [(s.path, s.query) for s in recorder] == [("/v2/billing/pods", [("podId", pod["id"]), ("bucketSize", "day")])]
     records = (await v2(proxy, auth, "GET", f"/v2/billing/pods?podId={pod['id']}&bucketSize=day"))["records"]
