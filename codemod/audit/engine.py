@@ -16,7 +16,7 @@ from pathlib import Path
 
 from codemod.audit import markers as markers_mod
 from codemod.audit.catalogue import catalogue
-from codemod.audit.model import AuditReport, FileResult, RawFinding, Signals
+from codemod.audit.model import AuditReport, FileResult, Signals
 from codemod.audit.scan_text import SUFFIXES, Language, language_for, scan_text
 from codemod.audit.status import enrich, finish
 from codemod.walk import iter_files
@@ -69,8 +69,7 @@ def analyze_source(text: str, rel: str) -> FileResult:
                 result = finish(result)
                 result.error = f"{analysis.error}; scanned as text"
                 return result
-            raw = [RawFinding(f.rule, f.line, f.column, f.message, f.fixable, f.route, f.v2_target, f.kind,
-                              f.source_line) for f in analysis.findings]
+            raw = list(analysis.findings)
             # v1 names read on objects handed in from elsewhere come from the detector too
             # (`attributed=False` findings): one engine, no second scan of Python.
             signals = Signals(analysis.uses_v1, analysis.uses_v2, analysis.serverless_runtime,

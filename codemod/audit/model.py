@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from codemod.detect import Finding
+
 SCHEMA_VERSION = 1
 SCHEMA_ID = "v1bridge.audit.code/1"
 TRAFFIC_SCHEMA_ID = "v1bridge.audit.traffic/1"
@@ -14,23 +16,9 @@ Suppression = Literal["keep-v1", "ignore"]
 KINDS = ("call", "base-url", "body-field", "response-field", "error-read", "list-read", "param", "indirect")
 
 
-@dataclass(frozen=True)
-class RawFinding:
-    """What a scanner saw, before the catalogue and the markers are applied.
-
-    Same fields as the rewrite's `codemod.detect.Finding` (line and column are
-    1-based), so both scanners feed one pipeline.
-    """
-
-    rule: str
-    line: int
-    column: int
-    message: str
-    fixable: bool
-    route: str | None
-    v2_target: str | None
-    kind: str
-    source_line: str
+# What a scanner saw, before the catalogue and the markers are applied: the
+# rewrite's own detector type, so Python and the text scanners feed one pipeline.
+RawFinding = Finding
 
 
 @dataclass(frozen=True)
