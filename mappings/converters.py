@@ -255,6 +255,9 @@ def endpoint_gpu_pools(values: dict[str, Any], out: dict[str, Any], ctx: Compose
     types = values.get("gpuTypeIds")
     if not types:
         return
+    # checked before any catalog lookup: a wrong type is the client's 400, never an unhashable-key crash
+    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+        raise InvalidValue("gpuTypeIds must be a list of GPU type id strings")
     if ctx.catalog is None:
         raise NeedsLookup("catalog", "GPU types map to pools through /v2/catalog/gpus")
     pools: list[str] = []

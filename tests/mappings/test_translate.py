@@ -191,3 +191,12 @@ def test_network_volume_billing_is_summed_per_bucket():
         {"amount": 0.75, "time": "2026-11-01T00:00:00Z", "highPerformanceStorageAmount": 0.25},
         {"amount": 0.5, "time": "2026-11-02T00:00:00Z", "highPerformanceStorageAmount": 0.0},
     ]
+
+
+@pytest.mark.parametrize("types", [[1], ["NVIDIA A40", {"id": "x"}], [["NVIDIA A40"]], "NVIDIA A40", {"NVIDIA A40": 1}])
+def test_endpoint_gpu_types_must_be_strings(types):
+    """Refused before the catalog is needed (no NeedsLookup, no TypeError from an unhashable item)."""
+    with pytest.raises(InvalidValue, match="gpuTypeIds must be a list of GPU type id strings"):
+        T.request("endpoint.create", {"templateId": "t1", "gpuTypeIds": types})
+    with pytest.raises(InvalidValue, match="gpuTypeIds"):
+        T.request("endpoint.update", {"gpuTypeIds": types})

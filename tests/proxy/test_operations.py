@@ -197,3 +197,11 @@ def test_translate_cli_plans_without_calling():
     assert translate("POST", "/v1/pods/p1/reset", strict=frozenset({"reset"}))["answer"]["status"] == 501
     assert translate("DELETE", "/v1/pods")["answer"] == {"status": 405, "message": "no such v1 operation",
                                                          "allow": ["GET", "POST"]}
+
+
+async def test_endpoint_gpu_types_of_wrong_type_are_400_before_any_v2_call(proxy, auth, recorder):
+    r = await proxy.post("/v1/endpoints", json={"templateId": "t1", "gpuTypeIds": ["NVIDIA A40", {"id": 1}]},
+                         headers=auth)
+    assert r.status == 400
+    assert await r.json() == {"message": "gpuTypeIds must be a list of GPU type id strings"}
+    assert list(recorder) == []  # not even the catalog
