@@ -1,8 +1,11 @@
 """The one pooled connection to the v2 upstream, with its fault policy.
 
 Unreachable -> 502, too slow -> 504, both raised as V1Error so every caller
-answers fast and in the client's shape. Only GETs are retried, and only when
-no response came back at all.
+answers fast and in the client's shape. Only GETs are retried (1 + get_retries
+attempts), and only when no response came back at all. Underneath, aiohttp
+re-sends an idempotent request (GET, DELETE) once when a kept-alive connection
+drops before any answer (RFC 9112 9.3.1); POST and PATCH are never re-sent
+(tests/proxy/test_resilience.py).
 """
 from __future__ import annotations
 
