@@ -249,6 +249,11 @@ def _cross_check(m: Mappings) -> None:
             need("default factory", spec.default_from, converters.DEFAULT_FACTORIES, where)
             if spec.compose and spec.compose not in request.composers:
                 problems.append(f"{where}: composer {spec.compose!r} is not listed in the entry's composers")
+            if spec.orders is not None:
+                need("ordered field", spec.orders.field, request.fields, where)
+                need("lookup", spec.orders.by, m.conventions.lookups, where)
+                if spec.orders.field in request.fields and request.fields[spec.orders.field].to is None:
+                    problems.append(f"{where}: the ordered field {spec.orders.field!r} has no v2 target")
             if spec.to is None and spec.rule is None and not spec.selects:
                 problems.append(f"{where}: a dropped field needs the rule that explains it")
         for name in request.composers:

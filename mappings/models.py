@@ -128,6 +128,22 @@ class Operation(Strict):
 # ------------------------------------------------------------------------- fields
 
 
+class Ordering(Strict):
+    """A v1 field that orders another field's fallback walk (gpuTypePriority: availability orders gpuTypeIds).
+
+    When the field's value (or its v1 `default`) is one of `when`, the choices are ranked by the lookup `by`
+    (conventions.lookups: choice id -> level), best first in `rank`, unknown levels last; `query_from` fills
+    lookup query parameters from the translated v2 body (cloud, count). Otherwise the client's order stands.
+    """
+
+    field: str
+    by: str
+    when: list[str]
+    default: str | None = None
+    rank: list[str]
+    query_from: dict[str, str] = {}
+
+
 class RequestField(Strict):
     """Disposition of one v1 request-body field.
 
@@ -146,6 +162,7 @@ class RequestField(Strict):
     only_for: Literal["GPU", "CPU"] | None = None
     rule: str | None = None
     policy: str | None = None
+    orders: Ordering | None = None
     note: str | None = None
 
     @property

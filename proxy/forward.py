@@ -10,7 +10,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from mappings.models import Lookup, QueryParam
+from mappings.models import Lookup, Ordering, QueryParam
 from mappings.translate import Catalog, InvalidValue, PolicyRefused, RequestTranslation, translators
 
 from proxy.errors import V1Error
@@ -67,6 +67,8 @@ class Plan:
     ignored: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sent: frozenset[str] = frozenset()  # v1 body keys the client sent (error messages name these)
+    # fallback walks to rank before the first call: (v2 path of the choice, mapping Ordering)
+    orderings: list[tuple[str, Ordering]] = field(default_factory=list)
 
     def engage(self, policy: str | None) -> None:
         if policy and policy not in self.emulations:
@@ -86,6 +88,8 @@ class Plan:
             out["steps"] = [s.describe() for s in self.steps]
         if self.alternatives:
             out["fallback"] = {path: choices for path, choices in self.alternatives.items()}
+        if self.orderings:
+            out["fallback_ranked_by"] = {path: o.by for path, o in self.orderings}
         if self.follow_up is not None:
             out["follow_up"] = {**self.follow_up.describe(), "path": self.follow_up.path}
         if self.filters:
@@ -202,6 +206,9 @@ class Forward:
             for rule in result.rules:
                 plan.add_rule(rule)
             plan.alternatives = dict(result.alternatives)
+            for name, ordering, target in route.orderings:
+                if len(plan.alternatives.get(target, ())) > 1 and body.get(name, ordering.default) in ordering.when:
+                    plan.orderings.append((target, ordering))
             plan.ignored = list(result.ignored)
             plan.notes = list(result.notes)
             if result.follow_up and route.follow_up is not None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mappings import Mappings, default_mappings, load_schema
-from mappings.models import Lookup, Operation, QueryMap, QueryParam
+from mappings.models import Lookup, Operation, Ordering, QueryMap, QueryParam
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 # what quote(value, safe="") leaves unchanged: such ids skip the encoder
@@ -50,6 +50,8 @@ class Route:
     response_lookups: list[tuple[str, Lookup]] = field(default_factory=list)
     state_field: tuple[str, str] | None = None  # (v1 name, v2 source) of the state field
     query_enums: dict[str, list[str]] = field(default_factory=dict)  # v1 query enums, from v1.json
+    # (v1 field, its Ordering, v2 path of the field it orders): gpuTypePriority orders gpu.id's fallback walk
+    orderings: tuple[tuple[str, Ordering, str], ...] = ()
     query_defaults: tuple[tuple[str, str], ...] = ()  # (v1 name, v1 default) from queries.yaml
     placeholders: tuple[tuple[str, str], ...] = ()  # ("{id}", "podId"): built once, filled per request
 
@@ -101,6 +103,17 @@ def _reverse_fields(m: Mappings, map_id: str | None) -> list[tuple[str, str]]:
             if ".0." in spec.to:
                 pairs.append((spec.to.replace(".0.", "[0]."), v1_name))
     return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def _orderings(m: Mappings, map_id: str | None) -> tuple[tuple[str, Ordering, str], ...]:
+    if not map_id:
+        return ()
+    fields = m.requests[map_id].fields
+    return tuple(
+        (name, spec.orders, fields[spec.orders.field].to or "")
+        for name, spec in fields.items()
+        if spec.orders is not None
+    )
 
 
 def _query_params(m: Mappings, qmap: QueryMap | None) -> dict[str, tuple[str, QueryParam]]:
@@ -160,6 +173,7 @@ class RouteTable:
                 response_lookups=lookups,
                 state_field=state_field,
                 query_enums=_v1_query_enums(op.v1.method, op.v1.path) if qmap else {},
+                orderings=_orderings(m, op.request),
                 query_defaults=tuple((n, p.default) for n, p in qmap.params.items() if p.default is not None)
                 if qmap else (),
                 placeholders=tuple(("{" + v2_name + "}", v1_name) for v1_name, v2_name in op.path_params.items()),

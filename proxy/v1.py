@@ -164,6 +164,8 @@ class V1Service:
     async def _call_with_walk(self, plan: Plan, auth, rid) -> UpstreamResponse:
         """One call, or the v1 fallback walk: next choice on a capacity 400, stop on anything else (R02)."""
         assert plan.request is not None
+        if plan.orderings:
+            await self._rank_choices(plan, auth, rid)
         resp = await self._send(plan.request, auth, rid, plan.route.op_id)
         if resp.status != 400 or not plan.alternatives:
             return resp
@@ -194,6 +196,33 @@ class V1Service:
         err = self._error_from(resp, plan, plan.route)
         err.message = f"no choice could be placed (tried {', '.join(tried)}): {err.message}"
         raise err
+
+    async def _rank_choices(self, plan: Plan, auth, rid) -> None:
+        """v1's default priority (gpuTypePriority: availability): walk the choices most available first,
+        ranked by the mapping's lookup; the client's order breaks ties and stands if the ranking is unreadable."""
+        assert plan.request is not None
+        for target, ordering in plan.orderings:
+            spec = self.lookups[ordering.by]
+            query = dict(spec.query)
+            for param, path in ordering.query_from.items():
+                value = get_path(plan.request.body, path)
+                if value is not None:
+                    query[param] = str(value)
+            try:
+                got = await self.upstream.call("GET", spec.path, authorization=auth, query=query, label="lookup",
+                                               request_id=rid)
+            except V1Error:
+                continue
+            value = got.json() if got.ok else None
+            items = value.get(spec.key) if spec.key and isinstance(value, dict) else value
+            if not isinstance(items, list):
+                continue
+            levels = {str(i.get(spec.index_by)): get_path(i, spec.value) if spec.value else i
+                      for i in items if isinstance(i, dict)}
+            rank = {level: n for n, level in enumerate(ordering.rank)}
+            ordered = sorted(plan.alternatives[target], key=lambda c: rank.get(levels.get(str(c)), len(rank)))
+            plan.alternatives[target] = ordered
+            set_path(plan.request.body, target, ordered[0])
 
     async def _run_steps(self, plan: Plan, auth, rid) -> UpstreamResponse:
         """reset = stop, then start; a failed step is answered with the step and the state left (R01)."""

@@ -108,3 +108,10 @@ def test_status_policy_must_exist(data_copy):
     edit(data_copy / "operations.yaml", "status: {policy: create-status}", "status: {policy: create-statuss}")
     with pytest.raises(MappingError, match=r"unknown policy 'create-statuss'"):
         load(data_copy)
+
+
+def test_ordering_needs_a_known_lookup_and_field(data_copy):
+    edit(data_copy / "requests.yaml", "by: gpu_availability", "by: gpu_availabilty")
+    edit(data_copy / "requests.yaml", "orders: {field: gpuTypeIds,", "orders: {field: gpuTypeId,")
+    with pytest.raises(MappingError, match=r"unknown ordered field 'gpuTypeId'(.|\n)*unknown lookup 'gpu_availabilty'"):
+        load(data_copy)

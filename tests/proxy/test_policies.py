@@ -84,9 +84,9 @@ async def test_reset_strict_is_501_without_upstream_call(strict_proxy, auth, rec
 # -------------------------------------------------------------- fallback walks
 
 
-async def test_gpu_fallback_walks_in_order_until_a_create_succeeds(proxy, auth, recorder):
-    r = await proxy.post("/v1/pods", json={"name": "w", "imageName": "img", "gpuTypeIds": [*UNAVAILABLE, "NVIDIA A40"]},
-                         headers=auth)
+async def test_gpu_fallback_custom_priority_walks_in_the_given_order(proxy, auth, recorder):
+    r = await proxy.post("/v1/pods", json={"name": "w", "imageName": "img", "gpuTypeIds": [*UNAVAILABLE, "NVIDIA A40"],
+                                           "gpuTypePriority": "custom"}, headers=auth)
     assert r.status == 201, await r.text()
     assert [(m, p, b["gpu"]) for m, p, b in sent(recorder)] == [
         ("POST", "/v2/pods", {"id": "NVIDIA H200"}),
@@ -95,6 +95,38 @@ async def test_gpu_fallback_walks_in_order_until_a_create_succeeds(proxy, auth, 
     ]
     assert (await r.json())["gpu"] == {"id": "NVIDIA A40", "count": 1}
     assert "gpu-fallback" in emulations(r)
+
+
+async def test_gpu_fallback_default_priority_tries_the_most_available_first(proxy, auth, recorder):
+    """v1's default gpuTypePriority is availability: one catalog read, then the available type first."""
+    r = await proxy.post("/v1/pods", json={"name": "w", "imageName": "img", "gpuTypeIds": [*UNAVAILABLE, "NVIDIA A40"]},
+                         headers=auth)
+    assert r.status == 201, await r.text()
+    assert [(s.method, s.path, s.query) for s in recorder] == [
+        ("GET", "/v2/catalog/gpus", [("include", "AVAILABILITY"), ("product", "POD")]),
+        ("POST", "/v2/pods", []),
+    ]
+    assert recorder[1].body["gpu"] == {"id": "NVIDIA A40"}
+    assert (await r.json())["gpu"] == {"id": "NVIDIA A40", "count": 1}
+    assert "gpu-fallback" in emulations(r)
+
+
+async def test_gpu_availability_ranking_uses_the_pods_cloud_and_count(proxy, auth, recorder):
+    """A40 has no community capacity for 2 GPUs in the sandbox; L4 is HIGH, the RTX 3090 MEDIUM."""
+    r = await proxy.post("/v1/pods", json={"imageName": "img", "cloudType": "COMMUNITY", "gpuCount": 2,
+                                           "gpuTypeIds": ["NVIDIA A40", "NVIDIA GeForce RTX 3090", "NVIDIA L4"],
+                                           "gpuTypePriority": "availability"}, headers=auth)
+    assert r.status == 201, await r.text()
+    assert recorder[0].query == [("include", "AVAILABILITY"), ("product", "POD"), ("cloud", "COMMUNITY"), ("count", "2")]
+    assert [b["gpu"] for _, _, b in sent(recorder)] == [{"id": "NVIDIA L4", "count": 2}]
+
+
+async def test_gpu_availability_unreadable_keeps_the_given_order(proxy, auth, recorder):
+    recorder.fail(lambda s: s.path == "/v2/catalog/gpus", 503, "catalog down")
+    r = await proxy.post("/v1/pods", json={"name": "w", "imageName": "img", "gpuTypeIds": [*UNAVAILABLE, "NVIDIA A40"]},
+                         headers=auth)
+    assert r.status == 201, await r.text()
+    assert [b["gpu"]["id"] for _, _, b in sent(recorder)] == [*UNAVAILABLE, "NVIDIA A40"]
 
 
 async def test_gpu_fallback_stops_on_422(proxy, auth, recorder):
