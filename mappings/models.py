@@ -254,7 +254,8 @@ class QueryParam(Strict):
     filter: Literal["equals", "in_list", "in_values", "compute_type", "any_equals"] | None = None
     field: str | None = None
     values: str | None = None
-    expand: str | None = None
+    # the data it adds: one name or several (public templates = community + verified catalog sources)
+    expand: list[str] = []
     unsupported: bool = False
     emulated_by: str | None = None
     aliases: list[str] = []
@@ -264,6 +265,11 @@ class QueryParam(Strict):
     # v1's value when the client omits the parameter (v1.json `default`), applied by the proxy
     default: str | None = None
     note: str | None = None
+
+    @field_validator("expand", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
 
 
 class QueryMap(Strict):

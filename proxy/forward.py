@@ -261,7 +261,7 @@ class Forward:
                     Filter(name, spec.filter, spec.field or "", split, allowed, after_translation=bool(spec.emulated_by))
                 )
                 if spec.expand:
-                    self._add_lookup(plan, spec.expand)
+                    self._add_lookups(plan, spec.expand)
                 continue
             if spec.expand:
                 flag = values[-1].strip().lower()
@@ -275,7 +275,7 @@ class Forward:
                     continue
                 self.engage(plan, policy)
                 plan.includes.add(name)
-                self._add_lookup(plan, spec.expand)
+                self._add_lookups(plan, spec.expand)
                 continue
             if spec.emulated_by:
                 value = values[-1]
@@ -290,8 +290,12 @@ class Forward:
                 # a joined field (billing gpuTypeId) needs the lookup its own filter parameter names
                 for other in qmap.params.values():
                     if other.field == value and other.expand:
-                        self._add_lookup(plan, other.expand)
+                        self._add_lookups(plan, other.expand)
         return forwarded
+
+    def _add_lookups(self, plan: Plan, names: list[str]) -> None:
+        for name in names:
+            self._add_lookup(plan, name)
 
     def _add_lookup(self, plan: Plan, name: str) -> None:
         spec = self.lookups.get(name)

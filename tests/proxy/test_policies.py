@@ -280,6 +280,32 @@ async def test_neutral_include_platform_templates(proxy, auth, recorder):
     assert await r.json() == got
 
 
+async def test_include_public_templates_reads_community_and_verified(proxy, auth, recorder):
+    r = await proxy.get("/v1/templates?includePublicTemplates=true", headers=auth)
+    assert r.status == 200, await r.text()
+    assert sorted((s.path, tuple(s.query)) for s in recorder) == [
+        ("/v2/catalog/templates", (("source", "community"),)),
+        ("/v2/catalog/templates", (("source", "verified"),)),
+        ("/v2/templates", ()),
+    ]
+    community = (await v2(proxy, auth, "GET", "/v2/catalog/templates?source=community"))["templates"]
+    verified = (await v2(proxy, auth, "GET", "/v2/catalog/templates?source=verified"))["templates"]
+    assert community and verified
+    got = await r.json()
+    assert [t["id"] for t in got] == [t["id"] for t in community + verified]
+    assert not any(t["isRunpod"] for t in got)
+    assert emulations(r) == {"template-catalog"}
+
+
+async def test_include_endpoint_bound_templates_is_named_not_emulated(proxy, auth, recorder):
+    """v2 cannot say which templates are bound to an endpoint: nothing is added, and no emulation is claimed."""
+    r = await proxy.get("/v1/templates?includeEndpointBoundTemplates=true", headers=auth)
+    assert r.status == 200
+    assert [(s.path, s.query) for s in recorder] == [("/v2/templates", [])]
+    assert emulations(r) == set()
+    assert "Q27" in r.headers["X-V1bridge-Rules"].split(", ")
+
+
 async def test_endpoint_include_workers(proxy, auth, recorder):
     r = await proxy.post("/v1/templates", json={"name": "s", "imageName": "i", "isServerless": True}, headers=auth)
     t = await r.json()
