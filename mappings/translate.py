@@ -189,6 +189,35 @@ class _CompiledResponse:
                 continue
             self.steps.append((name, self._getter(rule, mappings), rule.include))
         self.aliases = list(spec.aliases.items())
+        self.translate = self._compile()  # type: ignore[method-assign]
+
+    def _compile(self) -> Callable[[dict[str, Any], ResponseContext], dict[str, Any]]:
+        """The steps as one straight-line function (lists of N objects run it N times): plain and dotted
+        `from` reads are inlined, everything else calls its getter. Same result as `_translate_steps`."""
+        lines = ["def translate(obj, ctx):", "    out = {}", "    includes = ctx.includes"]
+        namespace: dict[str, Any] = {}
+        for index, (name, getter, include) in enumerate(self.steps):
+            pad = "    "
+            if include is not None:
+                lines.append(f"    if {include!r} in includes:")
+                pad = "        "
+            path = getattr(getter, "plain_path", None)
+            if path is None:
+                namespace[f"g{index}"] = getter
+                lines.append(f"{pad}v = g{index}(obj, ctx)")
+            else:
+                parts = path.split(".")
+                lines.append(f"{pad}v = obj.get({parts[0]!r})")
+                for part in parts[1:]:  # get_path: None as soon as a step is not a dict or is missing
+                    lines.append(f"{pad}v = v.get({part!r}) if isinstance(v, dict) else None")
+            lines.append(f"{pad}if v is not None:")
+            lines.append(f"{pad}    out[{name!r}] = v")
+        for alias, target in self.aliases:
+            lines.append(f"    if {target!r} in out:")
+            lines.append(f"        out[{alias!r}] = out[{target!r}]")
+        lines.append("    return out")
+        exec(compile("\n".join(lines), f"<response map {self.spec.id}>", "exec"), namespace)  # noqa: S102 - data is packaged
+        return namespace["translate"]
 
     @staticmethod
     def _getter(rule: Any, mappings: Mappings) -> _Getter:
@@ -203,9 +232,15 @@ class _CompiledResponse:
         fallback = rule.fallback if rule.has_fallback else None
         simple = source is not None and "." not in source
         # the common cases get their own closure: no per-field branching on the hot path (list answers)
+        if source is not None and convert is None and backward is None and fallback is None and not any(
+            part.isdigit() for part in source.split(".")
+        ):
+            def plain(obj: dict[str, Any], ctx: ResponseContext) -> Any:
+                return get_path(obj, source)
+
+            plain.plain_path = source  # type: ignore[attr-defined]  # inlined by _compile
+            return plain
         if simple and convert is None and backward is None:
-            if fallback is None:
-                return lambda obj, ctx: obj.get(source)
             if isinstance(fallback, (list, dict)):
                 fresh = _fresh(fallback)
 
@@ -238,7 +273,8 @@ class _CompiledResponse:
 
         return getter
 
-    def translate(self, obj: dict[str, Any], ctx: ResponseContext) -> dict[str, Any]:
+    def _translate_steps(self, obj: dict[str, Any], ctx: ResponseContext) -> dict[str, Any]:
+        """The reference the compiled `translate` is tested against (tests/mappings/test_translate.py)."""
         out: dict[str, Any] = {}
         includes = ctx.includes
         for name, getter, include in self.steps:

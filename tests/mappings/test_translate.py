@@ -200,3 +200,28 @@ def test_endpoint_gpu_types_must_be_strings(types):
         T.request("endpoint.create", {"templateId": "t1", "gpuTypeIds": types})
     with pytest.raises(InvalidValue, match="gpuTypeIds"):
         T.request("endpoint.update", {"gpuTypeIds": types})
+
+
+def _edge_objects() -> list[dict]:
+    """Sample v2 objects plus the shapes a compiled read must survive: missing, null and non-dict steps."""
+    samples = [value for value in globals().values() if isinstance(value, dict) and "id" in value]
+    return samples + [
+        {},
+        {"id": "x", "mounts": None, "gpu": None, "cpu": "not-a-dict", "runtime": {"ports": []}},
+        {"id": "x", "mounts": {"persistent": None}, "cpu": {"id": "c", "vcpuCount": 0, "memory": None}},
+        {"id": "x", "mounts": {"persistent": {"size": 0, "path": ""}}, "locked": False, "ports": [], "env": {}},
+        {"id": "x", "mounts": [{"persistent": 1}], "cpu": ["id"]},
+    ]
+
+
+@pytest.mark.parametrize("map_id", sorted(T.responses))
+@pytest.mark.parametrize("includes", [frozenset(), frozenset({"includeMachine", "includeSavingsPlans", "includeNetworkVolume"})])
+def test_compiled_response_equals_the_step_reference(map_id, includes):
+    compiled = T.responses[map_id]
+    ctx = ResponseContext(includes=includes)
+    for obj in _edge_objects():
+        try:
+            expected = compiled._translate_steps(obj, ctx)
+        except (TypeError, AttributeError, KeyError, ValueError):
+            continue  # a converter refuses this shape either way
+        assert compiled.translate(obj, ctx) == expected, (map_id, obj)
