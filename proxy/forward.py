@@ -177,11 +177,11 @@ class Forward:
         v2_query = self._query(route, plan, query)
         if route.steps:
             plan.steps = [
-                V2Request(step.v2_method or "GET", step.v2_url_path(params), body=copy.deepcopy(step.v2_body))
+                V2Request(step.v2_method or "GET", step.v2_url_path(params), body=_copy(step.v2_body))
                 for step in route.steps
             ]
             return plan
-        v2_body: Any = copy.deepcopy(route.v2_body) if route.v2_body is not None else None
+        v2_body: Any = _copy(route.v2_body)
         if op.request:
             if body is None:
                 body = {}
@@ -301,6 +301,15 @@ class Forward:
         spec = self.lookups.get(name)
         if spec is not None and name not in dict(plan.lookups):
             plan.lookups.append((name, spec))
+
+
+def _copy(body: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A fresh v2 body per request ({"action": "stop"}): flat ones need no deepcopy."""
+    if body is None:
+        return None
+    if any(isinstance(v, (dict, list)) for v in body.values()):
+        return copy.deepcopy(body)
+    return dict(body)
 
 
 def _rules_suffix(rules: Iterable[str | None]) -> str:

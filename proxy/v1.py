@@ -26,11 +26,12 @@ from proxy.config import ProxyConfig
 from proxy.errors import V1Error
 from proxy.forward import Forward, Plan, V2Request
 from proxy.routes import Route, RouteTable
-from proxy.upstream import BODY_HEADERS, Upstream, UpstreamResponse, hop_filter
+from proxy.upstream import BODY_HEADERS, HOP_BY_HOP, Upstream, UpstreamResponse, hop_filter
 
 
 # Upstream headers a v1 answer never copies: recomputed (body), or set by this server.
 _DROP_FROM_UPSTREAM = BODY_HEADERS | frozenset({"date", "server", "content-disposition"})
+_DROP_ALL = _DROP_FROM_UPSTREAM | HOP_BY_HOP
 _JSON = "application/json"
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
 
@@ -393,4 +394,11 @@ def _check_body(route: Route, resp: UpstreamResponse, data: Any) -> None:
 
 def _upstream_headers(resp: UpstreamResponse) -> dict[str, str]:
     """End-to-end headers of the v2 answer worth keeping (request id, rate limits, Retry-After)."""
-    return dict(hop_filter(resp.headers, _DROP_FROM_UPSTREAM))
+    headers = resp.headers
+    if "Connection" in headers:  # rare: hop-by-hop names listed in Connection are dropped as well
+        return dict(hop_filter(headers, _DROP_FROM_UPSTREAM))
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        if name.lower() not in _DROP_ALL and name not in out:
+            out[name] = value
+    return out
