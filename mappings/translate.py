@@ -210,6 +210,10 @@ class _CompiledResponse:
                 lines.append(f"{pad}v = obj.get({parts[0]!r})")
                 for part in parts[1:]:  # get_path: None as soon as a step is not a dict or is missing
                     lines.append(f"{pad}v = v.get({part!r}) if isinstance(v, dict) else None")
+                empty = getattr(getter, "empty_fallback", None)
+                if empty is not None:  # a fresh [] / {} per answer, as the getter would give
+                    lines.append(f"{pad}if v is None:")
+                    lines.append(f"{pad}    v = {empty}")
             lines.append(f"{pad}if v is not None:")
             lines.append(f"{pad}    out[{name!r}] = v")
         for alias, target in self.aliases:
@@ -240,7 +244,20 @@ class _CompiledResponse:
 
             plain.plain_path = source  # type: ignore[attr-defined]  # inlined by _compile
             return plain
+        if source is None and convert is not None and backward is None and fallback is None:
+            def converted(obj: dict[str, Any], ctx: ResponseContext) -> Any:
+                return convert(None, obj, ctx)
+
+            return converted
         if simple and convert is None and backward is None:
+            if isinstance(fallback, (list, dict)) and not fallback:
+                def with_empty_fallback(obj: dict[str, Any], ctx: ResponseContext) -> Any:
+                    value = obj.get(source)
+                    return type(fallback)() if value is None else value
+
+                with_empty_fallback.plain_path = source  # type: ignore[attr-defined]  # inlined by _compile
+                with_empty_fallback.empty_fallback = "[]" if isinstance(fallback, list) else "{}"  # type: ignore[attr-defined]
+                return with_empty_fallback
             if isinstance(fallback, (list, dict)):
                 fresh = _fresh(fallback)
 
