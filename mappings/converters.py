@@ -115,11 +115,11 @@ def set_path(obj: dict[str, Any], path: str, value: Any) -> None:
 
 def first_item(value: Any) -> Any:
     """v1 lists of preferred types -> the single v2 choice (the proxy walks the rest)."""
-    if isinstance(value, list):
-        if not value:
-            raise InvalidValue("an empty list of types cannot be translated; name at least one")
-        return value[0]
-    return value
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise InvalidValue("must be a list of type ids (strings)")
+    if not value:
+        raise InvalidValue("an empty list of types cannot be translated; name at least one")
+    return value[0]
 
 
 def argv_to_shell(value: Any) -> str:

@@ -15,6 +15,7 @@ from mappings.translate import Catalog, InvalidValue, PolicyRefused, RequestTran
 
 from proxy.errors import V1Error
 from proxy.routes import Route, RouteTable
+from proxy.validate import BodyChecker
 
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off", ""})
@@ -132,6 +133,7 @@ class Forward:
             self.translators = Translators(table.mappings)
         self.neutral = dict(self.m.conventions.neutral_spellings)
         self.lookups = self.m.conventions.lookups
+        self.bodies = BodyChecker(self.m)
 
     # ------------------------------------------------------------------ policy
 
@@ -201,6 +203,9 @@ class Forward:
                 # a v1 value of the wrong JSON type that a converter did not check (v1 answered 400 "Invalid input")
                 raise V1Error(400, f"invalid input: a field has the wrong type ({type(exc).__name__}: {exc})") from None
             v2_body = result.body
+            problems = self.bodies.problems(op.request, v2_body)
+            if problems:  # v2 would refuse it: answer v1's 400 with the client's names, send nothing
+                raise V1Error(400, "invalid input: " + "; ".join(problems))
             for policy in result.emulations:
                 plan.engage(policy)
             for rule in result.rules:

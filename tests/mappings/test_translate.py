@@ -140,6 +140,11 @@ def test_bad_values_are_refused_with_the_field_named():
         T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"], "dockerStartCmd": [1, 2]})
     with pytest.raises(InvalidValue, match="gpuTypeIds"):
         T.request("pod.create", {"imageName": "u", "gpuTypeIds": []})
+    # v1 declared a list; a bare string must not slip through as a single choice
+    with pytest.raises(InvalidValue, match="gpuTypeIds: must be a list of type ids"):
+        T.request("pod.create", {"imageName": "u", "gpuTypeIds": "NVIDIA A40"})
+    with pytest.raises(InvalidValue, match="cpuFlavorIds: must be a list of type ids"):
+        T.request("pod.create", {"computeType": "CPU", "imageName": "u", "cpuFlavorIds": [3]})
     with pytest.raises(InvalidValue, match="JSON object"):
         T.request("pod.create", ["not", "an", "object"])
 

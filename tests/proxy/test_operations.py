@@ -14,14 +14,22 @@ from proxy.config import ProxyConfig
 from tests.proxy.test_routes import create_pod, sent
 
 
-async def test_v2_problem_becomes_v1_message_with_v1_names(proxy, auth, recorder):
+async def test_body_v2_would_refuse_is_a_v1_400_naming_v1_fields_and_never_sent(proxy, auth, recorder):
     r = await proxy.post("/v1/pods", json={"imageName": "i", "gpuTypeIds": ["NVIDIA A40"], "containerDiskInGb": "big"},
                          headers=auth)
+    assert r.status == 400
+    assert await r.json() == {"message": 'invalid input: containerDiskInGb: "big" is not of type "integer"'}
+    assert [s for s in recorder if s.method == "POST"] == []
+
+
+async def test_v2_problem_becomes_v1_message_with_v1_names(proxy, auth, recorder):
+    """A refusal only v2 can make (image not on the registry) keeps status and detail, in v1 names."""
+    recorder.fail(lambda seen: seen.method == "POST" and seen.path == "/v2/pods", 422,
+                  "$.disk: 9000 is greater than the maximum for $.image")
+    r = await proxy.post("/v1/pods", json={"imageName": "i", "gpuTypeIds": ["NVIDIA A40"], "containerDiskInGb": 9000},
+                         headers=auth)
     assert r.status == 422
-    body = await r.json()
-    assert list(body) == ["message"]
-    assert body["message"].startswith("request body does not match the schema: ")
-    assert "$.containerDiskInGb" in body["message"] and "$.disk" not in body["message"]
+    assert await r.json() == {"message": "$.containerDiskInGb: 9000 is greater than the maximum for $.imageName"}
 
 
 async def test_missing_resource_keeps_status_and_detail(proxy, auth, recorder):

@@ -130,10 +130,11 @@ async def test_gpu_availability_unreadable_keeps_the_given_order(proxy, auth, re
 
 
 async def test_gpu_fallback_stops_on_422(proxy, auth, recorder):
-    r = await proxy.post("/v1/pods", json={"imageName": "img", "gpuTypeIds": [UNAVAILABLE[0], "NVIDIA A40"],
-                                           "env": {"A": 1}}, headers=auth)
+    """A 422 is a bad body (here: an image v2 cannot pull), not scarce capacity: the walk stops at once."""
+    recorder.fail(lambda seen: seen.method == "POST" and seen.path == "/v2/pods", 422, "image 'img' not found")
+    r = await proxy.post("/v1/pods", json={"imageName": "img", "gpuTypeIds": ["NVIDIA A40", "NVIDIA L4"]}, headers=auth)
     assert r.status == 422
-    assert len(sent(recorder)) == 1
+    assert [body["gpu"]["id"] for method, path, body in sent(recorder) if method == "POST"] == ["NVIDIA A40"]
     assert list(await r.json()) == ["message"]
 
 

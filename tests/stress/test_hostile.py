@@ -412,8 +412,6 @@ async def test_fuzzed_v1_bodies_are_forwarded_valid_or_refused(proxy, auth, sabo
     assert_upstream_saw_only_v2_routes(saboteur, sabotaged_upstream)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the proxy does not check v1 required fields or types before "
-                   "translating, so v2 refuses the body (422 naming v2 fields) instead of the proxy (400)")
 @pytest.mark.parametrize("body", [{}, None, {"imageName": 7}, {"imageName": "x", "gpuTypeIds": "NVIDIA A40"}])
 async def test_invalid_v1_bodies_are_refused_before_forwarding(proxy, auth, saboteur, body):
     r = await proxy.post("/v1/pods", json=body, headers=auth)
