@@ -181,7 +181,8 @@ async def test_gpu_walk_failing_on_a_later_choice_names_it_and_creates_nothing(p
     """H200 has no capacity (the sandbox's real 400), A40 then fails with a 500: the walk stops there."""
     saboteur.on(lambda s, n: s.method == "POST" and s.path == "/v2/pods" and (s.body or {}).get("gpu", {}).get("id")
                 == "NVIDIA A40", "problem", 500, "host failure")
-    r = await proxy.post("/v1/pods", json={**V1_POD, "gpuTypeIds": ["NVIDIA H200", "NVIDIA A40", "NVIDIA L4"]},
+    r = await proxy.post("/v1/pods", json={**V1_POD, "gpuTypeIds": ["NVIDIA H200", "NVIDIA A40", "NVIDIA L4"],
+                                                  "gpuTypePriority": "custom"},
                          headers=auth)
     assert (r.status, await r.json()) == (500, {"message": (
         "the fallback stopped at NVIDIA A40 after NVIDIA H200 had no capacity: host failure")})
@@ -195,7 +196,8 @@ async def test_gpu_walk_failing_on_a_later_choice_names_it_and_creates_nothing(p
 async def test_gpu_walk_timing_out_says_the_outcome_is_unknown(proxy, auth, saboteur):
     saboteur.on(lambda s, n: s.method == "POST" and (s.body or {}).get("gpu", {}).get("id") == "NVIDIA A40", "hang")
     started = time.perf_counter()
-    r = await proxy.post("/v1/pods", json={**V1_POD, "gpuTypeIds": ["NVIDIA H200", "NVIDIA A40"]}, headers=auth)
+    r = await proxy.post("/v1/pods", json={**V1_POD, "gpuTypeIds": ["NVIDIA H200", "NVIDIA A40"],
+                                                      "gpuTypePriority": "custom"}, headers=auth)
     assert time.perf_counter() - started < TOTAL_TIMEOUT + SLACK
     assert (r.status, await r.json()) == (504, {"message": (
         f"the fallback stopped at NVIDIA A40 after NVIDIA H200 had no capacity: the v2 upstream did not answer "
