@@ -278,6 +278,10 @@ class V1Service:
     def _error_from(self, resp: UpstreamResponse, plan: Plan | None, route: Route) -> V1Error:
         message = self.backward.problem_message(resp.body, plan, resp.status)
         status = resp.status
+        if status >= 500:
+            # the upstream failed, not the request: a gateway error, named as such (504 stays a timeout)
+            gateway = 504 if status == 504 else 502
+            return V1Error(gateway, f"the v2 upstream failed ({status}): {message}", headers=_upstream_headers(resp))
         v1_status = route.status_errors.get(status)
         # strict: v2's status as is (an error either way; emulating only restores v1's number)
         if v1_status is not None and route.status_policy and not self.forward.is_strict(route.status_policy):

@@ -64,10 +64,10 @@ async def test_reset_failing_at_start_is_never_success(proxy, auth, recorder):
     recorder.fail(lambda s: is_action(s.body, "start"), 500, "host failure")
     recorder.clear()
     r = await proxy.post(f"/v1/pods/{pod['id']}/reset", headers=auth)
-    assert r.status == 500
+    assert r.status == 502
     assert await r.json() == {
         "message": "POST /pods/{podId}/reset failed at step 2/2 (POST /pods/{podId}/start) after "
-        "POST /pods/{podId}/stop succeeded: host failure; the resource was left with desiredStatus EXITED "
+        "POST /pods/{podId}/stop succeeded: the v2 upstream failed (500): host failure; the resource was left with desiredStatus EXITED "
         "(v2 status EXITED)"
     }
     assert [c[2] for c in sent(recorder)] == [{"action": "stop"}, {"action": "start"}, None]
@@ -380,10 +380,11 @@ async def test_locked_follow_up_failure_is_not_success(proxy, auth, recorder):
     recorder.fail(lambda s: s.method == "PATCH", 503, "maintenance")
     r = await proxy.post("/v1/pods", json={"name": "l", "imageName": "i", "gpuTypeIds": ["NVIDIA A40"], "locked": True},
                          headers=auth)
-    assert r.status == 503
+    assert r.status == 502
     message = (await r.json())["message"]
     created = recorder[0]
-    assert message.startswith("created ") and message.endswith("but applying locked afterwards failed: maintenance")
+    assert message.startswith("created ") and message.endswith(
+        "but applying locked afterwards failed: the v2 upstream failed (503): maintenance")
 
 
 async def test_create_status_strict_answers_v2s_201_not_a_refusal(strict_proxy, auth, recorder):

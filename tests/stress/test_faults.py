@@ -21,8 +21,8 @@ FAULTS = [
     ("badjson", 502, "the v2 upstream answered 200 with a body that is not JSON (application/json)"),
     ("wrongshape", 502, "the v2 upstream answered 200 with a JSON list where an object was expected"),
     # a v2 5xx keeps its status (DESIGN: v1 clients get the v2 status code) with the problem's words
-    ("error500", 500, "database unavailable"),
-    ("error503", 503, "the v2 upstream answered 503 without a problem detail"),
+    ("error500", 502, "the v2 upstream failed (500): database unavailable"),
+    ("error503", 502, "the v2 upstream failed (503): the v2 upstream answered 503 without a problem detail"),
     ("oddproblem", 422, "the v2 upstream answered 422 without a problem detail: image: bad"),
 ]
 # no answer may take longer than the configured timeout plus this much
@@ -173,8 +173,9 @@ async def test_reset_with_unreadable_state_says_so(proxy, auth, saboteur):
     started = time.perf_counter()
     r = await proxy.post(f"/v1/pods/{pod}/reset", headers=auth)
     assert time.perf_counter() - started < 2 * TOTAL_TIMEOUT + SLACK
-    assert (r.status, await r.json()) == (500, {"message": (
-        f"{RESET} failed at step 2/2 ({START}) after {STOP} succeeded: host failure; its state could not be read")})
+    assert (r.status, await r.json()) == (502, {"message": (
+        f"{RESET} failed at step 2/2 ({START}) after {STOP} succeeded: the v2 upstream failed (500): host failure; "
+        "its state could not be read")})
 
 
 async def test_gpu_walk_failing_on_a_later_choice_names_it_and_creates_nothing(proxy, auth, saboteur):
@@ -184,8 +185,8 @@ async def test_gpu_walk_failing_on_a_later_choice_names_it_and_creates_nothing(p
     r = await proxy.post("/v1/pods", json={**V1_POD, "gpuTypeIds": ["NVIDIA H200", "NVIDIA A40", "NVIDIA L4"],
                                                   "gpuTypePriority": "custom"},
                          headers=auth)
-    assert (r.status, await r.json()) == (500, {"message": (
-        "the fallback stopped at NVIDIA A40 after NVIDIA H200 had no capacity: host failure")})
+    assert (r.status, await r.json()) == (502, {"message": (
+        "the fallback stopped at NVIDIA A40 after NVIDIA H200 had no capacity: the v2 upstream failed (500): host failure")})
     creates = [c[2]["gpu"]["id"] for c in saboteur.calls() if c[:2] == ("POST", "/v2/pods")]
     assert creates == ["NVIDIA H200", "NVIDIA A40"]  # L4 never tried after a non-capacity failure
     saboteur.clear()
