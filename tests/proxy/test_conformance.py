@@ -6,10 +6,6 @@ the v1 response schema. Bounded by max_examples to keep the suite fast.
 """
 from __future__ import annotations
 
-import asyncio
-import socket
-import threading
-
 import orjson
 import pytest
 import schemathesis
@@ -19,6 +15,8 @@ from schemathesis.checks import response_schema_conformance
 from mappings import load_schema
 from proxy.app import create_proxy_app
 from proxy.config import ProxyConfig
+
+from tests.live_server import LiveServer
 
 KEY = "conformance-key"
 MAX_EXAMPLES = 8
@@ -38,42 +36,16 @@ def no_5xx_but_named_gaps(ctx, response, case):
     raise AssertionError(f"server error {response.status_code}: {response.text[:300]}")
 
 
-class LiveProxy:
-    """The proxy (embedded sandbox) on a real port, on its own event loop thread."""
-
-    def __init__(self) -> None:
-        from aiohttp import web
-
-        self.app = create_proxy_app(ProxyConfig(upstream=None, keys=[KEY], access_log=False, fingerprint_salt="s",
-                                                reset_wait_seconds=0.5))
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.loop = asyncio.new_event_loop()
-        self.runner = web.AppRunner(self.app, access_log=None)
-        ready = threading.Event()
-
-        def serve() -> None:
-            asyncio.set_event_loop(self.loop)
-            self.loop.run_until_complete(self.runner.setup())
-            self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", self.port).start())
-            ready.set()
-            self.loop.run_forever()
-
-        self.thread = threading.Thread(target=serve, daemon=True)
-        self.thread.start()
-        ready.wait(10)
-        self.url = f"http://127.0.0.1:{self.port}/v1"
-
-    def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+def _start() -> LiveServer:
+    server = LiveServer(create_proxy_app(ProxyConfig(upstream=None, keys=[KEY], access_log=False, fingerprint_salt="s",
+                                                reset_wait_seconds=0.5)))
+    server.url += "/v1"
+    return server
 
 
 @pytest.fixture(scope="module")
 def live_proxy():
-    server = LiveProxy()
+    server = _start()
     yield server
     server.close()
 

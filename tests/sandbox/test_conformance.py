@@ -7,10 +7,6 @@ max_examples so the whole project suite stays well inside its time budget.
 """
 from __future__ import annotations
 
-import asyncio
-import socket
-import threading
-
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -26,6 +22,8 @@ from proxy.sandbox import SandboxConfig
 from proxy.sandbox.app import create_sandbox_app
 from proxy.sandbox.common import VIOLATIONS
 from proxy.sandbox.spec import load_spec
+
+from tests.live_server import LiveServer
 
 KEY = "conformance-key"
 MAX_EXAMPLES = 12
@@ -43,43 +41,17 @@ CHECKS = [
 schema = schemathesis.openapi.from_dict(load_spec())
 
 
-class LiveSandbox:
-    """A sandbox on a real port, served from its own event loop thread (schemathesis calls are blocking)."""
-
-    def __init__(self) -> None:
-        from aiohttp import web
-
-        self.app = create_sandbox_app(SandboxConfig(
+def _start() -> LiveServer:
+    server = LiveServer(create_sandbox_app(SandboxConfig(
             keys=[KEY], validate_responses=True, log_interval=0.01, log_follow_seconds=0.05,
-        ))
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.loop = asyncio.new_event_loop()
-        self.runner = web.AppRunner(self.app, access_log=None)
-        ready = threading.Event()
-
-        def serve() -> None:
-            asyncio.set_event_loop(self.loop)
-            self.loop.run_until_complete(self.runner.setup())
-            self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", self.port).start())
-            ready.set()
-            self.loop.run_forever()
-
-        self.thread = threading.Thread(target=serve, daemon=True)
-        self.thread.start()
-        ready.wait(10)
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
+        )))
+    server.url += ""
+    return server
 
 
 @pytest.fixture(scope="module")
 def live_sandbox():
-    server = LiveSandbox()
+    server = _start()
     yield server
     server.close()
     assert not server.app[VIOLATIONS], "\n".join(server.app[VIOLATIONS])
