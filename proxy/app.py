@@ -63,6 +63,7 @@ def _middleware(app: web.Application):
     conv = table.mappings.conventions
     error_key = conv.v1_error_key
     deprecation, sunset = _sunset_headers()
+    sunset_pair = (("Deprecation", deprecation), ("Sunset", sunset))  # added in one call per v1 answer
     emulation_header, rule_header = conv.emulation_header, conv.rule_header
     policy_header = {pid: p.header for pid, p in table.mappings.policies.items()}
     v1_prefix = table.v1_prefix + "/"
@@ -173,8 +174,7 @@ def _middleware(app: web.Application):
             status = response.status
             if info.api == "v1" and not response.prepared:
                 headers = response.headers
-                headers["Deprecation"] = deprecation
-                headers["Sunset"] = sunset
+                headers.extend(sunset_pair)
                 if info.v2_path:
                     headers["Link"] = f'<{info.v2_path}>; rel="successor-version"'
                 if info.emulations:

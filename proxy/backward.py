@@ -81,7 +81,11 @@ class Backward:
         if op.response is None or shape in ("empty", "raw"):
             return data
         if shape == "list":
-            items = [i for i in self.items(route, data) if _passes(i, plan.filters)]
+            filters = plan.filters
+            if not filters and not extra_items:  # the plain list: one compiled translator over every item
+                translate = self.translators.responses[op.response].translate
+                return [translate(item, ctx) for item in self.items(route, data)]
+            items = [i for i in self.items(route, data) if _passes(i, filters)]
             seen = {i.get("id") for i in items}
             for extra in extra_items:
                 if extra.get("id") not in seen and _passes(extra, plan.filters):

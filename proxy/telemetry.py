@@ -3,8 +3,8 @@
 Labels are route templates and operation ids, never raw paths; the client is a
 salted hash of its Authorization value, never the value.
 
-Hot-path costs are kept to a dict lookup or a list append: metric children are
-cached per label tuple, fingerprints per Authorization value, the timestamp
+Hot-path costs are kept to a dict lookup or a list append: metrics are plain
+ints per label tuple (exposed by a Collector at scrape time), fingerprints per Authorization value, the timestamp
 prefix per second, and log lines are buffered in memory and written in one
 syscall per batch (at most `FLUSH_SECONDS` late, and always at shutdown) rather
 than through `logging` and one unbuffered write per request.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from bisect import bisect_left
 import os
 import socket
 import sys
@@ -21,7 +22,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
 import orjson
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
+from prometheus_client.utils import floatToGoString
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 FLUSH_SECONDS = 1.0
@@ -30,58 +33,96 @@ _FINGERPRINT_CACHE = 4096
 
 
 class Metrics:
-    """One registry per app, so several apps (tests, workers) never share counters."""
+    """One registry per app, so several apps (tests, workers) never share counters.
+
+    The hot path only touches plain Python numbers: a dict of counters keyed by the label tuple and, per
+    histogram, one list of bucket counts plus a sum (bisect over the bucket bounds). No prometheus_client
+    child, lock or label validation per request; a custom Collector turns them into the same metric
+    families (names, labels, buckets) at scrape time. One event loop per process, so no lock is needed.
+    """
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self.requests = Counter(
-            "v1bridge_requests",
-            "Requests served, by v1 operation or route template and status",
-            ["api", "operation", "route", "method", "status"],
-            registry=self.registry,
-        )
-        self.upstream_latency = Histogram(
-            "v1bridge_upstream_seconds",
-            "Latency of calls to the v2 upstream, by call kind",
-            ["call"],
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
-        )
-        self.emulations = Counter(
-            "v1bridge_emulations",
-            "Emulations applied, by policy",
-            ["policy"],
-            registry=self.registry,
-        )
-        self.request_latency = Histogram(
-            "v1bridge_request_seconds",
-            "Time to answer a request, by api (v1 translated, v2 pass-through, ops)",
-            ["api"],
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
-        )
-        # labels() hashes, validates and locks on every call; the children never change once made
-        self._children: dict[tuple[Any, ...], Any] = {}
+        self._requests: dict[tuple[str, str, str, str, str], list[int]] = {}
+        self._emulations: dict[str, list[int]] = {}
+        self._request_latency: dict[str, list[Any]] = {}  # api -> [bucket counts..., sum]
+        self._upstream_latency: dict[str, list[Any]] = {}  # call -> [bucket counts..., sum]
+        self._statuses: dict[int, str] = {}
+        self.registry.register(_Collector(self))
 
-    def _child(self, metric: Any, labels: tuple[str, ...]) -> Any:
-        key = (id(metric), *labels)
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = metric.labels(*labels)
-        return child
+    @staticmethod
+    def _observe(store: dict[str, list[Any]], key: str, seconds: float) -> None:
+        slots = store.get(key)
+        if slots is None:
+            slots = store[key] = [0] * (len(LATENCY_BUCKETS) + 1) + [0.0]
+        slots[bisect_left(LATENCY_BUCKETS, seconds)] += 1
+        slots[-1] += seconds
 
     def count_request(self, api: str, operation: str, route: str, method: str, status: int, seconds: float) -> None:
-        self._child(self.requests, (api, operation, route, method, str(status))).inc()
-        self._child(self.request_latency, (api,)).observe(seconds)
+        code = self._statuses.get(status)
+        if code is None:
+            code = self._statuses[status] = str(status)
+        key = (api, operation, route, method, code)
+        slot = self._requests.get(key)
+        if slot is None:
+            slot = self._requests[key] = [0]
+        slot[0] += 1
+        self._observe(self._request_latency, api, seconds)
 
     def count_emulation(self, policy: str) -> None:
-        self._child(self.emulations, (policy,)).inc()
+        slot = self._emulations.get(policy)
+        if slot is None:
+            slot = self._emulations[policy] = [0]
+        slot[0] += 1
 
     def observe_upstream(self, call: str, seconds: float) -> None:
-        self._child(self.upstream_latency, (call or "other",)).observe(seconds)
+        self._observe(self._upstream_latency, call or "other", seconds)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+
+_BOUNDS = [*(floatToGoString(b) for b in LATENCY_BUCKETS), "+Inf"]
+
+
+def _histogram(name: str, doc: str, label: str, store: dict[str, list[Any]]) -> HistogramMetricFamily:
+    family = HistogramMetricFamily(name, doc, labels=[label])
+    for key, slots in list(store.items()):
+        counts = slots[:-1]
+        total = 0
+        buckets = []
+        for bound, count in zip(_BOUNDS, counts):
+            total += count
+            buckets.append((bound, total))
+        family.add_metric([key], buckets, slots[-1])
+    return family
+
+
+class _Collector:
+    """The Metrics counters as prometheus metric families, built at scrape time."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def describe(self) -> list[Any]:
+        return []
+
+    def collect(self):
+        m = self.metrics
+        requests = CounterMetricFamily("v1bridge_requests", "Requests served, by v1 operation or route template and status",
+                                       labels=["api", "operation", "route", "method", "status"])
+        for key, slot in list(m._requests.items()):
+            requests.add_metric(list(key), slot[0])
+        yield requests
+        yield _histogram("v1bridge_upstream_seconds", "Latency of calls to the v2 upstream, by call kind", "call",
+                         m._upstream_latency)
+        emulations = CounterMetricFamily("v1bridge_emulations", "Emulations applied, by policy", labels=["policy"])
+        for policy, slot in list(m._emulations.items()):
+            emulations.add_metric([policy], slot[0])
+        yield emulations
+        yield _histogram("v1bridge_request_seconds",
+                         "Time to answer a request, by api (v1 translated, v2 pass-through, ops)", "api",
+                         m._request_latency)
 
 
 class Fingerprints:
@@ -205,7 +246,7 @@ class UsageLog:
         if self._handle is None:
             return
         record["proxy"] = self.proxy
-        self._buffer.add(orjson.dumps(record) + b"\n")
+        self._buffer.add(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
 
 
 class AccessLog:
@@ -230,7 +271,7 @@ class AccessLog:
             pass
 
     def write(self, record: dict[str, Any]) -> None:
-        self._buffer.add(orjson.dumps(record) + b"\n")
+        self._buffer.add(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
 
     def start(self) -> None:
         if self.enabled:

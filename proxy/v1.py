@@ -11,7 +11,6 @@ import asyncio
 import copy
 import re
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -36,16 +35,18 @@ _JSON = "application/json"
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
 
 
-@dataclass
 class RequestInfo:
-    """What the middlewares learn about a request as the handler runs."""
+    """What the middlewares learn about a request as the handler runs (a slotted class: one per request)."""
 
-    api: str = "other"  # v1 | v2 | ops | other
-    route: Route | None = None
-    params: dict[str, str] = field(default_factory=dict)
-    emulations: list[str] = field(default_factory=list)
-    rules: list[str] = field(default_factory=list)
-    v2_path: str | None = None
+    __slots__ = ("api", "route", "params", "emulations", "rules", "v2_path")
+
+    def __init__(self, api: str = "other") -> None:
+        self.api = api  # v1 | v2 | ops | other
+        self.route: Route | None = None
+        self.params: dict[str, str] = {}
+        self.emulations: list[str] = []
+        self.rules: list[str] = []
+        self.v2_path: str | None = None
 
 
 INFO: web.RequestKey[RequestInfo] = web.RequestKey("v1bridge_info", RequestInfo)
@@ -307,7 +308,10 @@ class V1Service:
         headers = _upstream_headers(resp)
         if route.op.shape == "empty" or status == 204:
             return web.Response(status=status, headers=headers)
-        lookups, extra = await self._lookups(plan, data, auth, rid)
+        if plan.lookups:
+            lookups, extra = await self._lookups(plan, data, auth, rid)
+        else:
+            lookups, extra = {}, []
         ctx = self.backward.context(plan, lookups)
         out = self.backward.translate(plan, data, ctx, extra)
         return web.Response(status=status, body=orjson.dumps(out), content_type=_JSON, headers=headers)
@@ -403,6 +407,14 @@ def _upstream_headers(resp: UpstreamResponse) -> dict[str, str]:
         return dict(hop_filter(headers, _DROP_FROM_UPSTREAM))
     out: dict[str, str] = {}
     for name, value in headers.items():
-        if name.lower() not in _DROP_ALL and name not in out:
+        keep = _KEEP.get(name)
+        if keep is None:
+            if len(_KEEP) > 1024:
+                _KEEP.clear()
+            keep = _KEEP[name] = name.lower() not in _DROP_ALL
+        if keep and name not in out:
             out[name] = value
     return out
+
+
+_KEEP: dict[str, bool] = {}  # header name as received -> kept in a v1 answer (saves a lower() per header)
