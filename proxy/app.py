@@ -82,29 +82,27 @@ def _middleware(app: web.Application):
         return web.Response(status=status, body=orjson.dumps({error_key: message}), content_type="application/json",
                             headers=headers)
 
-    async def answer(request: web.Request, info: RequestInfo, handler) -> web.StreamResponse:
-        try:
-            return await handler(request)
-        except V1Error as exc:
+    def failed(request: web.Request, info: RequestInfo, exc: Exception) -> web.StreamResponse:
+        """The answer for an exception out of the handler (called inside the except block; re-raises what is not ours)."""
+        if isinstance(exc, V1Error):
             return render(info, exc.status, exc.message, exc.headers)
-        except web.HTTPMethodNotAllowed as exc:
+        if isinstance(exc, web.HTTPMethodNotAllowed):
             allow = ", ".join(sorted(exc.allowed_methods))
             return render(info, 405, f"method {request.method} is not allowed on {request.path}; allowed: {allow}",
                           {"Allow": allow})
-        except web.HTTPNotFound:
+        if isinstance(exc, web.HTTPNotFound):
             return render(info, 404, f"no such route: {request.method} {request.path}")
-        except web.HTTPRequestEntityTooLarge as exc:
+        if isinstance(exc, web.HTTPRequestEntityTooLarge):
             return render(info, 413, f"the request body is larger than {exc.max_size} bytes" if hasattr(exc, "max_size")
                           else "the request body is too large")
-        except web.HTTPException as exc:
+        if isinstance(exc, web.HTTPException):
             if exc.status < 400:
-                raise
+                raise exc
             return render(info, exc.status, exc.reason or "error")
-        except (asyncio.CancelledError, ConnectionResetError):
-            raise
-        except Exception:
-            log.exception("unhandled error on %s %s", request.method, request.path)
-            return render(info, 500, "internal error in the proxy")
+        if isinstance(exc, ConnectionResetError):
+            raise exc
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return render(info, 500, "internal error in the proxy")
 
     def observe(request: web.Request, info: RequestInfo, status: int, duration: float) -> None:
         api = info.api
@@ -170,7 +168,10 @@ def _middleware(app: web.Application):
         request[INFO] = info
         status = 500
         try:
-            response = await answer(request, info, handler)
+            try:  # errors answered here, not in a nested coroutine: one await level less per request
+                response = await handler(request)
+            except Exception as exc:
+                response = failed(request, info, exc)
             status = response.status
             if info.api == "v1" and not response.prepared:
                 headers = response.headers
