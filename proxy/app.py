@@ -68,6 +68,7 @@ def _middleware(app: web.Application):
     policy_header = {pid: p.header for pid, p in table.mappings.policies.items()}
     v1_prefix = table.v1_prefix + "/"
     v2_prefix = table.v2_prefix + "/"
+    v2_label = table.v2_prefix + "/{path}"  # one metrics label for all pass-through traffic (no ids in labels)
     ops_paths = frozenset({"/healthz", "/readyz", "/metrics"})
     fingerprints = Fingerprints(config.fingerprint_salt)
     access = app[ACCESS]
@@ -110,7 +111,7 @@ def _middleware(app: web.Application):
         if api == "v1":
             label, op_id = (route.label, route.op_id) if route else ("UNKNOWN", None)
         elif api == "v2":
-            label, op_id = "/v2/{path}", None
+            label, op_id = v2_label, None
         else:
             label, op_id = request.path if api == "ops" else "UNKNOWN", None
         method = request.method
