@@ -179,41 +179,37 @@ def _fresh(value: list[Any] | dict[str, Any]) -> _Getter:
 
 
 class _CompiledResponse:
-    """One response map turned into (key, getter, include flag) steps."""
+    """One response map: compiled to one function, with the per-field steps kept as its reference."""
 
     def __init__(self, spec: ResponseMap, mappings: Mappings) -> None:
         self.spec = spec
+        self.mappings = mappings
         self.steps: list[tuple[str, _Getter, str | None]] = []
+        self.rules: list[tuple[str, Any]] = []
         for name, rule in spec.fields.items():
             if rule.omit:
                 continue
             self.steps.append((name, self._getter(rule, mappings), rule.include))
+            self.rules.append((name, rule))
         self.aliases = list(spec.aliases.items())
         self.translate = self._compile()  # type: ignore[method-assign]
 
     def _compile(self) -> Callable[[dict[str, Any], ResponseContext], dict[str, Any]]:
-        """The steps as one straight-line function (lists of N objects run it N times): plain and dotted
-        `from` reads are inlined, everything else calls its getter. Same result as `_translate_steps`."""
+        """The map as one straight-line function (a list of N objects runs it N times).
+
+        Every field is inlined from its rule (path reads, converter call, value map,
+        fallback, constant), so no per-field closure call is left on the hot path.
+        Same result as `_translate_steps`, which tests/mappings/test_translate.py
+        checks on every map.
+        """
         lines = ["def translate(obj, ctx):", "    out = {}", "    includes = ctx.includes"]
-        namespace: dict[str, Any] = {}
-        for index, (name, getter, include) in enumerate(self.steps):
+        namespace: dict[str, Any] = {"_deepcopy": copy.deepcopy}
+        for index, (name, rule) in enumerate(self.rules):
             pad = "    "
-            if include is not None:
-                lines.append(f"    if {include!r} in includes:")
+            if rule.include is not None:
+                lines.append(f"    if {rule.include!r} in includes:")
                 pad = "        "
-            path = getattr(getter, "plain_path", None)
-            if path is None:
-                namespace[f"g{index}"] = getter
-                lines.append(f"{pad}v = g{index}(obj, ctx)")
-            else:
-                parts = path.split(".")
-                lines.append(f"{pad}v = obj.get({parts[0]!r})")
-                for part in parts[1:]:  # get_path: None as soon as a step is not a dict or is missing
-                    lines.append(f"{pad}v = v.get({part!r}) if isinstance(v, dict) else None")
-                empty = getattr(getter, "empty_fallback", None)
-                if empty is not None:  # a fresh [] / {} per answer, as the getter would give
-                    lines.append(f"{pad}if v is None:")
-                    lines.append(f"{pad}    v = {empty}")
+            lines.extend(pad + line for line in self._field_code(index, rule, namespace))
             lines.append(f"{pad}if v is not None:")
             lines.append(f"{pad}    out[{name!r}] = v")
         for alias, target in self.aliases:
@@ -222,6 +218,43 @@ class _CompiledResponse:
         lines.append("    return out")
         exec(compile("\n".join(lines), f"<response map {self.spec.id}>", "exec"), namespace)  # noqa: S102 - data is packaged
         return namespace["translate"]
+
+    def _field_code(self, index: int, rule: Any, namespace: dict[str, Any]) -> list[str]:
+        """Statements leaving the v1 value of one field in `v` (None: leave the key out)."""
+        if rule.has_const:
+            return [f"v = {self._fresh_code(index, rule.const, namespace, 'k')}"]
+        code: list[str] = []
+        if rule.source is None:
+            code.append("v = None")
+        else:
+            first, *rest = rule.source.split(".")
+            code.append(f"v = obj.get({first!r})")
+            for part in rest:  # as get_path: None as soon as a step is missing or of the wrong kind
+                if part.isdigit():
+                    code.append(f"v = v.get({part!r}) if isinstance(v, dict) else "
+                                f"((v[{part}] if len(v) > {part} else None) if isinstance(v, list) else None)")
+                else:
+                    code.append(f"v = v.get({part!r}) if isinstance(v, dict) else None")
+        if rule.convert:
+            namespace[f"c{index}"] = RESPONSE_CONVERTERS[rule.convert]
+            code.append(f"v = c{index}(v, obj, ctx)")
+        if rule.values:
+            namespace[f"b{index}"] = self.mappings.values[rule.values].backward
+            code.append(f"if v is not None: v = b{index}.get(v, v)")
+        if rule.has_fallback and rule.fallback is not None:
+            code.append(f"if v is None: v = {self._fresh_code(index, rule.fallback, namespace, 'f')}")
+        return code
+
+    @staticmethod
+    def _fresh_code(index: int, value: Any, namespace: dict[str, Any], kind: str) -> str:
+        """An expression giving `value` anew on each call (answers never share a mutable object)."""
+        if isinstance(value, (list, dict)):
+            if not value:
+                return "[]" if isinstance(value, list) else "{}"
+            namespace[f"{kind}{index}"] = value
+            return f"_deepcopy({kind}{index})"
+        namespace[f"{kind}{index}"] = value
+        return f"{kind}{index}"
 
     @staticmethod
     def _getter(rule: Any, mappings: Mappings) -> _Getter:
@@ -235,43 +268,6 @@ class _CompiledResponse:
         backward = mappings.values[rule.values].backward if rule.values else None
         fallback = rule.fallback if rule.has_fallback else None
         simple = source is not None and "." not in source
-        # the common cases get their own closure: no per-field branching on the hot path (list answers)
-        if source is not None and convert is None and backward is None and fallback is None and not any(
-            part.isdigit() for part in source.split(".")
-        ):
-            def plain(obj: dict[str, Any], ctx: ResponseContext) -> Any:
-                return get_path(obj, source)
-
-            plain.plain_path = source  # type: ignore[attr-defined]  # inlined by _compile
-            return plain
-        if source is None and convert is not None and backward is None and fallback is None:
-            def converted(obj: dict[str, Any], ctx: ResponseContext) -> Any:
-                return convert(None, obj, ctx)
-
-            return converted
-        if simple and convert is None and backward is None:
-            if isinstance(fallback, (list, dict)) and not fallback:
-                def with_empty_fallback(obj: dict[str, Any], ctx: ResponseContext) -> Any:
-                    value = obj.get(source)
-                    return type(fallback)() if value is None else value
-
-                with_empty_fallback.plain_path = source  # type: ignore[attr-defined]  # inlined by _compile
-                with_empty_fallback.empty_fallback = "[]" if isinstance(fallback, list) else "{}"  # type: ignore[attr-defined]
-                return with_empty_fallback
-            if isinstance(fallback, (list, dict)):
-                fresh = _fresh(fallback)
-
-                def with_fresh_fallback(obj: dict[str, Any], ctx: ResponseContext) -> Any:
-                    value = obj.get(source)
-                    return fresh(obj, ctx) if value is None else value
-
-                return with_fresh_fallback
-
-            def with_fallback(obj: dict[str, Any], ctx: ResponseContext) -> Any:
-                value = obj.get(source)
-                return fallback if value is None else value
-
-            return with_fallback
 
         def getter(obj: dict[str, Any], ctx: ResponseContext) -> Any:
             if source is None:

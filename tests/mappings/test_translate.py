@@ -216,6 +216,10 @@ def _edge_objects() -> list[dict]:
         {"id": "x", "mounts": {"persistent": None}, "cpu": {"id": "c", "vcpuCount": 0, "memory": None}},
         {"id": "x", "mounts": {"persistent": {"size": 0, "path": ""}}, "locked": False, "ports": [], "env": {}},
         {"id": "x", "mounts": [{"persistent": 1}], "cpu": ["id"]},
+        {"id": "e", "networkVolumes": ["nv1", "nv2"], "scaling": {"type": "QUEUE_DELAY", "queueDelay": 2.6}},
+        {"id": "e", "networkVolumes": [], "workers": None},
+        {"id": "e", "networkVolumes": {"0": "keyed"}},
+        {"startTime": "2026-11-01T00:00:00Z", "totalAmount": 1.5, "podId": "p", "serverlessId": "s"},
     ]
 
 
@@ -230,3 +234,11 @@ def test_compiled_response_equals_the_step_reference(map_id, includes):
         except (TypeError, AttributeError, KeyError, ValueError):
             continue  # a converter refuses this shape either way
         assert compiled.translate(obj, ctx) == expected, (map_id, obj)
+
+
+def test_compiled_answers_never_share_mutable_values():
+    """Two answers built from one map must not share a list (a client mutating one would change the other)."""
+    first, second = T.response("pod", V2_POD), T.response("pod", V2_POD)
+    assert first["dockerEntrypoint"] == [] and first["dockerEntrypoint"] is not second["dockerEntrypoint"]
+    empty = {"id": "p"}
+    assert T.response("pod", empty)["ports"] is not T.response("pod", empty)["ports"]
