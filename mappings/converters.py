@@ -8,6 +8,7 @@ raising `NeedsLookup`; the caller fetches and translates again.
 """
 from __future__ import annotations
 
+import functools
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -375,14 +376,20 @@ DEFAULT_FACTORIES: dict[str, Callable[[dict[str, Any]], Any]] = {
 # --------------------------------------------------------- response converters
 
 
+@functools.lru_cache(maxsize=4096)
+def _split_args(value: str) -> tuple[str, ...]:
+    """shlex is slow (~8 us) and the same args string comes back on every list of the same pods."""
+    try:
+        return tuple(shlex.split(value))
+    except ValueError:
+        return (value,)
+
+
 def shell_to_argv(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> list[str]:
-    """args string -> argv, the inverse of argv_to_shell."""
+    """args string -> argv, the inverse of argv_to_shell (a fresh list per answer)."""
     if not value:
         return []
-    try:
-        return shlex.split(value)
-    except ValueError:
-        return [value]
+    return list(_split_args(value))
 
 
 def pod_mount_path(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> str | None:

@@ -51,7 +51,9 @@ def live_proxy():
 
 
 @schema.parametrize()
-@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+# derandomize: CI sees the same examples every run (a red run is reproducible); widen locally with a seed
+@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+          derandomize=True)
 def test_v1_operations_conform(case, live_proxy):
     case.call_and_validate(base_url=live_proxy.url, headers={"Authorization": f"Bearer {KEY}"},
                            checks=[no_5xx_but_named_gaps, response_schema_conformance], timeout=10)

@@ -392,7 +392,7 @@ async def fuzz_pod(proxy, auth, saboteur) -> str:
     return (await r.json())["id"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(data=st.data())
 async def test_fuzzed_v1_bodies_are_forwarded_valid_or_refused(proxy, auth, saboteur, sabotaged_upstream, fuzz_pod,
                                                                data):
