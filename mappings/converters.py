@@ -318,7 +318,6 @@ def endpoint_scaling(values: dict[str, Any], out: dict[str, Any], ctx: ComposeCo
                 raise NeedsLookup("current", "scaling must be sent whole on update")
             current = ctx.current.get("scaling") or {}
             values = dict(values)
-            values.setdefault("scalerType", current.get("type"))
             if "scalerType" not in given:
                 values["scalerType"] = current.get("type")
             if "scalerValue" not in given:

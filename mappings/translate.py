@@ -56,7 +56,7 @@ class RequestTranslation:
     emulations: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
     # v2 path -> the remaining v1 choices, in order (GPU / CPU fallback walks)
-    alternatives: dict[str, list[Any]] = field(default_factory=list)  # type: ignore[assignment]
+    alternatives: dict[str, list[Any]] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # v1 fields whose policy asks for a follow-up call after the main one (locked)
@@ -98,7 +98,7 @@ class _CompiledRequest:
             if family not in ("GPU", "CPU"):
                 raise InvalidValue(f"{spec.compute_field} must be GPU or CPU")
         out: dict[str, Any] = {}
-        result = RequestTranslation(body=out, alternatives={})
+        result = RequestTranslation(body=out)
         engaged: list[str] = []
         rules: list[str] = []
 
