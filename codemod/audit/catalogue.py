@@ -1,8 +1,9 @@
-"""The audit's view of `mappings/`: routes, hosts, fields and params indexed by rule.
+"""The audit's view of the shared index (`mappings/index.py`): routes grouped by path, rules per route.
 
-Nothing here is a v1/v2 fact of its own: every list is derived from the
-mapping data (operations, rules, requests, responses, queries, conventions)
-and the v2 schema, so adding a field to the mapping makes the audit see it.
+Hosts, v1 names, field -> rule, param -> rule and the path roots come from
+`mappings.index.index()`, the same object the rewrite reads; this module only
+adds the audit's grouping of operations by v1 path and its choice of the
+primary rule of a call.
 """
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from mappings import Mappings, default_mappings, load_schema
+from mappings import Mappings, default_mappings
+from mappings.index import build as build_index, index
 from mappings.models import Operation, Rule
 
 CLASS_ORDER = {"removed": 0, "loud": 1, "quiet": 2}
@@ -134,37 +136,6 @@ def _segments(path: str) -> tuple[str, ...]:
     return tuple("{}" if PARAM.fullmatch(s) else s for s in path.strip("/").split("/") if s)
 
 
-def _schema_paths() -> list[str]:
-    try:
-        return list(load_schema("v2").get("paths", {}))
-    except Exception:  # pragma: no cover - the schema ships with mappings
-        return []
-
-
-def _v2_property_names() -> set[str]:
-    names: set[str] = set()
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            props = node.get("properties")
-            if isinstance(props, dict):
-                names.update(props)
-            for param in node.get("parameters", []) if isinstance(node.get("parameters"), list) else []:
-                if isinstance(param, dict) and "name" in param:
-                    names.add(param["name"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    try:
-        walk(load_schema("v2"))
-    except Exception:  # pragma: no cover
-        pass
-    return names
-
-
 def _host(url: str) -> str:
     parts = urlsplit(url if "://" in url else f"https://{url}")
     return (parts.netloc + parts.path.rstrip("/")).lower()
@@ -175,12 +146,8 @@ def build(m: Mappings) -> Catalogue:
     by_path: dict[str, list[Operation]] = {}
     for op in m.operations:
         by_path.setdefault(op.v1.path, []).append(op)
-    v2_prefix = conv.v2_prefix.strip("/")
-    v2_relative: set[tuple[str, ...]] = set()
-    for p in _schema_paths() + [op.v2.path for op in m.operations if op.v2]:
-        segs = _segments(p)
-        if segs and segs[0] == v2_prefix:
-            v2_relative.add(segs[1:])
+    ix = index() if m is default_mappings() else build_index(m)
+    v2_relative = set(ix.v2_relative)
     routes = [
         RouteInfo(path, _segments(path), tuple(ops), _segments(path) not in v2_relative)
         for path, ops in by_path.items()
@@ -188,33 +155,6 @@ def build(m: Mappings) -> Catalogue:
     # Longer templates first so /pods/{podId}/stop wins over nothing shorter; all are exact-length anyway.
     routes.sort(key=lambda r: (-len(r.segments), r.path))
 
-    field_rules: dict[str, list[str]] = {}
-    param_rules: dict[str, list[str]] = {}
-    for rule in m.rules.values():
-        for name in rule.concerns.fields:
-            field_rules.setdefault(name, []).append(rule.id)
-        for name in rule.concerns.params:
-            param_rules.setdefault(name, []).append(rule.id)
-    for rmap in m.requests.values():
-        for name, spec in rmap.fields.items():
-            if spec.rule and spec.rule not in field_rules.get(name, []) and name in field_rules:
-                field_rules[name].append(spec.rule)
-    for qmap in m.queries.values():
-        for name, spec in qmap.params.items():
-            if spec.rule and name in param_rules and spec.rule not in param_rules[name]:
-                param_rules[name].append(spec.rule)
-    for neutral, brand in conv.neutral_spellings.items():
-        for index in (field_rules, param_rules):
-            if brand in index and neutral not in index:
-                index[neutral] = list(index[brand])
-
-    v2_names = _v2_property_names()
-    # A v1 name is distinctive when v2 has no such name and it is a compound
-    # (camelCase) word: `desiredStatus` is v1 wherever it appears as a key;
-    # `message`, `time` or `ports` are not evidence on their own.
-    distinctive = frozenset(
-        n for n in set(field_rules) | set(param_rules) if n not in v2_names and any(c.isupper() for c in n[1:])
-    )
     runtime_paths = frozenset(conv.serverless_runtime_paths)
     # The rule for a v1 base URL: the loud rule that names the most resource roots.
     roots = {"/" + r.segments[0] for r in routes if r.segments}
@@ -226,16 +166,16 @@ def build(m: Mappings) -> Catalogue:
         rules=dict(m.rules),
         routes=routes,
         v2_relative=v2_relative,
-        field_rules={k: tuple(v) for k, v in field_rules.items()},
-        param_rules={k: tuple(v) for k, v in param_rules.items()},
-        distinctive=distinctive,
+        field_rules=dict(ix.field_rules),
+        param_rules=dict(ix.param_rules),
+        distinctive=ix.v1_only_names,
         v1_hosts=tuple(_host(h) for h in conv.hosts.v1) + tuple(urlsplit(h).netloc.lower() for h in conv.hosts.v1),
         v2_hosts=tuple(urlsplit(h).netloc.lower() for h in conv.hosts.v2),
         runtime_hosts=tuple(urlsplit(h).netloc.lower() for h in conv.hosts.serverless_runtime),
         v1_prefix=conv.v1_prefix,
         v2_prefix=conv.v2_prefix,
         runtime_paths=runtime_paths,
-        first_segments=frozenset(r.segments[0] for r in routes if r.segments),
+        first_segments=ix.resources,
         base_url_rule=base_url_rule,
     )
 

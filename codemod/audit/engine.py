@@ -11,11 +11,11 @@ import os
 import re
 import time
 from concurrent.futures import ProcessPoolExecutor
-from functools import lru_cache
 from pathlib import Path
 
 from codemod.audit import markers as markers_mod
 from codemod.audit.catalogue import catalogue
+from mappings.index import index
 from codemod.audit.model import AuditReport, FileResult, Signals
 from codemod.audit.scan_text import SUFFIXES, Language, language_for, scan_text
 from codemod.audit.status import enrich, finish
@@ -27,20 +27,12 @@ MAX_BYTES = 2_000_000  # larger files are data, not client code
 CHUNK = 64
 
 
-@lru_cache(maxsize=1)
 def _prefilter() -> re.Pattern[bytes]:
-    """Bytes that any file worth parsing contains: hosts, v1 path roots, the /v2 prefix, distinctive names."""
-    cat = catalogue()
-    hosts = set(cat.v1_hosts) | set(cat.v2_hosts) | set(cat.runtime_hosts)
-    tokens: set[str] = hosts | {h.upper() for h in hosts}
-    for seg in cat.first_segments:
-        tokens.update({"/" + seg, f'"{seg}', f"'{seg}"})
-    tokens.add(cat.v2_prefix + "/")
-    tokens.update(cat.distinctive)
-    alternation = b"|".join(re.escape(t.encode()) for t in sorted(tokens, key=len, reverse=True))
-    # Case-sensitive on purpose: IGNORECASE makes the alternation ~15x slower, and the
-    # scanners match names case-sensitively anyway (hosts are tried in lower and upper case).
-    return re.compile(alternation)
+    """Bytes any file worth parsing holds: the shared index's tokens (hosts, path roots, the /v2 prefix, v1 names).
+
+    Case-sensitive on purpose: IGNORECASE makes the alternation ~15x slower; hosts are tried in lower and upper case.
+    """
+    return index().prefilter(bytes_=True)
 
 
 def _python_detector():
