@@ -21,6 +21,7 @@ from aiohttp import web
 
 from mappings import default_mappings
 from proxy.config import ProxyConfig
+from proxy.confine import PassThroughRoutes
 from proxy.errors import V1Error
 from proxy.routes import RouteTable
 from proxy.telemetry import AccessLog, Fingerprints, Metrics, UsageLog, now_iso
@@ -38,6 +39,7 @@ ACCESS: web.AppKey[AccessLog] = web.AppKey("access", AccessLog)
 SERVICE: web.AppKey[V1Service] = web.AppKey("service", V1Service)
 TABLE: web.AppKey[RouteTable] = web.AppKey("routes", RouteTable)
 SANDBOX_URL: web.AppKey[str] = web.AppKey("sandbox_url", str)
+PASSTHROUGH: web.AppKey[PassThroughRoutes] = web.AppKey("passthrough", PassThroughRoutes)
 
 _PROBLEM = "application/problem+json"
 
@@ -209,7 +211,12 @@ _STREAM_DROP_REQUEST = frozenset({"host"})
 
 
 async def _passthrough(request: web.Request) -> web.StreamResponse:
-    """/v2/... as is, both ways, streamed chunk by chunk (logs, SSE); only hop-by-hop headers removed."""
+    """/v2/... as is, both ways, streamed chunk by chunk (logs, SSE); only hop-by-hop headers removed.
+
+    Only a v2 route (proxy/confine.py) is forwarded: the raw path is checked before the upstream is contacted."""
+    refusal = request.app[PASSTHROUGH].check(request.method, request.raw_path)
+    if refusal is not None:
+        raise V1Error(refusal.status, refusal.detail, headers={"Allow": refusal.allow} if refusal.allow else None)
     config = request.app[CONFIG]
     length = request.content_length
     if length is not None and length > config.max_body:
@@ -350,6 +357,7 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
     app = web.Application(client_max_size=config.max_body)
     app[CONFIG] = config
     app[TABLE] = table
+    app[PASSTHROUGH] = PassThroughRoutes(table.mappings)
     app[METRICS] = Metrics()
     app[USAGE] = UsageLog(config.usage_dir)
     app[ACCESS] = AccessLog(config.access_log)
