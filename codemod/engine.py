@@ -15,9 +15,49 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemod.detect import Edit, Finding, analyze_python
+from codemod.analysis import analyze
+from codemod.plan import Edit, Finding, plan_file
 from codemod.prefilter import needs_parse
 from codemod.rules import APPLIERS, ORDER
+
+
+@dataclass
+class PythonAnalysis:
+    """What the audit and the rewrite read of one module: findings, and the planned edits."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    uses_v1: bool = False
+    uses_v2: bool = False
+    serverless_runtime: bool = False
+    indirect_only: bool = False
+    error: str | None = None
+    module: cst.Module | None = None
+    edits: list[Edit] = field(default_factory=list)
+    parents: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(node) -> parent node
+
+
+def analyze_python(source: str, path: str, *, v2_base: str | None = None) -> PythonAnalysis:
+    """Facts, then the rules' plan and the whole-client decision, for one module. Never raises on bad input."""
+    an, facts = analyze(source, path, v2_base=v2_base)
+    result = PythonAnalysis(path=path, error=facts.error)
+    if facts.error:
+        return result
+    try:
+        plan = plan_file(an, facts)
+    except RecursionError:
+        result.error = "too deeply nested to analyse"
+        return result
+    result.findings = plan.all_findings()
+    result.edits = plan.final_edits()
+    result.module = facts.module
+    result.parents = an.ix.parent
+    result.uses_v2 = facts.uses_v2
+    result.serverless_runtime = facts.serverless_runtime
+    direct = any(f.kind != "indirect" for f in result.findings)
+    result.uses_v1 = direct or any(f.kind == "indirect" for f in result.findings)
+    result.indirect_only = result.uses_v1 and not direct
+    return result
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Run the code audit: walk (the rewrite's walk), prefilter, scan candidates, apply markers, give statuses.
 
-Python goes through the rewrite's detector (`codemod.detect.analyze_python`,
+Python goes through the rewrite's facts and decision (`codemod.engine.analyze_python`,
 one engine for both commands); other text files through `scan_text`. A cheap
-byte-level prefilter built from the catalogue decides which files are parsed
+byte-level prefilter from the shared index (`mappings/index.py`) decides which files are parsed
 at all; with `jobs > 1` chunks of files go to a process pool.
 """
 from __future__ import annotations
@@ -37,8 +37,8 @@ def _prefilter() -> re.Pattern[bytes]:
 
 def _python_detector():
     try:
-        from codemod.detect import analyze_python  # the rewrite's detector
-    except ImportError:  # pragma: no cover - only before codemod.detect exists
+        from codemod.engine import analyze_python  # the rewrite's facts and decision
+    except ImportError:  # pragma: no cover
         return None
     return analyze_python
 

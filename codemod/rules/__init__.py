@@ -1,28 +1,219 @@
-"""One small applier per rewrite rule; the engine dispatches each planned edit to one of them.
+"""One module per fixable rule ID of `mappings/data/rules.yaml`, registered by `Rule(...)`.
 
-The detector (codemod/detect.py) decides *what* changes and records it as an
-`Edit` on a node of the parsed module; these modules only know *how* to turn
-that node into its v2 form, so a rule is a few lines and easy to test.
+Each module (`codemod/rules/<id>_<name>.py`) plans its edits from the file's
+facts and owns the appliers of the edit kinds only it makes. At import every
+module is loaded (`pkgutil`, as django-upgrade loads its fixers) and the
+registry is checked against the `fixable` rules of the mappings: a fixable
+rule without a module, or a module for a rule that is not fixable, is an
+error (`RuleRegistryError`).
+
+Rules that are not fixable have no module: what they concern is flagged
+(`# v1bridge: RULE remedy`) by the planner, from the rule's remedy.
+
+Order of the call rules (each may rely on the previous): L01 (base and
+path renames), Q01 (billing path and its query), L04 (verb paths), L02
+(request bodies; L03, L07, Q04, Q07, Q09 are conversions the body
+translator makes, and their modules decide whether a value can be converted
+statically). Reads go to Q02/Q25 (list envelopes), Q29 (error reads) and the
+rule of each response field (L02, Q13, Q14, Q25).
+
+`select(ids)`: a registry hook for rule selection (`--select/--ignore`):
+returns the modules of the given IDs, in order.
 """
 from __future__ import annotations
 
-from typing import Callable
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
-import libcst as cst
+from mappings.index import index
 
-from codemod.rules import l01_path_renames, l02_field_renames, l04_verb_paths, manual, q02_list_envelope
+if TYPE_CHECKING:  # pragma: no cover
+    from codemod.analysis import CallFact, Read
+    from codemod.plan import Plan
 
-Applier = Callable[[cst.CSTNode, object], cst.CSTNode]
 
-# edit kind -> applier, in the order they run on one node
-APPLIERS: dict[str, Applier] = {
-    "string": l01_path_renames.apply,
-    "name": l04_verb_paths.rename,
-    "key": l02_field_renames.rename_key,
-    "path-read": l02_field_renames.nest_read,
-    "dict": l02_field_renames.replace_body,
-    "add-kwarg": l04_verb_paths.add_body,
-    "subscript": q02_list_envelope.apply,
-    "comment": manual.apply,
-}
-ORDER = {kind: i for i, kind in enumerate(APPLIERS)}
+class RuleRegistryError(RuntimeError):
+    """The rule modules and the fixable rules of mappings/data/rules.yaml disagree."""
+
+
+@dataclass
+class Rule:
+    """The registration of one rule module."""
+
+    id: str
+    module: str
+    order: int = 100
+    on_call: Callable[["CallFact", "Plan"], None] | None = None
+    on_read: Callable[["Read", "CallFact", "Plan"], None] | None = None
+    on_body_field: Callable[[str, object, "Plan"], bool] | None = None  # can this value be converted statically?
+    on_param: Callable[["CallFact", object, str, object, "Plan"], None] | None = None
+    appliers: dict[str, Callable] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.id in RULES:
+            raise RuleRegistryError(f"rule {self.id} registered twice ({RULES[self.id].module}, {self.module})")
+        RULES[self.id] = self
+
+    # decorators
+    def call(self, fn):
+        self.on_call = fn
+        return fn
+
+    def read(self, fn):
+        self.on_read = fn
+        return fn
+
+    def body_field(self, fn):
+        self.on_body_field = fn
+        return fn
+
+    def param(self, fn):
+        self.on_param = fn
+        return fn
+
+    def applies(self, kind: str):
+        def deco(fn):
+            if kind in APPLIERS:
+                raise RuleRegistryError(f"edit kind {kind!r} applied by two modules")
+            APPLIERS[kind] = fn
+            self.appliers[kind] = fn
+            return fn
+        return deco
+
+
+RULES: dict[str, Rule] = {}
+APPLIERS: dict[str, Callable] = {}
+
+
+def _load() -> None:
+    from codemod.rules import edits
+
+    APPLIERS.update({"string": edits.apply_string, "name": edits.apply_name, "key": edits.apply_key})
+    for info in pkgutil.iter_modules(__path__):
+        if info.name[:1].isalpha() and info.name[1:3].isdigit():
+            importlib.import_module(f"{__name__}.{info.name}")
+    APPLIERS["comment"] = edits.apply_comment
+    check_registry(index().fixable_rules())
+
+
+def check_registry(fixable: frozenset[str] | set[str]) -> None:
+    """Raise RuleRegistryError unless the registered modules are exactly the fixable rules."""
+    missing = sorted(fixable - set(RULES))
+    extra = sorted(set(RULES) - fixable)
+    if missing or extra:
+        raise RuleRegistryError(
+            "codemod/rules/ and the fixable rules of mappings/data/rules.yaml disagree: "
+            + "; ".join(filter(None, [missing and f"fixable without a module: {', '.join(missing)}",
+                                      extra and f"module for a rule that is not fixable: {', '.join(extra)}"])))
+
+
+_load()
+
+# edit kinds in the order they apply on one node (a string span before a comment on the same statement)
+ORDER = {kind: i for i, kind in enumerate(
+    ["string", "name", "key", "path-read", "dict", "add-kwarg", "subscript", "comment"])}
+
+
+def select(ids: list[str] | None = None) -> list[Rule]:
+    """The registered rules (of `ids`, when given), in planning order; unknown IDs are an error."""
+    if ids is None:
+        return sorted(RULES.values(), key=lambda r: (r.order, r.id))
+    unknown = [i for i in ids if i not in RULES]
+    if unknown:
+        raise KeyError(", ".join(unknown))
+    return sorted((RULES[i] for i in ids), key=lambda r: (r.order, r.id))
+
+
+# ----------------------------------------------------------------- dispatch
+
+def plan_call(cf: "CallFact", plan: "Plan") -> None:
+    route = cf.route
+    if route.op.v2 is None or route.v2_segments is None:
+        rules = plan.kb.mappings.rules
+        rule = next((r for r in route.op.rules if rules[r].rule_class == "removed"),
+                    route.op.rules[0] if route.op.rules else "L01")
+        plan.flag(cf.call, rule, "call", route)
+        return
+    for rule in select():
+        if rule.on_call is not None:
+            rule.on_call(cf, plan)
+    plan_params(cf, plan)
+
+
+def plan_params(cf: "CallFact", plan: "Plan") -> None:
+    """Every v1 query parameter renamed or flagged, per mappings/data/queries.yaml."""
+    from codemod.analysis.syntax import flatten, str_of
+    import libcst as cst
+
+    site, route = cf.site, cf.route
+    qid = route.op.query
+    if qid is None:
+        return
+    qmap = plan.kb.mappings.queries[qid]
+    flat = flatten(site.url.pieces) if site.url else ""
+    if "?" in flat[site.url.path_start:]:
+        query = flat[flat.find("?", site.url.path_start) + 1:]
+        for pair in query.split("&"):
+            name = pair.split("=")[0]
+            spec = qmap.params.get(name)
+            if spec is not None and spec.to != name:
+                plan.flag(cf.call, spec.rule or "Q03", "param", route)
+    node = site.params_expr
+    if not isinstance(node, cst.Dict):
+        return
+    for el in node.elements:
+        if not isinstance(el, cst.DictElement):
+            continue
+        name = str_of(el.key)
+        spec = qmap.params.get(name) if name else None
+        if spec is None or spec.to == name:
+            continue
+        owner = RULES.get(spec.rule or "")
+        if spec.to and owner is not None and owner.on_param is not None:
+            owner.on_param(cf, el, name, spec, plan)
+        else:
+            plan.flag(el.key, spec.rule or "Q03", "param", route)
+
+
+def plan_read(read: "Read", cf: "CallFact", plan: "Plan") -> None:
+    route = read.route
+    if read.kind == "loop":
+        plan.flag(read.node, read.rule, "response-field", route, blocking=False)
+        return
+    if read.kind == "list":
+        RULES["Q02" if route.op.shape == "list" else "Q25"].on_read(read, cf, plan)
+        return
+    if read.kind == "error":
+        RULES["Q29"].on_read(read, cf, plan)
+        return
+    spec = plan.kb.mappings.responses[route.op.response].fields[read.key]
+    rule = spec.rule or "L02"
+    owner = RULES.get(rule)
+    if owner is not None and owner.on_read is not None:
+        owner.on_read(read, cf, plan)
+    else:  # a rule without a module of its own (Q12, R07, ...): L02 renames what has a v2 source, flags the rest
+        from codemod.rules.l02_field_renames import rename_read
+
+        rename_read(read, cf, plan, rule)
+
+
+def plan_strings(plan: "Plan") -> None:
+    RULES["L01"].plan_strings(plan)  # type: ignore[attr-defined]
+
+
+def plan_unresolved(plan: "Plan") -> None:
+    """A v1-shaped path whose base cannot be traced to this service: reported, never edited."""
+    for site, route in plan.facts.unresolved:
+        plan.find(site.call, route.op.rules[0] if route.op.rules else "L01", "indirect",
+                  f"{route.label()} through a base address defined elsewhere; check it by hand", False, route)
+
+
+def plan_handed_in(plan: "Plan") -> None:
+    """v1 names on objects of unknown origin: findings for the audit, no edit."""
+    for name, key_node, written in plan.facts.handed_in:
+        kind = "body-field" if written else "response-field"
+        for rule in plan.kb.field_rules.get(name, ()):
+            plan.find(key_node, rule, kind, f"v1 field {name!r} on an object from elsewhere: " + plan.rule_text(rule),
+                      False, attributed=False)

@@ -1,15 +1,189 @@
-"""L02 / Q13 / Q14 / Q25 / Q29 key renames, nested reads, and request bodies in the v2 shape."""
+"""L02 field-renames: flat v1 request bodies become nested v2 bodies; renamed answer fields are read by their v2 name.
+
+Bodies go through `mappings.translate.translators().request(...)`, the call
+the proxy makes, so the rewritten code sends what the proxy would send.
+Values that are expressions travel through it as opaque markers when their
+field is a plain move or rename; a field that needs a converter on a value
+only known at run time is decided by the module of that field's rule (Q04,
+Q09, L03, L07, Q07 convert statically known values; anything else is
+flagged). A field the translation drops because v2 has no place for it is
+flagged with its removed rule.
+
+Answer reads: `pod["workersMin"]` -> `pod["workers"]["min"]`, `.get(...)` chains
+likewise; Q13, Q14 and Q25 rename their own fields through `rename_read`.
+"""
 from __future__ import annotations
+
+import ast
 
 import libcst as cst
 
+from codemod.analysis import CallFact, Read
+from codemod.analysis.syntax import str_of
+from codemod.plan import Edit
+from codemod.render import Code, render
+from codemod.rules import RULES, Rule
+from mappings.translate import InvalidValue, NeedsLookup, PolicyRefused, translators
 
-def rename_key(node: cst.CSTNode, new: str) -> cst.CSTNode:
-    """"desiredStatus" -> "status", "message" -> "detail": same quotes and prefix."""
-    if not isinstance(node, cst.SimpleString):
-        return node
-    prefix, quote = node.prefix, node.quote
-    return node.with_changes(value=f"{prefix}{quote}{new}{quote}")
+rule = Rule("L02", __name__, order=40)
+
+
+class _Marker:
+    """An expression whose value is only known at run time."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+
+def _substitute(value):
+    if isinstance(value, _Marker):
+        return Code(value.code)
+    if isinstance(value, dict):
+        return {k: _substitute(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_substitute(v) for v in value]
+    return value
+
+
+def has_marker(value) -> bool:
+    if isinstance(value, _Marker):
+        return True
+    if isinstance(value, dict):
+        return any(has_marker(v) for v in value.values())
+    if isinstance(value, list):
+        return any(has_marker(v) for v in value)
+    return False
+
+
+def static_only(field_spec, value) -> bool:
+    """The default body-field check: a field that needs a conversion must have a value known statically."""
+    return not (has_marker(value) and (field_spec.convert or field_spec.compose or field_spec.selects))
+
+
+def _body_flag(cf: CallFact, plan) -> None:
+    plan.flag(cf.call, "L02", "body-field", cf.route,
+              "request body built elsewhere; convert it to the v2 shape (" + plan.rule_text("L02") + ")")
+
+
+@rule.call
+def plan_call(cf: CallFact, plan) -> None:
+    route = cf.route
+    map_id = route.op.request
+    if map_id is None or cf.site.body_expr is None:
+        return
+    if cf.body is None:
+        _body_flag(cf, plan)
+        return
+    plan_body(cf, plan, map_id, cf.body)
+
+
+def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
+    an, kb, route = plan.an, plan.kb, cf.route
+    spec = kb.mappings.requests[map_id]
+    body: dict = {}
+    quote = '"'
+    for element in node.elements:
+        if not isinstance(element, cst.DictElement):
+            _body_flag(cf, plan)
+            return
+        key = str_of(element.key)
+        if key is None:
+            _body_flag(cf, plan)
+            return
+        if isinstance(element.key, cst.SimpleString):
+            quote = element.key.quote if len(element.key.quote) == 1 else quote
+        code = an.code_of(element.value)
+        try:
+            body[key] = ast.literal_eval(code.strip())
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            body[key] = _Marker(code.strip())
+    for key, value in body.items():
+        field = spec.fields.get(key)
+        if field is None:
+            plan.flag(node, "L02", "body-field", route, f"v1 body field {key!r} is not in the mapping; check it by hand")
+            return
+        owner = RULES.get(field.rule or "")
+        check = owner.on_body_field if owner is not None and owner.on_body_field is not None else None
+        if not (check(field, value, plan) if check else static_only(field, value)):
+            plan.flag(node, field.rule or "L02", "body-field", route,
+                      f"v1 body field {key!r} needs a conversion its run-time value does not allow here: "
+                      + plan.rule_text(field.rule or "L02"))
+            return
+    strict = {policy: False for policy in kb.mappings.policies}
+    try:
+        result = translators().request(map_id, body, strict=strict)
+    except NeedsLookup:
+        rule_id = next((f.rule for k, f in spec.fields.items() if k in body and f.compose and f.rule), "L02")
+        plan.flag(node, rule_id, "body-field", route)
+        return
+    except (InvalidValue, PolicyRefused) as exc:
+        plan.flag(node, "L02", "body-field", route, f"v1 body cannot be translated: {exc}")
+        return
+    # what the translation drops or cannot express is a person's decision
+    for key in body:
+        field = spec.fields[key]
+        rule_id = field.rule
+        policy = kb.mappings.policies.get(field.policy) if field.policy else None
+        if rule_id and kb.mappings.rules[rule_id].rule_class == "removed" and (
+            field.to is None or (policy is not None and policy.id in result.emulations)
+        ):
+            plan.flag(node, rule_id, "body-field", route, f"v1 body field {key!r}: {plan.rule_text(rule_id)}")
+    new_body = _substitute(result.body)
+    original = an.code_of(node)
+    multiline = "\n" in original
+    # libcst indents continuation lines by the enclosing block itself: render relative to it
+    code = render(new_body, quote=quote, indent="    " if multiline else None, level="")
+    if code == original:
+        return
+    plan.edit(Edit("dict", node, "L02", code))
+    changed = [k for k in body if spec.fields[k].to != k]
+    added = [k for k in result.body if k not in body]
+    detail = ", ".join(f"{k} -> {spec.fields[k].to or 'dropped'}" for k in changed)
+    if added:
+        detail += ("; " if detail else "") + "explicit v2 values for v1 defaults: " + ", ".join(added)
+    plan.find(node, "L02", "body-field", f"v1 body -> v2 body ({detail})", True, route)
+
+
+@rule.applies("dict")
+def replace_body(node: cst.CSTNode, code: str) -> cst.CSTNode:
+    """A v1 request dict replaced by its v2 form."""
+    new = cst.parse_expression(code)
+    return new.with_changes(lpar=getattr(node, "lpar", ()), rpar=getattr(node, "rpar", ()))
+
+
+# ------------------------------------------------------------------ answer reads
+
+def rename_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
+    """A v1 answer field read by its v2 name (flat or nested); flagged when v2 has no source for it."""
+    route = read.route
+    spec = plan.kb.mappings.responses[route.op.response].fields[read.key]
+    name, node, how = read.key, read.node, read.how
+    if spec.omit or spec.has_const or spec.convert:
+        if spec.rule is not None:
+            plan.flag(node, spec.rule, "response-field", route, f"v1 field {name!r}: {plan.rule_text(spec.rule)}")
+        return
+    source = spec.source
+    if source is None or source == name:
+        return
+    if "." in source:
+        parts = source.split(".")
+        if any(part.isdigit() for part in parts):
+            plan.flag(node, rule_id, "response-field", route, f"v1 field {name!r} -> {source}")
+            return
+        outer = plan.an.parent(node)
+        while outer is not None and not isinstance(outer, (cst.Subscript, cst.Call)):
+            outer = plan.an.parent(outer)
+        if outer is None:
+            return
+        plan.edit(Edit("path-read", outer, rule_id, (how, parts, node)))
+    else:
+        plan.edit(Edit("key", node, rule_id, source))
+    plan.find(node, rule_id, "response-field", f"v1 field {name!r} -> {source!r}", True, route)
+
+
+@rule.read
+def plan_read(read: Read, cf: CallFact, plan) -> None:
+    rename_read(read, cf, plan, "L02")
 
 
 def _key(node: cst.SimpleString | None, text: str) -> cst.SimpleString:
@@ -17,6 +191,7 @@ def _key(node: cst.SimpleString | None, text: str) -> cst.SimpleString:
     return cst.SimpleString(f"{quote}{text}{quote}")
 
 
+@rule.applies("path-read")
 def nest_read(node: cst.CSTNode, data) -> cst.CSTNode:
     """x["workersMin"] -> x["workers"]["min"]; x.get("workersMin") -> x.get("workers", {}).get("min")."""
     how, parts, key_node = data
@@ -33,15 +208,10 @@ def nest_read(node: cst.CSTNode, data) -> cst.CSTNode:
             last = i == len(parts) - 1
             args = [cst.Arg(_key(key_node, part))]
             if not last:
-                args = [cst.Arg(_key(key_node, part), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(cst.Dict([]))]
+                args = [cst.Arg(_key(key_node, part), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                        cst.Arg(cst.Dict([]))]
             elif rest:
                 args = [cst.Arg(_key(key_node, part), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), *rest]
             expr = cst.Call(func=cst.Attribute(value=expr, attr=cst.Name("get")), args=args)
         return expr
     return node
-
-
-def replace_body(node: cst.CSTNode, code: str) -> cst.CSTNode:
-    """A v1 request dict replaced by its v2 form (rendered by codemod.bodies)."""
-    new = cst.parse_expression(code)
-    return new.with_changes(lpar=getattr(node, "lpar", ()), rpar=getattr(node, "rpar", ()))

@@ -1,16 +1,104 @@
-"""L04: per-verb pod paths become POST .../action {action}; POST .../update becomes PATCH."""
+"""L04 verb-paths-gone: `POST /pods/{id}/start|stop|restart` -> `POST /v2/pods/{id}/action {"action": ...}`;
+`POST .../update` -> `PATCH` on the resource.
+
+The action body comes from the operation in mappings/data/operations.yaml, so
+start, stop and restart stay three different calls. A call that already sends
+a body, or whose method or body keyword cannot be set, is flagged instead.
+"""
 from __future__ import annotations
 
 import libcst as cst
 
+from codemod.analysis import CallFact
+from codemod.analysis.calls import VERBS
+from codemod.analysis.syntax import literal_value, span_origin
+from codemod.plan import Edit
 from codemod.render import render
+from codemod.rules import Rule
+from codemod.rules.l01_path_renames import rename_segments, segment_offsets
+
+rule = Rule("L04", __name__, order=30)
 
 
-def rename(node: cst.CSTNode, new: str) -> cst.CSTNode:
-    """session.post -> session.patch, _post -> _patch (a helper of the same module)."""
-    return node.with_changes(value=new) if isinstance(node, cst.Name) else node
+@rule.call
+def plan_call(cf: CallFact, plan) -> None:
+    route, site = cf.route, cf.site
+    v1s, v2 = route.v1_segments, route.v2_segments
+    label = route.label()
+    path_rule = "Q01" if "Q01" in route.op.rules else "L01"
+    if route.action_body and len(v1s) == len(v2):
+        offsets = segment_offsets(site.url, cf.path)
+        for i, (a, b) in enumerate(zip(v1s, v2)):
+            if a.startswith("{") or a == b:
+                continue
+            origin = span_origin(site.url.pieces, *offsets[i])
+            if origin is None:
+                plan.flag(cf.call, "L04", "call", route)
+                return
+            plan.string_edit(origin[0], origin[1], origin[2], b, "L04" if i == len(v1s) - 1 else path_rule)
+        if not _add_action_body(cf, plan):
+            plan.flag(cf.call, "L04", "call", route)
+            return
+        plan.find(cf.call, "L04", "call", f"{label} -> {route.v2_label()} {route.action_body}", True, route)
+        return
+    if len(v2) == len(v1s) - 1 and (v1s[:-1] == v2 or route.v2_method != route.method):
+        # POST .../update -> PATCH on the resource: drop the last segment (and its slash)
+        s, e = segment_offsets(site.url, cf.path)[-1]
+        origin = span_origin(site.url.pieces, s - 1, e)
+        if origin is None or not _method_edit(cf, plan):
+            plan.flag(cf.call, "L04", "call", route)
+            return
+        if rename_segments(cf, plan, path_rule, count=len(v1s) - 1) is None:
+            plan.flag(cf.call, "L04", "call", route)
+            return
+        plan.string_edit(origin[0], origin[1], origin[2], "", "L04")
+        plan.find(cf.call, "L04", "call", f"{label} -> {route.v2_label()}", True, route)
 
 
+def _method_edit(cf: CallFact, plan) -> bool:
+    site, route = cf.site, cf.route
+    new = route.v2_method
+    node = site.method_node
+    if isinstance(node, cst.Name) and node.value.upper() == site.method:
+        plan.edit(Edit("name", node, "L04", new.lower()))
+        return True
+    if isinstance(node, cst.SimpleString):
+        value, editable = literal_value(node)
+        if value is None or not editable:
+            return False
+        plan.string_edit(node, 0, len(value), new.upper() if value.isupper() else new.lower(), "L04")
+        return True
+    if site.library == "helper" and isinstance(site.call.func, (cst.Attribute, cst.Name)):
+        name_node = site.call.func.attr if isinstance(site.call.func, cst.Attribute) else site.call.func
+        old = name_node.value
+        low = old.lower()
+        an = plan.an
+        for verb in VERBS:
+            if verb in low:
+                candidate = old.replace(verb, new.lower())
+                if candidate in an.ix.functions and an._helper(an.ix.functions[candidate][0]) is not None:
+                    plan.edit(Edit("name", name_node, "L04", candidate))
+                    return True
+    return False
+
+
+def _add_action_body(cf: CallFact, plan) -> bool:
+    site, route = cf.site, cf.route
+    if site.body_expr is not None or site.library == "urllib":
+        return False
+    kw = site.body_kw or "json"
+    if site.library == "helper" and site.helper is not None:
+        if site.helper.body_param:
+            kw = site.helper.body_param
+        elif site.helper.kwargs_param:
+            kw = "json"
+        else:
+            return False
+    plan.edit(Edit("add-kwarg", site.call, "L04", (kw, route.action_body)))
+    return True
+
+
+@rule.applies("add-kwarg")
 def add_body(node: cst.CSTNode, data) -> cst.CSTNode:
     """Append `json={"action": "start"}` (or the helper's own body keyword) to the call."""
     if not isinstance(node, cst.Call):
@@ -27,14 +115,8 @@ def add_body(node: cst.CSTNode, data) -> cst.CSTNode:
         if last.comma is cst.MaybeSentinel.DEFAULT or not isinstance(last.comma, cst.Comma):
             args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             args.append(arg)
-        else:
-            # trailing comma already there (often a multi-line call): keep its layout
-            ws = last.comma.whitespace_after
-            args[-1] = last.with_changes(comma=last.comma.with_changes(whitespace_after=ws))
+        else:  # trailing comma already there (often a multi-line call): keep its layout
             args.append(arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(""))))
-            if isinstance(ws, cst.ParenthesizedWhitespace):
-                # put the new argument on its own line, like the others
-                pass
     else:
         args.append(arg)
     return node.with_changes(args=args)

@@ -1,9 +1,32 @@
-"""Q02 / Q25: a v1 list (a bare array) is `{<key>: [...]}` in v2; read `[<key>]` where the JSON is parsed."""
+"""Q02 list-envelope: a v1 list (a bare array) is `{<key>: [...]}` on v2; read `[<key>]` where the JSON is parsed.
+
+The key comes from `list_keys` in mappings/data/conventions.yaml (pods,
+endpoints, templates, networkVolumes, registries). The unwrap goes where the
+answer is parsed, so everything downstream (loops, comprehensions,
+`isinstance(x, list)` checks, the client's own `list_pods()`) keeps working.
+"""
 from __future__ import annotations
 
 import libcst as cst
 
+from codemod.analysis import CallFact, Read
+from codemod.plan import Edit
+from codemod.rules import Rule
 
+rule = Rule("Q02", __name__, order=50)
+
+
+def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
+    plan.edit(Edit("subscript", read.node, rule_id, read.key))
+    plan.find(read.node, rule_id, "list-read", f"v2 wraps the list: read [{read.key!r}]", True, read.route)
+
+
+@rule.read
+def plan_read(read: Read, cf: CallFact, plan) -> None:
+    plan_unwrap(read, cf, plan, "Q02")
+
+
+@rule.applies("subscript")
 def apply(node: cst.CSTNode, key: str) -> cst.CSTNode:
     value = node
     if isinstance(node, cst.Await) and not node.lpar:

@@ -1,7 +1,7 @@
 """The shared detector's API, as the audit reads it."""
 from __future__ import annotations
 
-from codemod.detect import Finding, analyze_python
+from codemod.engine import Finding, analyze_python
 
 SOURCE = '''import requests
 
@@ -71,7 +71,7 @@ def test_code_of_matches_libcst_regeneration() -> None:
     """`Analyzer.code_of` slices source by position (fast); it must equal libcst's code_for_node, LF and CRLF."""
     from pathlib import Path
 
-    from codemod.detect import Analyzer
+    from codemod.analysis import Analyzer
     from codemod.knowledge import knowledge
 
     root = Path(__file__).parents[2]

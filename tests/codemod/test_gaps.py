@@ -10,7 +10,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from codemod.detect import analyze_python
+from codemod.engine import analyze_python
 from codemod.engine import rewrite_source
 
 

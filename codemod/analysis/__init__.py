@@ -1,0 +1,239 @@
+"""The analysis pass: one parse of a module, one `FileFacts` out.
+
+Small modules, one concern each:
+- `syntax`: the syntax index (parents, scopes, calls, assignments, imports) and literal pieces;
+- `strings`: string and URL evaluation, and whether a URL is this service's;
+- `calls`: HTTP call sites and the module's own helpers;
+- `flow`: where answers flow (list, error and field reads, status loops);
+- `facts`: the typed facts the rules (codemod/rules/) and the audit read.
+
+Nothing here plans an edit: the rules do that from the facts.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
+from codemod.analysis.facts import CallFact, FileFacts, Read, Typed
+from codemod.analysis.flow import Flow
+from codemod.analysis.strings import MAX_DEPTH, Strings
+from codemod.analysis.syntax import Indexer, flatten, positions, str_of
+from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
+
+__all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
+
+
+class Analyzer(Strings, Calls, Flow):
+    def __init__(self, source: str, path: str, kb: Knowledge, v2_base: str | None = None) -> None:
+        self.source = source
+        self.path = path
+        self.kb = kb
+        self.v2_base = v2_base or kb.default_v2_base
+        self.lines = source.splitlines()
+        # str.splitlines also breaks on characters Python code does not (form feed, U+2028...)
+        self.odd_breaks = any(c in source for c in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+        self.facts = FileFacts(path)
+        self.helpers: dict[int, HelperInfo | None] = {}
+        self.typed_exprs: dict[int, Typed] = {}
+        self.fn_returns: dict[str, tuple[Typed, CallFact]] = {}
+        self.read_keys: set[int] = set()  # key nodes already judged (typed reads, request bodies)
+        self._reading: CallFact | None = None
+
+    # ------------------------------------------------------------------ run
+    def run(self) -> FileFacts:
+        try:
+            module = cst.parse_module(self.source)
+        except Exception as exc:  # libcst raises ParserSyntaxError; be defensive
+            self.facts.error = f"does not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            return self.facts
+        self.pos = positions(module)
+        self.ix = Indexer()
+        self.ix.walk(module)
+        self.module = module
+        self.facts.module = module
+        self.v1_evidence = any(self._string_is_v1_base(s) for s in self.ix.strings)
+        sites = [site for call in self.ix.calls if (site := self._call_site(call)) is not None]
+        for site in sites:
+            self._site_fact(site)
+        for cf in self.facts.calls:
+            self._responses(cf)
+            self._except_error_reads(cf)
+        for _ in range(3):
+            if not self._propagate_returns():
+                break
+        for node in self.ix.strings:
+            self._v1_string(node)
+        self._handed_in_reads()
+        return self.facts
+
+    # ------------------------------------------------------------- positions
+    def where(self, node: cst.CSTNode) -> tuple[int, int, str]:
+        try:
+            p = self.pos[node].start
+        except KeyError:
+            return 0, 0, ""
+        line = self.lines[p.line - 1] if 0 < p.line <= len(self.lines) else ""
+        return p.line, p.column + 1, line.strip()
+
+    _where = where
+
+    def statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        cur: cst.CSTNode | None = node
+        while cur is not None:
+            if isinstance(cur, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return cur
+            cur = self.ix.parent.get(id(cur))
+        return None
+
+    def code_of(self, node: cst.CSTNode) -> str:
+        """Source of a node without its surrounding whitespace: a slice of the line when it fits on one
+        or lines (libcst's code_for_node regenerates the node, 1-5 ms each); regenerated if unsure."""
+        try:
+            r = self.pos[node]
+        except KeyError:
+            r = None
+        if r is not None and 0 < r.start.line <= r.end.line <= len(self.lines) and not self.odd_breaks \
+                and not getattr(node, "lpar", None):  # positions leave a node's parentheses out
+            if r.start.line == r.end.line:
+                return self.lines[r.start.line - 1][r.start.column: r.end.column]
+            # libcst renders a nested node without the indentation of its enclosing blocks: the
+            # leading whitespace of the line its statement starts on
+            stmt = self.statement_of(node)
+            start = self.pos.get(stmt) if stmt is not None else None
+            if start is not None:
+                first = self.lines[start.start.line - 1]
+                indent = first[: len(first) - len(first.lstrip(" \t"))]
+                chunk = self.lines[r.start.line - 1: r.end.line]
+                chunk[-1] = chunk[-1][: r.end.column]
+                chunk[0] = chunk[0][r.start.column:]
+                if all(line.startswith(indent) for line in chunk[1:]):
+                    chunk[1:] = [line[len(indent):] for line in chunk[1:]]
+                    return self.module.default_newline.join(chunk)
+        return self.module.code_for_node(node).strip()
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self.ix.parent.get(id(node))
+
+    def scope_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        scope = self.ix.scope_of.get(id(node))
+        return scope if isinstance(scope, cst.FunctionDef) else None
+
+    # ----------------------------------------------------------- call facts
+    def _site_fact(self, site: CallSite) -> None:
+        """Resolve a call site's route: a v1 call becomes a CallFact; v2 and job-API calls only mark the file."""
+        info = site.url
+        kb = self.kb
+        if info is None:
+            return
+        if info.kind == "runtime":
+            self.facts.serverless_runtime = True
+            return
+        if info.kind == "v2":
+            self.facts.uses_v2 = True
+            return
+        if info.kind in ("unknown", "relative"):
+            flat = flatten(info.pieces)
+            path = flat[info.path_start: info.path_end].lstrip(HOLE)
+            routes = kb.match(path, site.method)
+            if routes:
+                self.facts.unresolved.append((site, routes[0]))
+            return
+        if info.kind != "v1":
+            return
+        flat = flatten(info.pieces)
+        path = flat[info.path_start: info.path_end]
+        if path.endswith("/") and len(path) > 1:
+            path = path[:-1]
+        routes = kb.match(path, site.method)
+        if not routes:
+            any_method = kb.match(path, None)
+            if any_method and site.method is None:
+                routes = any_method if len({r.v2_segments for r in any_method}) == 1 else []
+            if not routes:
+                return
+        site.route = routes[0]
+        cf = CallFact(site, routes[0], path)
+        self._body_fact(cf)
+        self.facts.calls.append(cf)
+
+    def _body_fact(self, cf: CallFact) -> None:
+        """The dict literal a request body comes from: at the call, or one assignment of a name never mutated."""
+        node = cf.site.body_expr
+        if node is None or cf.route.op.request is None:
+            return
+        scope = self.scope_of(cf.call)
+        if isinstance(node, cst.Name):
+            assigned = self.ix.assigns.get(id(scope) if scope else None, {}).get(node.value)
+            if not assigned or len(assigned) != 1 or self._mutated(node.value, scope):
+                cf.body_problem = "built elsewhere"
+                return
+            node = assigned[0][0]
+        self.read_keys.add(id(node))  # judged as a request body: its keys are not reported again
+        if not isinstance(node, cst.Dict):
+            cf.body_problem = "not a dict literal"
+            return
+        cf.body = node
+
+    def _mutated(self, name: str, scope) -> bool:
+        for n in self.ix.names.get(id(scope) if scope else None, {}).get(name, []):
+            p = self.parent(n)
+            if isinstance(p, cst.Subscript) and isinstance(self.parent(p), cst.AssignTarget):
+                return True
+            if isinstance(p, cst.Attribute) and p.attr.value in ("update", "setdefault", "pop"):
+                return True
+        return False
+
+    # ------------------------------------------------------------ v1 names
+    def _handed_in_reads(self) -> None:
+        """v1-only names read on objects the analysis cannot type (a parameter, a loop variable over data
+        from elsewhere): the audit reports them; the rewrite only changes what it can tie to a v1 call."""
+        from codemod.knowledge import handed_in_fields
+
+        names = handed_in_fields()
+        out: list[tuple[str, cst.CSTNode, bool]] = []
+        for sub in self.ix.subscripts:
+            if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
+                key_node = sub.slice[0].slice.value
+                name = str_of(key_node)
+                if name in names:
+                    out.append((name, key_node, isinstance(self.parent(sub), cst.AssignTarget)))
+        for call in self.ix.calls:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and call.args:
+                name = str_of(call.args[0].value)
+                if name in names:
+                    out.append((name, call.args[0].value, False))
+        for d in self.ix.dicts:
+            if id(d) in self.read_keys:
+                continue
+            for el in d.elements:
+                if isinstance(el, cst.DictElement):
+                    name = str_of(el.key)
+                    if name in names:
+                        out.append((name, el.key, True))
+        self.facts.handed_in = [r for r in out if id(r[1]) not in self.read_keys]
+
+    def _v1_string(self, node: cst.CSTNode) -> None:
+        """A v1 address in any string (a base constant, a URL in a dict)."""
+        pieces = self.evaluate(node, self.scope_of(node), MAX_DEPTH - 1)
+        if not any(p.node is not None for p in pieces):
+            return
+        flat = flatten(pieces)
+        kind, start, host_edit = self.classify(flat)
+        if kind == "runtime":
+            self.facts.serverless_runtime = True
+            return
+        if kind == "v2":
+            self.facts.uses_v2 = True
+            return
+        if kind != "v1" or host_edit is None or not SCHEME.match(flat):
+            return
+        self.facts.v1_strings.append((node, UrlInfo("v1", pieces, start, len(flat), host_edit), flat))
+
+
+def analyze(source: str, path: str, *, v2_base: str | None = None) -> tuple[Analyzer, FileFacts]:
+    """Parse and analyse one module. Never raises on bad input (the facts carry the error)."""
+    an = Analyzer(source, path, knowledge(), v2_base)
+    try:
+        return an, an.run()
+    except RecursionError:
+        return an, FileFacts(path, error="too deeply nested to analyse")

@@ -1,0 +1,343 @@
+"""Call sites and helpers: which calls are HTTP calls, with which method, URL, body and query.
+
+HTTP layers: requests (functions, `Session`, `request()`), httpx (functions,
+`Client(base_url=...)`, `AsyncClient`), aiohttp `ClientSession`, urllib
+`Request`/`urlopen`; and the module's own helpers (`_request(method, path)`,
+`_get(path)`, ...) inferred from the call they make with a parameter in the URL.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from codemod.analysis.syntax import Piece, dotted, flatten, str_of
+from codemod.knowledge import Route
+
+VERBS = {"get", "post", "put", "patch", "delete", "head", "options"}
+REQUEST_FUNCS = {"request", "stream"}
+CLIENT_FACTORIES = {
+    ("httpx", "Client"), ("httpx", "AsyncClient"), ("aiohttp", "ClientSession"),
+    ("requests", "Session"), ("requests", "session"),
+}
+
+
+
+@dataclass
+class UrlInfo:
+    kind: str  # v1 | v2 | runtime | unknown | relative
+    pieces: list[Piece]
+    path_start: int = 0  # where the v1 resource path starts in the flat text
+    path_end: int = 0
+    host_edit: tuple[int, int, str] | None = None  # flat span -> replacement (base address)
+    base_known: bool = False
+
+
+@dataclass
+class CallSite:
+    call: cst.Call
+    method: str | None
+    method_node: cst.CSTNode | None  # Attribute name / SimpleString spelling the method
+    url_expr: cst.CSTNode | None
+    url: UrlInfo | None
+    library: str  # requests | httpx | aiohttp | urllib | helper | client
+    body_expr: cst.CSTNode | None = None
+    body_kw: str | None = None  # keyword used for a JSON body at this call
+    params_expr: cst.CSTNode | None = None
+    returns: str = "response"  # response | json
+    is_async: bool = False
+    helper: "HelperInfo | None" = None
+    route: Route | None = None
+    indirect: bool = False
+
+
+@dataclass
+class HelperInfo:
+    """A function of this module that makes the HTTP call for its caller."""
+
+    fn: cst.FunctionDef
+    params: list[str]
+    path_param: str
+    method_param: str | None
+    method: str | None
+    body_param: str | None
+    kwargs_param: str | None
+    base: UrlInfo | None
+    base_kind: str
+    returns: str
+    is_async: bool
+
+
+
+
+class Calls:
+    """Mixin of the file analyzer: call-site and helper inference."""
+
+    def _call_site(self, call: cst.Call) -> CallSite | None:
+        func = call.func
+        name = dotted(func) or ""
+        origin = self._origin(name)
+        scope = self.scope_of(call)
+        args = [a for a in call.args if a.keyword is None and not a.star]
+        kw = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        method = None
+        method_node = None
+        url_expr = None
+        library = "client"
+        base: UrlInfo | None = None
+        base_kind = None
+        attr = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
+        lib_root = origin.split(".")[0]
+        is_async = isinstance(self.parent(call), cst.Await)
+        if origin in ("urllib.request.Request", "urllib.request.urlopen"):
+            library = "urllib"
+            url_expr = args[0].value if args else kw.get("url")
+            if origin.endswith("urlopen") and isinstance(url_expr, cst.Call):
+                return None  # the inner Request(...) is the call site
+            mnode = kw.get("method")
+            method = str_of(mnode) if mnode is not None else ("POST" if "data" in kw or len(args) > 1 else "GET")
+            method_node = mnode if isinstance(mnode, cst.SimpleString) else None
+        elif attr in VERBS | REQUEST_FUNCS:
+            if lib_root in ("requests", "httpx") and origin.count(".") == 1:
+                library = lib_root
+            elif lib_root in ("requests", "httpx", "aiohttp", "urllib"):
+                return None
+            else:
+                # receiver: client object, maybe with base_url
+                if isinstance(func, cst.Attribute):
+                    factory, base = self._client_of(func.value, scope)
+                    if factory:
+                        library = factory
+                    elif self._is_helper_call(call):
+                        return self._helper_site(call)
+                elif self._is_helper_call(call):
+                    return self._helper_site(call)
+            if attr in REQUEST_FUNCS:
+                if not args:
+                    mexpr = kw.get("method")
+                    url_expr = kw.get("url")
+                else:
+                    mexpr = args[0].value
+                    url_expr = args[1].value if len(args) > 1 else kw.get("url")
+                method = (str_of(mexpr) or "").upper() or None if mexpr is not None else None
+                method_node = mexpr if isinstance(mexpr, cst.SimpleString) else None
+            else:
+                method = attr.upper()
+                method_node = func.attr if isinstance(func, cst.Attribute) else None
+                url_expr = args[0].value if args else kw.get("url")
+        elif self._is_helper_call(call):
+            return self._helper_site(call)
+        else:
+            return None
+        if url_expr is None:
+            return None
+        pieces = self.evaluate(url_expr, scope)
+        if base is not None:
+            base_kind = base.kind if base.kind in ("v1", "v2", "runtime") else None
+        info = self._url_info(pieces, base_kind)
+        if info is None:
+            return None
+        body_kw = "json"
+        body = kw.get("json")
+        if body is None and library == "urllib":
+            body = kw.get("data")
+            body_kw = "data"
+        return CallSite(call, method, method_node, url_expr, info, library, body, body_kw, kw.get("params"), "response", is_async)
+
+    def _url_info(self, pieces: list[Piece], base_kind: str | None) -> UrlInfo | None:
+        flat = flatten(pieces)
+        kind, start, host_edit = self.classify(flat, base_kind)
+        if kind == "none":
+            if any(p.param for p in pieces):
+                return UrlInfo("param", pieces, 0, len(flat))
+            return None
+        end = len(flat)
+        q = flat.find("?", start)
+        if q >= 0:
+            end = q
+        return UrlInfo(kind, pieces, start, end, host_edit, base_known=base_kind is not None)
+
+    def _client_of(self, receiver: cst.CSTNode, scope) -> tuple[str | None, UrlInfo | None]:
+        """(library, base) of a client object: httpx.Client(base_url=...), requests.Session(), ..."""
+        value = None
+        if isinstance(receiver, cst.Name):
+            fn = scope
+            while fn is not None and value is None:
+                got = self.ix.assigns.get(id(fn), {}).get(receiver.value)
+                if got:
+                    value = got[0][0]
+                fn = self.scope_of(fn)
+            if value is None:
+                got = self.ix.assigns.get(None, {}).get(receiver.value)
+                if got:
+                    value = got[0][0]
+        elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
+            cls = self._class_of(scope)
+            if cls is not None:
+                inst = self.ix.self_attrs.get(id(cls), {}).get(receiver.attr.value)
+                if inst:
+                    value, scope = inst[0][0], inst[0][1]
+        elif isinstance(receiver, cst.Call):
+            value = receiver
+        if isinstance(value, cst.Await):
+            value = value.expression
+        if not isinstance(value, cst.Call):
+            return None, None
+        origin = self._origin(dotted(value.func) or "")
+        parts = tuple(origin.rsplit(".", 1)) if "." in origin else ("", origin)
+        if parts not in CLIENT_FACTORIES:
+            return None, None
+        base_expr = next((a.value for a in value.args if a.keyword and a.keyword.value == "base_url"), None)
+        if base_expr is None and parts[0] == "aiohttp":
+            pos = [a.value for a in value.args if a.keyword is None]
+            base_expr = pos[0] if pos else None
+        if base_expr is None:
+            return parts[0], None
+        pieces = self.evaluate(base_expr, scope)
+        kind, start, host_edit = self.classify(flatten(pieces))
+        return parts[0], UrlInfo(kind, pieces, start, len(flatten(pieces)), host_edit)
+
+    # --------------------------------------------------------------- helpers
+    def _is_helper_call(self, call: cst.Call) -> bool:
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (call.func.value if isinstance(call.func, cst.Name) else None)
+        return bool(name) and name in self.ix.functions
+
+    def _helper(self, fn: cst.FunctionDef) -> HelperInfo | None:
+        if id(fn) in self.helpers:
+            return self.helpers[id(fn)]
+        self.helpers[id(fn)] = None  # recursion guard
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
+        kwargs_param = fn.params.star_kwarg.name.value if isinstance(fn.params.star_kwarg, cst.Param) else None
+        info = None
+        for call in self.ix.calls:
+            if self._enclosing_fn(call) is not fn or call is None:
+                continue
+            inner = self._call_site_no_helper(call) if not self._is_helper_call(call) else self._helper_site(call, inner=True)
+            if inner is None or inner.url is None:
+                continue
+            path_param = next((p.param for p in inner.url.pieces if p.param), None)
+            if path_param is None:
+                continue
+            flat = flatten(inner.url.pieces)
+            hole_at = next(i for i, p in enumerate(inner.url.pieces) if p.param == path_param)
+            prefix_pieces = inner.url.pieces[:hole_at]
+            prefix_flat = flatten(prefix_pieces)
+            if inner.helper is not None:
+                base_kind = inner.helper.base_kind
+                base = inner.helper.base
+            else:
+                kind, start, host_edit = self.classify(prefix_flat + "/pods")  # shape of a base followed by a path
+                if inner.url.base_known:
+                    kind = inner.url.kind
+                if kind == "relative":
+                    kind = "v1" if self.v1_evidence else "unknown"
+                base_kind = kind
+                base = UrlInfo(kind, prefix_pieces, 0, len(prefix_flat), host_edit)
+            method_param = None
+            method = inner.method
+            if inner.helper is not None and inner.helper.method_param:
+                method_param = self._arg_param(inner, inner.helper.method_param)
+            elif inner.method_node is None and inner.method is None:
+                mexpr = inner.call.args[0].value if inner.call.args else None
+                if isinstance(mexpr, cst.Name) and mexpr.value in params:
+                    method_param = mexpr.value
+            if isinstance(inner.method_node, cst.SimpleString) is False and inner.method is None and method_param is None:
+                pass
+            body_param = None
+            if isinstance(inner.body_expr, cst.Name) and inner.body_expr.value in params:
+                body_param = inner.body_expr.value
+            elif inner.helper is not None and inner.helper.body_param:
+                body_param = self._arg_param(inner, inner.helper.body_param)
+            returns = "json" if self._returns_json(fn, inner) else "response"
+            info = HelperInfo(fn, params, path_param, method_param, method if method_param is None else None, body_param,
+                              kwargs_param, base, base_kind, returns, isinstance(fn.asynchronous, cst.Asynchronous))
+            break
+        self.helpers[id(fn)] = info
+        return info
+
+    def _arg_param(self, site: CallSite, param: str) -> str | None:
+        """Which parameter of the enclosing function feeds `param` of the inner helper call."""
+        expr = self._bind(site.helper, site.call).get(param) if site.helper else None
+        return expr.value if isinstance(expr, cst.Name) else None
+
+    def _enclosing_fn(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        return self.scope_of(node)
+
+    def _returns_json(self, fn: cst.FunctionDef, inner: CallSite) -> bool:
+        if inner.helper is not None and inner.helper.returns == "json":
+            return self._returned(inner.call, fn)
+        for node in self.ix.calls:
+            if self._enclosing_fn(node) is fn and isinstance(node.func, cst.Attribute) and node.func.attr.value == "json":
+                p = self.parent(node)
+                while isinstance(p, (cst.Await, cst.IfExp, cst.BooleanOperation)):
+                    p = self.parent(p)
+                if isinstance(p, cst.Return):
+                    return True
+        return False
+
+    def _returned(self, node: cst.CSTNode, fn) -> bool:
+        p = self.parent(node)
+        if isinstance(p, cst.Await):
+            p = self.parent(p)
+        return isinstance(p, cst.Return)
+
+    def _call_site_no_helper(self, call: cst.Call) -> CallSite | None:
+        site = self._call_site(call)
+        return site if site is not None and site.helper is None else site
+
+    def _bind(self, helper: HelperInfo | None, call: cst.Call) -> dict[str, cst.CSTNode]:
+        if helper is None:
+            return {}
+        params = list(helper.params)
+        if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+            params = params[1:]
+        bound: dict[str, cst.CSTNode] = {}
+        positional = [a.value for a in call.args if a.keyword is None and not a.star]
+        for name, value in zip(params, positional):
+            bound[name] = value
+        for a in call.args:
+            if a.keyword is not None:
+                bound[a.keyword.value] = a.value
+        return bound
+
+    def _helper_site(self, call: cst.Call, inner: bool = False) -> CallSite | None:
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value  # type: ignore[union-attr]
+        fns = self.ix.functions.get(name, [])
+        if len(fns) != 1:
+            return None
+        fn = fns[0]
+        if self._enclosing_fn(call) is fn:
+            return None
+        helper = self._helper(fn)
+        if helper is None:
+            return None
+        bound = self._bind(helper, call)
+        path_expr = bound.get(helper.path_param)
+        if path_expr is None:
+            return None
+        scope = self.scope_of(call)
+        pieces = self.evaluate(path_expr, scope)
+        base_kind = helper.base_kind if helper.base_kind in ("v1", "v2", "runtime") else None
+        info = self._url_info(pieces, base_kind)
+        if info is None:
+            return None
+        if info.kind == "relative" and not inner:
+            info.kind = "unknown"
+        method = helper.method
+        method_node = None
+        if helper.method_param:
+            mexpr = bound.get(helper.method_param)
+            method = (str_of(mexpr) or "").upper() or None if mexpr is not None else None
+            method_node = mexpr if isinstance(mexpr, cst.SimpleString) else None
+        if method is None and not helper.method_param:
+            low = name.lower().strip("_")
+            method = next((v.upper() for v in VERBS if low == v or low.endswith("_" + v) or low.startswith(v + "_")), None)
+        body = bound.get(helper.body_param) if helper.body_param else None
+        body_kw = helper.body_param
+        if body is None and helper.kwargs_param:
+            body = bound.get("json")
+            body_kw = "json"
+        is_async = helper.is_async
+        site = CallSite(call, method, method_node, path_expr, info, "helper", body, body_kw, bound.get("params"),
+                        helper.returns, is_async, helper)
+        return site

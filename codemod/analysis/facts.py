@@ -1,0 +1,73 @@
+"""The typed facts of one file: what the analysis found, before any rule decides anything.
+
+`FileFacts.calls` holds every HTTP call of this API's v1 routes with its
+resolved route (`CallFact`), the body expression, the query, and where its
+answer flows (`Read`s). Calls whose URL looks like a v1 route but whose base
+cannot be traced are `unresolved`; strings that spell a v1 address are
+`v1_strings`; v1 names read on objects the analysis cannot type are
+`handed_in`. The rewrite's rules and the audit both read this one object.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import libcst as cst
+
+from codemod.knowledge import Route
+
+if TYPE_CHECKING:  # pragma: no cover
+    from codemod.analysis.calls import CallSite, UrlInfo
+
+
+@dataclass(frozen=True)
+class Typed:
+    """An expression known to hold v1 JSON: one object of a resource, or a list of them."""
+
+    route: Route
+    shape: str  # object | list
+
+
+ReadKind = Literal["list", "error", "field", "loop"]
+
+
+@dataclass
+class Read:
+    """One read of a v1 answer: a list used bare, an error key, a field, a loop waiting on a field."""
+
+    kind: ReadKind
+    node: cst.CSTNode  # list: the JSON expression; error/field: the key node; loop: the loop statement
+    route: Route | None
+    key: str | None = None
+    how: str | None = None  # "subscript" | "get"
+    rule: str | None = None  # loop: the rule of the field it waits on
+
+
+@dataclass
+class CallFact:
+    """One HTTP call to a v1 route of this API."""
+
+    site: "CallSite"
+    route: Route
+    path: str  # the v1 path as written (holes for unknown parts)
+    reads: list[Read] = field(default_factory=list)
+    body: cst.Dict | None = None  # the request body's dict literal
+    body_problem: str | None = None  # why a body was sent but cannot be read statically
+
+    @property
+    def call(self) -> cst.Call:
+        return self.site.call
+
+
+@dataclass
+class FileFacts:
+    path: str
+    module: cst.Module | None = None
+    calls: list[CallFact] = field(default_factory=list)
+    unresolved: list[tuple["CallSite", Route]] = field(default_factory=list)
+    v1_strings: list[tuple[cst.CSTNode, "UrlInfo", str]] = field(default_factory=list)  # (node, url, flat text)
+    handed_in: list[tuple[str, cst.CSTNode, bool]] = field(default_factory=list)  # (name, key node, written)
+    helper_reads: dict[int, list[Read]] = field(default_factory=dict)  # id(helper fn) -> error reads inside it
+    uses_v2: bool = False
+    serverless_runtime: bool = False
+    error: str | None = None

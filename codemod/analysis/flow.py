@@ -1,0 +1,273 @@
+"""Value flow of answers: where the JSON of a v1 call goes, and which reads of it are v1 reads.
+
+Follows a parsed answer through variables, loops, comprehensions, indexing,
+returns (calls to a function that returns it are followed in turn) and the
+`except` blocks around the call. Produces `Read` facts (list reads, error
+reads, field reads, status loops); the rules decide what to do with them.
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+from codemod.analysis.facts import CallFact, Read, Typed
+from codemod.analysis.calls import CallSite
+from codemod.analysis.syntax import str_of
+from codemod.knowledge import Route
+
+
+class Flow:
+    """Mixin of the file analyzer: answer flow."""
+
+    def _responses(self, cf: CallFact) -> None:
+        site, route = cf.site, cf.route
+        self._reading = cf
+        shape = "list" if self.kb.list_key(route) else ("object" if route.op.response else None)
+        typed = Typed(route, shape) if shape else None
+        call_expr: cst.CSTNode = site.call
+        if isinstance(self.parent(call_expr), cst.Await):
+            call_expr = self.parent(call_expr)
+        if site.returns == "json":
+            self._json_site(call_expr, typed, site)
+            return
+        for json_expr in self._json_uses(call_expr):
+            self._json_site(json_expr, typed, site)
+
+    def _json_uses(self, response_expr: cst.CSTNode) -> list[cst.CSTNode]:
+        """`.json()` reads of a response: chained, or through the variable it is stored in."""
+        out = []
+        p = self.parent(response_expr)
+        if isinstance(p, cst.Attribute) and p.attr.value == "json" and isinstance(self.parent(p), cst.Call):
+            call = self.parent(p)
+            out.append(self.parent(call) if isinstance(self.parent(call), cst.Await) else call)
+            return out
+        var = self._bound_name(response_expr)
+        if var is None:
+            return out
+        name, stmt = var
+        for use in self._uses_after(name, stmt):
+            up = self.parent(use)
+            if isinstance(up, cst.Attribute) and up.attr.value == "json" and isinstance(self.parent(up), cst.Call):
+                call = self.parent(up)
+                out.append(self.parent(call) if isinstance(self.parent(call), cst.Await) else call)
+        return out
+
+    def _bound_name(self, expr: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
+        p = self.parent(expr)
+        if isinstance(p, cst.Assign) and len(p.targets) == 1 and isinstance(p.targets[0].target, cst.Name):
+            return p.targets[0].target.value, p
+        if isinstance(p, cst.AnnAssign) and isinstance(p.target, cst.Name):
+            return p.target.value, p
+        if isinstance(p, cst.WithItem) and p.asname is not None and isinstance(p.asname.name, cst.Name):
+            return p.asname.name.value, p
+        return None
+
+    def _uses_after(self, name: str, stmt: cst.CSTNode) -> list[cst.Name]:
+        scope = self.scope_of(stmt)
+        start = self._where(stmt)[0]
+        assigns = self.ix.assigns.get(id(scope) if scope else None, {}).get(name, [])
+        later = sorted(self._where(s)[0] for _, s in assigns if self._where(s)[0] > start)
+        stop = later[0] if later else 10 ** 9
+        out = []
+        for n in self.ix.names.get(id(scope) if scope else None, {}).get(name, []):
+            line = self._where(n)[0]
+            if start <= line < stop or (line >= stop and False):
+                p = self.parent(n)
+                if isinstance(p, (cst.AssignTarget,)) or (isinstance(p, cst.AsName)):
+                    continue
+                out.append(n)
+        return out
+
+    def _json_site(self, json_expr: cst.CSTNode, typed: Typed | None, site: CallSite) -> None:
+        """A parsed v1 JSON body: error reads, list wrapping, field reads, where it flows."""
+        route = site.route
+        kb = self.kb
+        key = self._read_key(json_expr)
+        if key is not None and key[0] in kb.error_keys:
+            self._error_read(key, route)
+            return
+        if typed is None:
+            return
+        if typed.shape == "list":
+            list_key = kb.list_key(typed.route)
+            if key is not None and key[0] == list_key:
+                return
+            self._read(Read("list", json_expr, typed.route, list_key))
+        self._flow(json_expr, typed, depth=0)
+
+    def _read_key(self, expr: cst.CSTNode) -> tuple[str, cst.CSTNode, str] | None:
+        """(key, key node, how) when `expr` is read as expr["key"] or expr.get("key")."""
+        p = self.parent(expr)
+        if isinstance(p, cst.Subscript) and p.value is expr and len(p.slice) == 1:
+            el = p.slice[0].slice
+            if isinstance(el, cst.Index):
+                k = str_of(el.value)
+                if k is not None:
+                    return k, el.value, "subscript"
+        if isinstance(p, cst.Attribute) and p.value is expr and p.attr.value == "get":
+            call = self.parent(p)
+            if isinstance(call, cst.Call) and call.args:
+                k = str_of(call.args[0].value)
+                if k is not None:
+                    return k, call.args[0].value, "get"
+        return None
+
+    def _read(self, read: Read) -> None:
+        if read.kind in ("error", "field"):
+            if id(read.node) in self.read_keys:
+                return
+            self.read_keys.add(id(read.node))
+        self._reading.reads.append(read)
+
+    def _error_read(self, key: tuple[str, cst.CSTNode, str], route: Route | None) -> None:
+        self._read(Read("error", key[1], route, key[0], key[2]))
+
+    def _flow(self, expr: cst.CSTNode, typed: Typed, depth: int) -> None:
+        """Follow a typed expression: variables, loops, indexing, returns, field reads."""
+        if depth > 6:
+            return
+        key = self._read_key(expr)
+        if key is not None:
+            if key[0] in self.kb.error_keys:
+                self._error_read(key, typed.route)
+                return
+            if typed.shape == "object":
+                self._field_read(key, typed)
+            return
+        p = self.parent(expr)
+        if typed.shape == "list":
+            if isinstance(p, cst.Subscript) and p.value is expr:
+                self._flow(p, Typed(typed.route, "object"), depth + 1)
+                return
+            if isinstance(p, (cst.For, cst.CompFor)) and p.iter is expr:
+                target = p.target
+                if isinstance(target, cst.Name):
+                    if isinstance(p, cst.For):
+                        for use in self._names_in(p.body, target.value):
+                            self._flow(use, Typed(typed.route, "object"), depth + 1)
+                    else:
+                        comp = self.parent(p)
+                        for use in self._names_in(comp, target.value):
+                            if use is not target:
+                                self._flow(use, Typed(typed.route, "object"), depth + 1)
+                return
+        if isinstance(p, cst.Return):
+            fn = self.scope_of(p)
+            if fn is not None:
+                self.fn_returns.setdefault(fn.name.value, (typed, self._reading))
+            return
+        var = self._bound_name(expr)
+        if var is not None:
+            name, stmt = var
+            for use in self._uses_after(name, stmt):
+                if self._where(use)[0] == self._where(stmt)[0] and isinstance(self.parent(use), cst.AssignTarget):
+                    continue
+                self._flow(use, typed, depth + 1)
+
+    def _names_in(self, root: cst.CSTNode, name: str) -> list[cst.Name]:
+        found: list[cst.Name] = []
+
+        class V(cst.CSTVisitor):
+            def visit_Name(self, node: cst.Name) -> None:
+                if node.value == name:
+                    found.append(node)
+
+        root.visit(V())
+        return found
+
+    def _field_read(self, key: tuple[str, cst.CSTNode, str], typed: Typed) -> None:
+        map_id = typed.route.op.response
+        if map_id is None:
+            return
+        spec = self.kb.mappings.responses[map_id].fields.get(key[0])
+        if spec is None:
+            return
+        self._read(Read("field", key[1], typed.route, key[0], key[2]))
+        if spec.values and spec.rule is not None:
+            self._polling_loop(key[1], spec.rule, typed.route)
+
+    def _propagate_returns(self) -> bool:
+        """Calls to module functions that return v1 JSON are v1 JSON too."""
+        changed = False
+        for call in self.ix.calls:
+            name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (call.func.value if isinstance(call.func, cst.Name) else None)
+            if not name or name not in self.fn_returns or id(call) in self.typed_exprs:
+                continue
+            if len(self.ix.functions.get(name, [])) != 1:
+                continue
+            typed, self._reading = self.fn_returns[name]
+            self.typed_exprs[id(call)] = typed
+            expr: cst.CSTNode = call
+            if isinstance(self.parent(call), cst.Await):
+                expr = self.parent(call)
+            self._flow(expr, typed, 0)
+            changed = True
+        return changed
+
+    def _polling_loop(self, key_node: cst.CSTNode, rule: str, route: Route) -> None:
+        """A field whose values changed meaning, tested to end a loop: the loop gets the rule's remedy.
+
+        `while pod["desiredStatus"] != "RUNNING"` (or an `if ...: break` inside a loop) waits for
+        a value; in v2 the field may also take values v1 never had (ERROR), so a loop written
+        for v1 can spin forever. The field rename is still made; the loop needs a human.
+        """
+        child: cst.CSTNode = key_node
+        cur = self.parent(key_node)
+        while cur is not None:
+            if isinstance(cur, cst.While) and cur.test is child:
+                self._read(Read("loop", cur, route, rule=rule))
+                return
+            if isinstance(cur, cst.If) and cur.test is child:
+                if not self._exits(cur.body):
+                    return
+                loop = self.parent(cur)
+                while loop is not None and not isinstance(loop, (cst.While, cst.For, cst.FunctionDef)):
+                    loop = self.parent(loop)
+                if isinstance(loop, (cst.While, cst.For)):
+                    self._read(Read("loop", loop, route, rule=rule))
+                return
+            if isinstance(cur, (cst.BaseStatement, cst.BaseSuite, cst.Lambda)):
+                return
+            child, cur = cur, self.parent(cur)
+
+    @staticmethod
+    def _exits(body: cst.CSTNode) -> bool:
+        found = []
+
+        class V(cst.CSTVisitor):
+            def visit_Break(self, node: cst.Break) -> None:
+                found.append(node)
+
+            def visit_Return(self, node: cst.Return) -> None:
+                found.append(node)
+
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return False
+
+        body.visit(V())
+        return bool(found)
+
+    def _except_error_reads(self, cf: CallFact) -> None:
+        """`except HTTPError as e: e.response.json()["message"]` around a v1 call reads a v1 error body."""
+        self._reading = cf
+        route = cf.route
+        child: cst.CSTNode = cf.call
+        cur = self.parent(child)
+        while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.ClassDef)):
+            if isinstance(cur, (cst.Try, cst.TryStar)) and cur.body is child:
+                for handler in cur.handlers:
+                    if handler.name is None or not isinstance(handler.name.name, cst.Name):
+                        continue
+                    for use in self._names_in(handler.body, handler.name.name.value):
+                        response = self.parent(use)
+                        if not (isinstance(response, cst.Attribute) and response.value is use and response.attr.value == "response"):
+                            continue
+                        json_attr = self.parent(response)
+                        if not (isinstance(json_attr, cst.Attribute) and json_attr.attr.value == "json"):
+                            continue
+                        call = self.parent(json_attr)
+                        if isinstance(call, cst.Call) and not call.args:
+                            key = self._read_key(call)
+                            if key is not None and key[0] in self.kb.error_keys:
+                                self._error_read(key, route)
+            child, cur = cur, self.parent(cur)
+

@@ -1,0 +1,304 @@
+"""String and URL evaluation: what text an expression holds, and whether it is a URL of this service.
+
+Every string expression is evaluated into *pieces* (literal text tied to the
+source node it came from, or a hole for what cannot be known statically)
+through literals, f-strings, `+`, `%`, `.format`, `urljoin`, `rstrip`, names
+(function locals, parameters with defaults, module constants, class and
+instance attributes, `os.getenv` / `os.environ.get` defaults). `classify`
+then says whether the flattened text is a v1 call of this API, v2, the
+serverless job API, or nobody's.
+"""
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import libcst as cst
+
+from codemod.analysis.syntax import Piece, dotted, flatten, literal_value, slice_pieces, str_of
+from codemod.knowledge import HOLE, SCHEME
+
+MAX_DEPTH = 12
+
+
+class Strings:
+    """Mixin of the file analyzer: needs `self.ix` (syntax index), `self.kb` (shared index), `self.v2_base`."""
+
+    def scope_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        scope = self.ix.scope_of.get(id(node))
+        return scope if isinstance(scope, cst.FunctionDef) else None
+
+    def evaluate(self, node: cst.CSTNode, scope: cst.FunctionDef | None, depth: int = 0) -> list[Piece]:
+        hole = [Piece(None)]
+        if depth > MAX_DEPTH:
+            return hole
+        ev = lambda n, s=scope: self.evaluate(n, s, depth + 1)  # noqa: E731
+        if isinstance(node, cst.SimpleString):
+            value, editable = literal_value(node)
+            if value is None:
+                return hole
+            return [Piece(value, node if editable else None, 0)]
+        if isinstance(node, cst.ConcatenatedString):
+            return ev(node.left) + ev(node.right)
+        if isinstance(node, cst.FormattedString):
+            out: list[Piece] = []
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringText):
+                    raw = part.value
+                    text = raw.replace("{{", "{").replace("}}", "}")
+                    editable = text == raw and "\\" not in raw
+                    out.append(Piece(text, part if editable else None, 0))
+                elif isinstance(part, cst.FormattedStringExpression):
+                    if part.format_spec or part.conversion:
+                        out.append(Piece(None))
+                    else:
+                        out.extend(ev(part.expression))
+            return out
+        if isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, cst.Add):
+                return ev(node.left) + ev(node.right)
+            if isinstance(node.operator, cst.Modulo) and isinstance(node.left, cst.SimpleString):
+                return self._percent(node, scope, depth)
+            return hole
+        if isinstance(node, cst.Name):
+            return self._resolve_name(node, scope, depth)
+        if isinstance(node, cst.Attribute):
+            return self._resolve_attr(node, scope, depth)
+        if isinstance(node, cst.BooleanOperation) and isinstance(node.operator, cst.Or):
+            left = ev(node.left)
+            if all(p.text is None for p in left):
+                right = ev(node.right)
+                if any(p.text is not None for p in right):
+                    return right
+            return left
+        if isinstance(node, cst.Call):
+            return self._eval_call(node, scope, depth)
+        return hole
+
+    def _percent(self, node: cst.BinaryOperation, scope, depth: int) -> list[Piece]:
+        fmt = node.left
+        value, editable = literal_value(fmt)
+        if value is None or "%%" in value or "%(" in value:
+            return [Piece(None)]
+        args = list(node.right.elements) if isinstance(node.right, cst.Tuple) else [node.right]
+        out: list[Piece] = []
+        i = last = 0
+        arg_i = 0
+        while i < len(value):
+            if value[i] == "%" and i + 1 < len(value):
+                out.append(Piece(value[last:i], fmt if editable else None, last))
+                j = i + 1
+                while j < len(value) and value[j] not in "sdifrx":
+                    j += 1
+                arg = args[arg_i] if arg_i < len(args) else None
+                arg_i += 1
+                if arg is not None and value[j: j + 1] == "s":
+                    expr = arg.value if isinstance(arg, cst.Element) else arg
+                    out.extend(self.evaluate(expr, scope, depth + 1))
+                else:
+                    out.append(Piece(None))
+                i = last = j + 1
+                continue
+            i += 1
+        out.append(Piece(value[last:], fmt if editable else None, last))
+        return [p for p in out if p.text != ""]
+
+    def _format(self, node: cst.Call, fmt: cst.SimpleString, scope, depth: int) -> list[Piece]:
+        value, editable = literal_value(fmt)
+        if value is None or "{{" in value or "}}" in value:
+            return [Piece(None)]
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        named = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        out: list[Piece] = []
+        pos = 0
+        auto = 0
+        try:
+            parsed = list(string.Formatter().parse(value))
+        except ValueError:
+            return [Piece(None)]
+        for literal, field_name, spec, conv in parsed:
+            if literal:
+                out.append(Piece(literal, fmt if editable else None, pos))
+            pos += len(literal)
+            if field_name is None:
+                continue
+            pos += len(field_name) + 2 + (len(spec) + 1 if spec else 0) + (2 if conv else 0)
+            expr = None
+            if field_name == "":
+                expr = positional[auto] if auto < len(positional) else None
+                auto += 1
+            elif field_name.isdigit():
+                idx = int(field_name)
+                expr = positional[idx] if idx < len(positional) else None
+            else:
+                expr = named.get(field_name)
+            if expr is None or spec or conv:
+                out.append(Piece(None))
+            else:
+                out.extend(self.evaluate(expr, scope, depth + 1))
+        return out
+
+    def _eval_call(self, node: cst.Call, scope, depth: int) -> list[Piece]:
+        func = node.func
+        name = dotted(func) or ""
+        origin = self._origin(name)
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, cst.SimpleString):
+            return self._format(node, func.value, scope, depth)
+        if isinstance(func, cst.Attribute) and func.attr.value in ("rstrip", "strip") and not args or (
+            isinstance(func, cst.Attribute) and func.attr.value in ("rstrip", "strip") and len(args) == 1 and str_of(args[0]) == "/"
+        ):
+            pieces = self.evaluate(func.value, scope, depth + 1)
+            if pieces and pieces[-1].text and pieces[-1].text.endswith("/"):
+                last = pieces[-1]
+                pieces = pieces[:-1] + [Piece(last.text.rstrip("/"), last.node, last.offset)]
+            return pieces
+        if origin in ("os.getenv", "os.environ.get", "os.environ.setdefault") or name.endswith("environ.get"):
+            default = args[1] if len(args) > 1 else next((a.value for a in node.args if a.keyword and a.keyword.value == "default"), None)
+            return self.evaluate(default, scope, depth + 1) if default is not None else [Piece(None)]
+        if origin == "str" and len(args) == 1:
+            return self.evaluate(args[0], scope, depth + 1)
+        if origin.endswith("urljoin") and len(args) == 2:
+            base = self.evaluate(args[0], scope, depth + 1)
+            rel = self.evaluate(args[1], scope, depth + 1)
+            flat_rel = flatten(rel)
+            if SCHEME.match(flat_rel):
+                return rel
+            flat_base = flatten(base)
+            m = SCHEME.match(flat_base)
+            if flat_rel.startswith("/"):
+                if m and HOLE not in flat_base[: flat_base.find("/", m.end()) if "/" in flat_base[m.end():] else len(flat_base)]:
+                    cut = flat_base.find("/", m.end())
+                    return slice_pieces(base, cut if cut >= 0 else len(flat_base)) + rel
+                return [Piece(None)] + rel
+            cut = flat_base.rfind("/")
+            if cut < 0:
+                return [Piece(None)] + rel
+            return slice_pieces(base, cut + 1) + rel
+        return [Piece(None)]
+
+    def _origin(self, qualified: str) -> str:
+        if not qualified:
+            return ""
+        head, _, rest = qualified.partition(".")
+        origin = self.ix.imports.get(head, head)
+        return f"{origin}.{rest}" if rest else origin
+
+    def _single(self, entries: list) -> Any:
+        return entries[0] if len(entries) == 1 else None
+
+    def _resolve_name(self, node: cst.Name, scope, depth: int) -> list[Piece]:
+        name = node.value
+        fn = scope
+        while fn is not None:
+            assigned = self.ix.assigns.get(id(fn), {}).get(name)
+            if assigned:
+                one = self._single(assigned)
+                if one is None:
+                    return [Piece(None)]
+                return self.evaluate(one[0], fn, depth + 1)
+            param = self._param(fn, name)
+            if param is not None:
+                if param.default is not None:
+                    default = self.evaluate(param.default, self.scope_of(fn), depth + 1)
+                    if all(p.text is None for p in default):
+                        return [Piece(None, param=name)]
+                    return default
+                return [Piece(None, param=name)]
+            fn = self.scope_of(fn)
+        assigned = self.ix.assigns.get(None, {}).get(name)
+        if assigned:
+            one = self._single(assigned)
+            if one is None:
+                return [Piece(None)]
+            return self.evaluate(one[0], None, depth + 1)
+        return [Piece(None)]
+
+    @staticmethod
+    def _param(fn: cst.FunctionDef, name: str) -> cst.Param | None:
+        for param in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params):
+            if param.name.value == name:
+                return param
+        return None
+
+    def _class_of(self, scope) -> cst.ClassDef | None:
+        fn = scope
+        while fn is not None:
+            cls = self.ix.class_of_fn.get(id(fn))
+            if cls is not None:
+                return cls
+            fn = self.scope_of(fn)
+        return None
+
+    def _resolve_attr(self, node: cst.Attribute, scope, depth: int) -> list[Piece]:
+        owner = node.value
+        attr = node.attr.value
+        cls = None
+        if isinstance(owner, cst.Name):
+            if owner.value in ("self", "cls"):
+                cls = self._class_of(scope)
+            else:
+                cls = self.ix.classes.get(owner.value)
+        if cls is None:
+            return [Piece(None)]
+        class_level = self.ix.class_attrs.get(id(cls), {}).get(attr)
+        if class_level and len(class_level) == 1:
+            return self.evaluate(class_level[0], self.scope_of(cls), depth + 1)
+        inst = self.ix.self_attrs.get(id(cls), {}).get(attr)
+        if inst:
+            chosen = inst[0] if len(inst) == 1 else next((i for i in inst if i[1].name.value == "__init__"), None)
+            if chosen is not None:
+                return self.evaluate(chosen[0], chosen[1], depth + 1)
+        return [Piece(None)]
+
+    # --------------------------------------------------------- URL classes
+    def _string_is_v1_base(self, node: cst.CSTNode) -> bool:
+        flat = flatten(self.evaluate(node, None, MAX_DEPTH - 2))
+        info = self.classify(flat)
+        return info[0] == "v1"
+
+    def classify(self, flat: str, base_kind: str | None = None) -> tuple[str, int, tuple[int, int, str] | None]:
+        """(kind, index where the v1 path starts, base edit) for the flattened URL text."""
+        kb = self.kb
+        m = SCHEME.match(flat)
+        if m:
+            slash = flat.find("/", m.end())
+            netloc = flat[m.end(): slash if slash >= 0 else len(flat)]
+            path_at = slash if slash >= 0 else len(flat)
+            path = flat[path_at:]
+            if HOLE in netloc:
+                return "unknown", path_at, None
+            if netloc in kb.runtime_netlocs:
+                return "runtime", path_at, None
+            for host in kb.v1_hosts:
+                if netloc == host.netloc:
+                    if host.prefix and (path == host.prefix or path.startswith(host.prefix + "/")):
+                        end = path_at + len(host.prefix)
+                        return "v1", end, (0, end, self.v2_base)
+                    if path.startswith(kb.v2_prefix + "/") or path == kb.v2_prefix:
+                        return ("runtime" if kb.is_runtime_path(path) else "v2"), path_at, None
+                    return "v1", path_at, None
+            if kb.is_runtime_path(path):
+                return "runtime", path_at, None
+            if path == kb.v1_prefix or path.startswith(kb.v1_prefix + "/"):
+                end = path_at + len(kb.v1_prefix)
+                if any(h.netloc == netloc for h in kb.v2_hosts):
+                    return "v1", end, (0, end, self.v2_base)
+                return "v1", end, (path_at, end, kb.v2_prefix)
+            if path == kb.v2_prefix or path.startswith(kb.v2_prefix + "/"):
+                return "v2", path_at, None
+            return "none", path_at, None
+        # no scheme: relative path, or a hole standing for an unknown base
+        rest = flat.lstrip(HOLE)
+        lead = len(flat) - len(rest)
+        if kb.is_runtime_path(rest):
+            return "runtime", lead, None
+        if rest == kb.v1_prefix or rest.startswith(kb.v1_prefix + "/"):
+            return "v1", lead + len(kb.v1_prefix), (lead, lead + len(kb.v1_prefix), kb.v2_prefix)
+        if rest.startswith(kb.v2_prefix + "/"):
+            return "v2", lead, None
+        if rest.startswith("/") and rest[1:].split("/")[0].split("?")[0] in kb.resources:
+            if lead == 0 and base_kind:
+                return base_kind, 0, None
+            return "relative", lead, None
+        return "none", lead, None

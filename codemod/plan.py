@@ -1,0 +1,162 @@
+"""Planning: the rules turn one file's facts into edits and flags, then the whole-client decision.
+
+`plan_file(analyzer, facts)` runs every rule module of `codemod/rules/` on the
+facts (calls, their bodies, queries and answer reads), each edit and flag tagged
+with the call it serves, then hands the plan to `codemod.decide`, which
+migrates each client family whole or leaves it whole and flagged.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from codemod.analysis import Analyzer, CallFact, FileFacts, Read
+from codemod.knowledge import Route
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    line: int
+    column: int
+    message: str
+    fixable: bool
+    route: str | None
+    v2_target: str | None
+    kind: str
+    source_line: str
+    # False: a v1 name read on an object of unknown origin (the audit reports it; the rewrite leaves it alone)
+    attributed: bool = True
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One planned change on one node, applied by the rule module that owns its `kind`."""
+
+    kind: str  # "string" | "name" | "key" | "path-read" | "dict" | "add-kwarg" | "subscript" | "comment"
+    node: cst.CSTNode
+    rule: str
+    data: Any = None
+
+    def key(self) -> tuple:
+        return (self.kind, id(self.node), repr(self.data))
+
+
+@dataclass
+class Flag:
+    """A call (or read) left as it is, with `# v1bridge: RULE remedy` on its statement."""
+
+    node: cst.CSTNode
+    rule: str
+    kind: str
+    route: Route | None
+    message: str
+    blocking: bool  # True: the call cannot be migrated; False: migrated, with a note for a person
+
+
+@dataclass
+class Plan:
+    an: Analyzer
+    facts: FileFacts
+    edits: dict[tuple, Edit] = field(default_factory=dict)
+    edit_units: dict[tuple, set] = field(default_factory=lambda: defaultdict(set))
+    spans: dict[int, list] = field(default_factory=dict)  # id(literal) -> [(start, end, text, rule, units)]
+    span_nodes: dict[int, cst.CSTNode] = field(default_factory=dict)
+    conflicts: set = field(default_factory=set)
+    findings: dict[Any, list[Finding]] = field(default_factory=lambda: defaultdict(list))  # unit -> findings
+    flags: dict[Any, list[Flag]] = field(default_factory=lambda: defaultdict(list))
+    seen: set = field(default_factory=set)
+    commented: set = field(default_factory=set)
+    unit: Any = None  # the call (index in facts.calls) being planned; "file" for file-level work
+
+    @property
+    def kb(self):
+        return self.an.kb
+
+    # ------------------------------------------------------------- recording
+    def rule_text(self, rule: str) -> str:
+        r = self.kb.mappings.rules.get(rule)
+        return r.remedy if r else ""
+
+    def find(self, node: cst.CSTNode, rule: str, kind: str, message: str, fixable: bool, route: Route | None = None,
+             attributed: bool = True, unit: Any = None) -> None:
+        line, col, text = self.an.where(node)
+        key = (line, col, rule, kind)
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        self.findings[self.unit if unit is None else unit].append(
+            Finding(rule, line, col, message, fixable, route.label() if route else None,
+                    route.v2_label() if route else None, kind, text, attributed))
+
+    def edit(self, edit: Edit) -> None:
+        key = edit.key()
+        self.edits.setdefault(key, edit)
+        self.edit_units[key].add(self.unit)
+
+    def string_edit(self, node: cst.CSTNode, start: int, end: int, text: str, rule: str) -> None:
+        spans = self.spans.setdefault(id(node), [])
+        self.span_nodes[id(node)] = node
+        for span in spans:
+            s, e, t = span[0], span[1], span[2]
+            if (s, e) == (start, end):
+                if t != text:
+                    self.conflicts.add((id(node), start))
+                span[4].add(self.unit)
+                return
+            if s < end and start < e:
+                self.conflicts.add((id(node), start))
+                return
+        spans.append([start, end, text, rule, {self.unit}])
+
+    def flag(self, node: cst.CSTNode, rule: str, kind: str, route: Route | None = None, message: str | None = None,
+             blocking: bool = True) -> None:
+        """Cannot be rewritten safely: one `# v1bridge: RULE remedy` comment on the statement."""
+        remedy = self.rule_text(rule)
+        self.find(node, rule, kind, message or remedy, False, route)
+        self.flags[self.unit].append(Flag(node, rule, kind, route, message or remedy, blocking))
+
+    def comment(self, node: cst.CSTNode, rule: str) -> None:
+        stmt = self.an.statement_of(node)
+        if stmt is None or (id(stmt), rule) in self.commented:
+            return
+        self.commented.add((id(stmt), rule))
+        key = ("comment", id(stmt), rule)
+        self.edits[key] = Edit("comment", stmt, rule, f"# v1bridge: {rule} {self.rule_text(rule)}".rstrip())
+        self.edit_units[key].add("flag")
+
+    # ------------------------------------------------------------ the result
+    def final_edits(self) -> list[Edit]:
+        out = list(self.edits.values())
+        for node_id, spans in self.spans.items():
+            good = [tuple(s[:4]) for s in spans if (node_id, s[0]) not in self.conflicts]
+            if good:
+                out.append(Edit("string", self.span_nodes[node_id], ",".join(sorted({g[3] for g in good})),
+                                tuple(sorted(good))))
+        return out
+
+    def all_findings(self) -> list[Finding]:
+        found = [f for group in self.findings.values() for f in group]
+        found.sort(key=lambda f: (f.line, f.column, f.rule))
+        return found
+
+
+def plan_file(an: Analyzer, facts: FileFacts) -> Plan:
+    from codemod import decide
+    from codemod.rules import plan_call, plan_handed_in, plan_read, plan_strings, plan_unresolved
+
+    plan = Plan(an, facts)
+    for i, cf in enumerate(facts.calls):
+        plan.unit = i
+        plan_call(cf, plan)
+        for read in cf.reads:
+            plan_read(read, cf, plan)
+    plan.unit = "file"
+    plan_unresolved(plan)
+    plan_strings(plan)
+    plan_handed_in(plan)
+    decide.decide(plan)
+    return plan

@@ -1,0 +1,57 @@
+"""Edit primitives every rule uses: spans of a string literal, a renamed key, a rule comment.
+
+Rule modules plan with these (through `codemod.plan.Plan`) and own the
+appliers of the edit kinds only they make (an action body, a list envelope,
+a nested read, a converted body).
+"""
+from __future__ import annotations
+
+import libcst as cst
+
+MARK = "# v1bridge:"
+
+
+def _splice(value: str, spans) -> str:
+    for start, end, text, _rule in sorted(spans, reverse=True):
+        value = value[:start] + text + value[end:]
+    return value
+
+
+def apply_string(node: cst.CSTNode, spans) -> cst.CSTNode:
+    """(start, end, text) spans of a literal's value; planned only where source offsets equal value offsets."""
+    if isinstance(node, cst.SimpleString):
+        prefix, quote = node.prefix, node.quote
+        inner = node.value[len(prefix) + len(quote): len(node.value) - len(quote)]
+        return node.with_changes(value=prefix + quote + _splice(inner, spans) + quote)
+    if isinstance(node, cst.FormattedStringText):
+        return node.with_changes(value=_splice(node.value, spans))
+    return node
+
+
+def apply_key(node: cst.CSTNode, new: str) -> cst.CSTNode:
+    """"desiredStatus" -> "status", "message" -> "detail": same quotes and prefix."""
+    if not isinstance(node, cst.SimpleString):
+        return node
+    prefix, quote = node.prefix, node.quote
+    return node.with_changes(value=f"{prefix}{quote}{new}{quote}")
+
+
+def apply_name(node: cst.CSTNode, new: str) -> cst.CSTNode:
+    """session.post -> session.patch, _post -> _patch (a helper of the same module)."""
+    return node.with_changes(value=new) if isinstance(node, cst.Name) else node
+
+
+def has_comment(node: cst.CSTNode, text: str) -> bool:
+    parts = text.split()
+    rule = parts[2] if len(parts) > 2 else text
+    for line in getattr(node, "leading_lines", ()):
+        if line.comment is not None and (line.comment.value + " ").startswith(f"{MARK} {rule} "):
+            return True
+    return False
+
+
+def apply_comment(node: cst.CSTNode, text: str) -> cst.CSTNode:
+    if not hasattr(node, "leading_lines") or has_comment(node, text):
+        return node
+    line = cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(text))
+    return node.with_changes(leading_lines=[*node.leading_lines, line])
