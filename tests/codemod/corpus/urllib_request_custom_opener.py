@@ -1,0 +1,92 @@
+"""Zero-dependency client (stdlib only) used inside our minimal base image."""
+import json
+import os
+import urllib.error
+import urllib.parse
+import urllib.request
+
+RUNPOD_API_BASE = os.environ.get("RUNPOD_API_BASE", "https://rest.runpod.io/v1")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Never follow redirects: a redirect would drop the Authorization header."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_opener = urllib.request.build_opener(_NoRedirect)
+
+
+def http_request(url, headers=None, method="GET", body=None):
+    data = json.dumps(body).encode("utf-8") if body is not None else None
+    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    try:
+        with _opener.open(req, timeout=30) as resp:
+            raw = resp.read()
+            return resp.status, (json.loads(raw) if raw else None)
+    except urllib.error.HTTPError as err:
+        payload = json.loads(err.read() or b"{}")
+        return err.code, payload
+
+
+def _auth():
+    return {"Authorization": "Bearer " + os.environ.get("RUNPOD_API_KEY", "")}
+
+
+def list_templates():
+    status, data = http_request(RUNPOD_API_BASE + "/templates", headers=_auth())
+    if status != 200:
+        raise RuntimeError(data.get("message"))
+    return data
+
+
+def pod_spend(pod_id, bucket="day"):
+    query = urllib.parse.urlencode({"bucketSize": bucket, "grouping": "podId", "podId": pod_id})
+    status, records = http_request(RUNPOD_API_BASE + "/billing/pods?" + query, headers=_auth())
+    if status != 200:
+        raise RuntimeError(records.get("message"))
+    return sum(rec["amount"] for rec in records)
+
+
+def template(template_id):
+    status, data = http_request(RUNPOD_API_BASE + "/templates/" + urllib.parse.quote(template_id), headers=_auth())
+    if status == 404:
+        return None
+    return data
+
+
+def create_template(name, image):
+    req = urllib.request.Request(
+        RUNPOD_API_BASE + "/templates",
+        data=json.dumps({"name": name, "imageName": image, "isServerless": True, "volumeInGb": 0,
+                         "containerDiskInGb": 20, "env": {"HF_HOME": "/cache"}}).encode(),
+        headers={**_auth(), "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        return json.load(resp)
+
+
+def delete_template(template_id):
+    status, data = http_request(RUNPOD_API_BASE + "/templates/" + urllib.parse.quote(template_id),
+                                headers=_auth(), method="DELETE")
+    if status >= 400:
+        raise RuntimeError(data["message"])
+
+
+def scenario(base_url, api_key, ids):
+    os.environ["RUNPOD_API_KEY"] = api_key
+    tpl = create_template("sls-worker", "ghcr.io/acme/sls:2")
+    names = [t["name"] for t in list_templates()]
+    got = template(tpl["id"])
+    delete_template(tpl["id"])
+    try:
+        delete_template(tpl["id"])
+        again = None
+    except RuntimeError:
+        again = "refused"
+    spend = pod_spend(ids["pod"])
+    return {"names": names, "serverless": got["isServerless"], "image": got["imageName"], "again": again, "spend": spend}
