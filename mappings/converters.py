@@ -9,6 +9,7 @@ raising `NeedsLookup`; the caller fetches and translates again.
 from __future__ import annotations
 
 import functools
+import json
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -123,13 +124,19 @@ def first_item(value: Any) -> Any:
     return value[0]
 
 
-def argv_to_shell(value: Any) -> str:
-    """argv list -> one string that a POSIX shell splits back into the same argv (Q09)."""
+def argv(value: Any) -> list[str]:
+    """v1 argv list -> v2 `cmd` / `entrypoint`, element for element, nothing quoted (Q09, R06).
+
+    A single string (some v1 clients sent one) is split into words, as v2 does with a plain `args`.
+    """
     if isinstance(value, str):
-        return value
+        try:
+            return shlex.split(value)
+        except ValueError:
+            raise InvalidValue("must be a list of strings (the string given cannot be split into words)") from None
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise InvalidValue("dockerStartCmd must be a list of strings")
-    return shlex.join(value)
+        raise InvalidValue("must be a list of strings")
+    return list(value)
 
 
 def ports_list(value: Any) -> list[str]:
@@ -149,7 +156,7 @@ def bool_to_flashboot(value: Any) -> Any:
 
 REQUEST_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "first_item": first_item,
-    "argv_to_shell": argv_to_shell,
+    "argv": argv,
     "ports_list": ports_list,
     "bool_to_flashboot": bool_to_flashboot,
 }
@@ -163,7 +170,6 @@ def _non_trivial(value: Any) -> bool:
 # one-element list needs no fallback walk.
 ENGAGES: dict[str, Callable[[Any], bool]] = {
     "first_item": lambda value: isinstance(value, list) and len(value) > 1,
-    "argv_to_shell": lambda value: isinstance(value, list) and len(value) > 0,
     "bool_to_flashboot": lambda value: isinstance(value, bool),
 }
 
@@ -376,19 +382,39 @@ DEFAULT_FACTORIES: dict[str, Callable[[dict[str, Any]], Any]] = {
 
 
 @functools.lru_cache(maxsize=4096)
-def _split_args(value: str) -> tuple[str, ...]:
-    """shlex is slow (~8 us) and the same args string comes back on every list of the same pods."""
+def _decode_args(value: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(entrypoint, cmd) of a stored v2 `args`: a JSON object {"entrypoint", "cmd"} or a plain command line.
+
+    Cached: shlex is slow (~8 us) and the same args string comes back on every list of the same pods.
+    """
+    text = value.strip()
+    if text.startswith("{"):
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            decoded = None
+        if isinstance(decoded, dict) and set(decoded) <= {"entrypoint", "cmd"}:
+            return tuple(decoded.get("entrypoint") or ()), tuple(decoded.get("cmd") or ())
     try:
-        return tuple(shlex.split(value))
+        return (), tuple(shlex.split(value))
     except ValueError:
-        return (value,)
+        return (), (value,)
 
 
-def shell_to_argv(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> list[str]:
-    """args string -> argv, the inverse of argv_to_shell (a fresh list per answer)."""
-    if not value:
-        return []
-    return list(_split_args(value))
+def args_cmd(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> list[str]:
+    """v2 `cmd` -> dockerStartCmd; a server that sent no `cmd` is read from `args` (never shell-split JSON, Q09)."""
+    if isinstance(value, list):
+        return list(value)
+    args = obj.get("args")
+    return list(_decode_args(args)[1]) if args else []
+
+
+def args_entrypoint(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> list[str]:
+    """v2 `entrypoint` -> dockerEntrypoint; without it, the `entrypoint` key of a JSON-object `args` (R06)."""
+    if isinstance(value, list):
+        return list(value)
+    args = obj.get("args")
+    return list(_decode_args(args)[0]) if args else []
 
 
 def pod_mount_path(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> str | None:
@@ -498,7 +524,8 @@ def billing_gpu_type(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> s
 
 
 RESPONSE_CONVERTERS: dict[str, Callable[[Any, dict[str, Any], ResponseContext], Any]] = {
-    "shell_to_argv": shell_to_argv,
+    "args_cmd": args_cmd,
+    "args_entrypoint": args_entrypoint,
     "pod_mount_path": pod_mount_path,
     "pod_network_volume": pod_network_volume,
     "pod_gpu": pod_gpu,

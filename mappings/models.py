@@ -205,9 +205,13 @@ class RequestMap(Strict):
 
 
 class ResponseField(Strict):
-    """Which v2 field or computation yields one v1 response field."""
+    """Which v2 field or computation yields one v1 response field.
 
-    source: str | None = Field(default=None, alias="from")
+    `from` is one dotted path, or a list of them read in order until one is not null (v1 vcpuCount comes
+    from `cpu.vcpuCount` on CPU pods and from `gpu.vcpuCount` on GPU pods).
+    """
+
+    source: str | list[str] | None = Field(default=None, alias="from")
     convert: str | None = None
     values: str | None = None
     const: Any = UNSET
@@ -216,6 +220,12 @@ class ResponseField(Strict):
     include: str | None = None
     rule: str | None = None
     note: str | None = None
+
+    @property
+    def sources(self) -> list[str]:
+        if self.source is None:
+            return []
+        return [self.source] if isinstance(self.source, str) else list(self.source)
 
     @property
     def has_const(self) -> bool:

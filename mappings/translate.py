@@ -226,15 +226,18 @@ class _CompiledResponse:
         code: list[str] = []
         if rule.source is None:
             code.append("v = None")
-        else:
-            first, *rest = rule.source.split(".")
-            code.append(f"v = obj.get({first!r})")
+        for n, source in enumerate(rule.sources):
+            pad = "" if n == 0 else "    "
+            if n:  # the next alternative, only while every earlier one was null
+                code.append("if v is None:")
+            first, *rest = source.split(".")
+            code.append(f"{pad}v = obj.get({first!r})")
             for part in rest:  # as get_path: None as soon as a step is missing or of the wrong kind
                 if part.isdigit():
-                    code.append(f"v = v.get({part!r}) if isinstance(v, dict) else "
+                    code.append(f"{pad}v = v.get({part!r}) if isinstance(v, dict) else "
                                 f"((v[{part}] if len(v) > {part} else None) if isinstance(v, list) else None)")
                 else:
-                    code.append(f"v = v.get({part!r}) if isinstance(v, dict) else None")
+                    code.append(f"{pad}v = v.get({part!r}) if isinstance(v, dict) else None")
         if rule.convert:
             namespace[f"c{index}"] = RESPONSE_CONVERTERS[rule.convert]
             code.append(f"v = c{index}(v, obj, ctx)")
@@ -263,19 +266,17 @@ class _CompiledResponse:
             if isinstance(const, (list, dict)):
                 return _fresh(const)
             return lambda obj, ctx: const
-        source = rule.source
+        sources = rule.sources
         convert = RESPONSE_CONVERTERS[rule.convert] if rule.convert else None
         backward = mappings.values[rule.values].backward if rule.values else None
         fallback = rule.fallback if rule.has_fallback else None
-        simple = source is not None and "." not in source
 
         def getter(obj: dict[str, Any], ctx: ResponseContext) -> Any:
-            if source is None:
-                value = None
-            elif simple:
-                value = obj.get(source)
-            else:
+            value = None
+            for source in sources:
                 value = get_path(obj, source)
+                if value is not None:
+                    break
             if convert is not None:
                 value = convert(value, obj, ctx)
             if backward is not None and value is not None:

@@ -25,7 +25,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="append", default=[], metavar="POLICY",
                         help=f"answer 501 instead of emulating; repeatable, or 'all'. Policies: {', '.join(policies)}")
     parser.add_argument("--emulate", action="append", default=[], metavar="POLICY",
-                        help="emulate a policy whose mapping default is strict (e.g. entrypoint-override)")
+                        help="emulate a policy even under --strict all or a strict mapping default")
     parser.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="total upstream timeout")
     parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES")

@@ -165,6 +165,9 @@ def rename_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     source = spec.source
     if source is None or source == name:
         return
+    if isinstance(source, list):  # read from one of several v2 fields (cpu or gpu): a person picks
+        plan.flag(node, rule_id, "response-field", route, f"v1 field {name!r} -> first of {', '.join(source)}")
+        return
     if "." in source:
         parts = source.split(".")
         if any(part.isdigit() for part in parts):

@@ -10,7 +10,7 @@ from typing import Awaitable, Callable
 import orjson
 from aiohttp import web
 
-from . import handlers
+from . import handlers, pods
 from .config import SandboxConfig, resolve_keys
 from .common import BODY, EXTRA_HEADERS, OWNER, QUERY, SANDBOX, VIOLATIONS
 from .problems import Problem
@@ -22,6 +22,8 @@ log = logging.getLogger("v1bridge.sandbox")
 SPEC: web.AppKey[CompiledSpec] = web.AppKey("spec")
 OPERATIONS: web.AppKey[dict[str, Operation]] = web.AppKey("operations")
 _OPENAPI_ROUTE = "openapi"
+#: operations whose body size the service checks ahead of authentication and all other processing (413)
+_BODY_LIMITS = {"createPod": pods.MAX_CREATE_BYTES}
 
 
 class _RateLimiter:
@@ -68,6 +70,11 @@ def _error_middleware(sb: Sandbox, limiter: _RateLimiter, policy: str) -> Callab
                 resp = await handler(request)
             else:
                 op = operations[name]
+                limit = _BODY_LIMITS.get(name)
+                if limit is not None and (request.content_length or 0) > limit or (
+                    limit is not None and len(await request.read()) > limit
+                ):
+                    raise Problem(413, f"the request body is larger than {limit} bytes")
                 auth = request.headers.get("Authorization", "")
                 scheme, _, key = auth.partition(" ")
                 owner = sb.owners.get(key.strip()) if scheme.lower() == "bearer" else None

@@ -111,6 +111,20 @@ GPU_TYPES: tuple[GpuType, ...] = (
             _p("EU-RO-1", "LOW", "US-TX-4", "LOW")),
 )
 GPU_BY_ID = {g.id: g for g in GPU_TYPES}
+
+
+def host_share(gpu: GpuType) -> tuple[int, int]:
+    """(vCPUs, GB of system RAM) a host gives each GPU of this type; the current v2 example has one
+    RTX 4090 -> 16 vCPU, 64 GB. Placement floors (gpu.minVcpuCountPerGpu, gpu.minRamPerGpu) compare with it."""
+    if gpu.memory <= 16:
+        return 8, 32
+    if gpu.memory <= 32:
+        return 16, 64
+    if gpu.memory <= 48:
+        return 16, 96
+    if gpu.memory <= 94:
+        return 24, 188
+    return 32, 256
 POOLS: dict[str, list[str]] = {}
 for _g in GPU_TYPES:
     if _g.pool:

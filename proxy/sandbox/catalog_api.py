@@ -5,7 +5,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import catalog
+from . import catalog, command
 from .common import QUERY, SANDBOX, json_response
 from .problems import Problem
 from .service import Sandbox, public
@@ -180,5 +180,6 @@ async def get_data_center(request: web.Request) -> web.Response:
 
 async def list_public_templates(request: web.Request) -> web.Response:
     source = request[QUERY].get("source", "official")
-    templates = [public(t) for t in catalog.CATALOG_TEMPLATES.values() if t["_source"] == source][:100]
-    return json_response({"templates": templates})
+    templates = [{**public(t), **command.view(t["args"])} for t in catalog.CATALOG_TEMPLATES.values() if t["_source"] == source][:100]
+    # not paginated (at most 100), but the body carries the exhausted marker, as the service's prose says
+    return json_response({"templates": templates, "pagination": {"nextCursor": None, "hasNextPage": False}})

@@ -18,6 +18,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="seconds a pod spends in PROVISIONING and in STARTING (0: RUNNING at once)",
     )
     parser.add_argument(
+        "--max-page-size", type=int, default=None, metavar="N",
+        help="answer at most N items per page of a paginated list, whatever the limit asked "
+             "(default: as the service, the limit or its default)",
+    )
+    parser.add_argument(
         "--unavailable-gpu", action="append", default=None, metavar="GPU_TYPE_ID",
         help="GPU type that answers 'no instances available' (repeatable; replaces the seeded set)",
     )
@@ -29,7 +34,11 @@ def run(args: argparse.Namespace) -> int:
     from .app import create_sandbox_app
 
     keys, generated = resolve_keys(args.keys, args.keys_file)
-    config = SandboxConfig(keys=keys, db_path=args.db, transition_seconds=args.transition_seconds)
+    if args.max_page_size is not None and args.max_page_size < 1:
+        print("v1bridge sandbox: --max-page-size must be at least 1", file=sys.stderr)
+        return 2
+    config = SandboxConfig(keys=keys, db_path=args.db, transition_seconds=args.transition_seconds,
+                           max_page_size=args.max_page_size)
     if args.unavailable_gpu is not None:
         config.unavailable_gpu_types = set(args.unavailable_gpu)
     if generated:

@@ -49,6 +49,9 @@ class SandboxConfig:
     clock: Callable[[], float] = time.time
     #: public host used in requestUrls, ssh blocks and log lines
     serverless_base: str = "https://api.runpod.ai"
+    #: cap on the items of one page of a paginated list, below any `limit` asked for (None: as the service,
+    #: `limit` or its default); a small cap makes tests and demos walk many pages
+    max_page_size: int | None = None
 
 
 def generate_dev_key() -> str:

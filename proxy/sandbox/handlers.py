@@ -1,11 +1,16 @@
 """operationId -> handler: every operation of v2.json has exactly one."""
 from __future__ import annotations
 
-from . import billing, catalog_api, clusters, logs, pods, resources, serverless
+from . import account_secrets, billing, catalog_api, clusters, logs, pods, resources, serverless
 
 HANDLERS = {
     "getSshKeys": resources.get_ssh_keys,
     "updateSshKeys": resources.update_ssh_keys,
+    "listSecrets": account_secrets.list_secrets,
+    "createSecret": account_secrets.create_secret,
+    "getSecret": account_secrets.get_secret,
+    "updateSecret": account_secrets.update_secret,
+    "deleteSecret": account_secrets.delete_secret,
     "listPods": pods.list_pods,
     "createPod": pods.create_pod,
     "getPod": pods.get_pod,
@@ -26,6 +31,8 @@ HANDLERS = {
     "deleteEndpoint": serverless.delete_endpoint,
     "listEndpointWorkers": serverless.list_workers,
     "listEndpointReleases": serverless.list_releases,
+    "listEndpointBuilds": serverless.list_builds,
+    "getEndpointBuild": serverless.get_build,
     "getWorkerLogs": logs.worker_logs,
     "listTemplates": resources.list_templates,
     "createTemplate": resources.create_template,

@@ -8,9 +8,12 @@ from typing import Any
 
 from aiohttp import web
 
-from . import catalog
+import orjson
+
+from . import catalog, command
 from .common import BODY, OWNER, QUERY, SANDBOX, json_response, no_content
-from .problems import Problem
+from .paging import newest_first
+from .problems import NO_CAPACITY, Problem
 from .service import (
     DISK_RATE,
     IDLE_VOLUME_RATE,
@@ -32,7 +35,9 @@ LEGAL_ACTIONS = {
     "STARTING": ["stop", "terminate"],
     "TERMINATED": [],
 }
-_CONTAINER_FIELDS = ("image", "args", "disk", "ports", "registry")
+_CONTAINER_FIELDS = ("image", "disk", "ports", "registry")
+#: POST /v2/pods: a body, or the deployment request assembled from it and its template, above this many bytes -> 413
+MAX_CREATE_BYTES = 102_400
 
 
 def status_of(sb: Sandbox, doc: dict[str, Any], now: float) -> str:
@@ -101,6 +106,7 @@ def view(sb: Sandbox, doc: dict[str, Any], now: float | None = None) -> dict[str
     now = sb.clock() if now is None else now
     status = status_of(sb, doc, now)
     out = public(doc)
+    out.update(command.view(doc["args"]))
     actions = list(LEGAL_ACTIONS[status])
     if doc["locked"] and "stop" in actions:
         actions.remove("stop")
@@ -189,11 +195,13 @@ def build_pod(sb: Sandbox, body: dict[str, Any], owner: str, cluster: dict | Non
     start_ssh = body.pop("startSsh", None)
     start_jupyter = body.pop("startJupyter", None)
     gpu_req = dict(body["gpu"]) if has_gpu else None
+    base_args = ""
     if "templateId" in body:
         tpl = resolve_template(sb, body["templateId"], owner, for_serverless=False)
         for field in _CONTAINER_FIELDS:
             if field not in body and tpl.get(field) is not None:
                 body[field] = tpl[field]
+        base_args = tpl.get("args") or ""
         body["env"] = {**tpl.get("env", {}), **body.get("env", {})}
         if "mounts" not in body and tpl["mounts"].get("persistent") and not has_cpu:
             body["mounts"] = {"persistent": dict(tpl["mounts"]["persistent"])}
@@ -202,6 +210,13 @@ def build_pod(sb: Sandbox, body: dict[str, Any], owner: str, cluster: dict | Non
         if gpu_req is not None and "allowedCudaVersions" not in gpu_req and "minCudaVersion" not in gpu_req:
             if tpl.get("allowedCudaVersions"):
                 gpu_req["allowedCudaVersions"] = list(tpl["allowedCudaVersions"])
+    args = command.resolve(body, base_args)
+    body["args"] = base_args if args is None else args
+    body.pop("cmd", None)
+    body.pop("entrypoint", None)
+    if "templateId" in body and len(orjson.dumps(body)) > MAX_CREATE_BYTES:
+        raise Problem(413, f"the deployment request assembled from the body and template '{body['templateId']}' "
+                           f"is larger than {MAX_CREATE_BYTES} bytes; shrink env or command values")
     mounts = body.get("mounts") or {}
     check_mounts(mounts, has_cpu)
     check_registry(sb, body.get("registry"), owner)
@@ -226,9 +241,12 @@ def build_pod(sb: Sandbox, body: dict[str, Any], owner: str, cluster: dict | Non
         if global_net and gpu.manufacturer != "NVIDIA":
             raise Problem(400, "globalNetworking requires an NVIDIA GPU")
         count = gpu_req.get("count", 1)
+        vcpu_each, ram_each = catalog.host_share(gpu)
+        if gpu_req.get("minVcpuCountPerGpu", 0) > vcpu_each or gpu_req.get("minRamPerGpu", 0) > ram_each:
+            raise Problem(400, NO_CAPACITY)  # floors only narrow the machines that qualify
         dc = sb.place_gpu(gpu, count, cloud, wanted, need_dc, global_net)
         cuda = pick_cuda(gpu, gpu_req.get("allowedCudaVersions"), gpu_req.get("minCudaVersion"))
-        compute = {"gpu": {"id": gpu.id, "count": count}}
+        compute = {"gpu": {"id": gpu.id, "count": count, "vcpuCount": vcpu_each * count, "memory": ram_each * count}}
     else:
         if global_net:
             raise Problem(400, "globalNetworking requires an NVIDIA GPU")
@@ -284,15 +302,16 @@ async def create_pod(request: web.Request) -> web.Response:
 
 
 async def list_pods(request: web.Request) -> web.Response:
+    """Newest first; cluster members are removed after the page is cut, so pages can be short."""
     sb: Sandbox = request.app[SANDBOX]
-    include_cluster = request[QUERY].get("includeClusterPods", False)
+    query = request[QUERY]
+    include_cluster = query.get("includeClusterPods", False)
     now = sb.clock()
-    pods = [
-        view(sb, d, now)
-        for d in sb.live("pod", request[OWNER])
-        if include_cluster or not d.get("_cluster")
-    ]
-    return json_response({"pods": pods})
+    page, pagination = sb.pager.page(
+        "listPods", query, newest_first(sb.live("pod", request[OWNER])), default_limit=1000,
+        keep=None if include_cluster else (lambda d: not d.get("_cluster")),
+    )
+    return json_response({"pods": [view(sb, d, now) for d in page], "pagination": pagination})
 
 
 async def get_pod(request: web.Request) -> web.Response:
@@ -313,12 +332,19 @@ async def update_pod(request: web.Request) -> web.Response:
     doc = sb.fetch("pod", request.match_info["id"], owner, "pod")
     _refuse_cluster_member(doc)
     body = dict(request[BODY])
+    base_args = doc["args"]
     if "templateId" in body:
         tpl = resolve_template(sb, body.pop("templateId"), owner, for_serverless=False)
         for field in _CONTAINER_FIELDS:
             if field not in body and tpl.get(field) is not None:
                 body[field] = tpl[field]
+        base_args = tpl.get("args") or base_args
         body["env"] = {**tpl.get("env", {}), **body.get("env", {})}
+    args = command.resolve(body, base_args)
+    if args is None and base_args != doc["args"]:
+        args = base_args  # the template's command, as its other container fields
+    if args is not None:
+        body["args"] = args
     new_mounts = None
     if body.get("mounts"):
         mounts = body["mounts"]

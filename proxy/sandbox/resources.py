@@ -7,19 +7,22 @@ from typing import Any
 
 from aiohttp import web
 
-from . import catalog
-from .common import BODY, OWNER, SANDBOX, json_response, no_content
+from . import catalog, command
+from .common import BODY, OWNER, QUERY, SANDBOX, json_response, no_content
 from .pods import check_registry
+from .paging import oldest_first
 from .problems import Problem
 from .service import NV_RATES, Sandbox, iso, new_id, parse_ports, public
 
 # ---- templates ------------------------------------------------------------------
-_TEMPLATE_FIELDS = ("name", "image", "args", "disk", "ports", "env", "registry", "serverless", "public",
+_TEMPLATE_FIELDS = ("name", "image", "disk", "ports", "env", "registry", "serverless", "public",
                     "category", "startSsh", "startJupyter", "allowedCudaVersions")
 
 
 def template_view(doc: dict[str, Any]) -> dict[str, Any]:
-    return public(doc)
+    out = public(doc)
+    out.update(command.view(doc["args"]))
+    return out
 
 
 def _check_template_name(sb: Sandbox, owner: str, name: str, own_id: str | None = None) -> None:
@@ -39,7 +42,7 @@ async def create_template(request: web.Request) -> web.Response:
         "_owner": owner,
         "name": body["name"],
         "image": body["image"],
-        "args": body.get("args", ""),
+        "args": command.resolve(body) or "",
         "disk": body.get("disk", 50),
         "mounts": body.get("mounts") or {},
         "ports": body.get("ports", []),
@@ -58,14 +61,16 @@ async def create_template(request: web.Request) -> web.Response:
 
 async def list_templates(request: web.Request) -> web.Response:
     sb: Sandbox = request.app[SANDBOX]
-    return json_response({"templates": [template_view(d) for d in sb.live("template", request[OWNER])]})
+    page, pagination = sb.pager.page("listTemplates", request[QUERY], oldest_first(sb.live("template", request[OWNER])),
+                                     default_limit=1000, descending=False)
+    return json_response({"templates": [template_view(d) for d in page], "pagination": pagination})
 
 
 async def get_template(request: web.Request) -> web.Response:
     sb: Sandbox = request.app[SANDBOX]
     tid = request.match_info["id"]
     if tid in catalog.CATALOG_TEMPLATES and sb.store.get("template", tid) is None:
-        return json_response(public(catalog.CATALOG_TEMPLATES[tid]))
+        return json_response(template_view(catalog.CATALOG_TEMPLATES[tid]))
     doc = sb.store.get("template", tid)
     if doc is not None and not doc.get("_deleted") and doc["public"]:
         return json_response(template_view(doc))
@@ -86,6 +91,9 @@ async def update_template(request: web.Request) -> web.Response:
     for field in _TEMPLATE_FIELDS:
         if field in body:
             updated[field] = body[field]
+    args = command.resolve(body, doc["args"])
+    if args is not None:
+        updated["args"] = args
     if body.get("mounts"):
         updated["mounts"] = {**doc["mounts"], **body["mounts"]}
     sb.store.put("template", updated)

@@ -7,9 +7,10 @@ from typing import Any
 
 from aiohttp import web
 
-from . import catalog
-from .common import BODY, OWNER, SANDBOX, json_response, no_content
+from . import catalog, command
+from .common import BODY, OWNER, QUERY, SANDBOX, json_response, no_content
 from .pods import check_registry, resolve_template
+from .paging import newest_first
 from .problems import Problem
 from .service import DISK_RATE, Sandbox, check_cpu, check_cuda, iso, new_id, parse_ports, public
 
@@ -39,6 +40,7 @@ def _idle_timeout_forbidden(doc_type: str, scaling: dict[str, Any]) -> bool:
 
 def view(sb: Sandbox, doc: dict[str, Any]) -> dict[str, Any]:
     out = public(doc)
+    out.update(command.view(doc["args"]))
     out["requestUrls"] = _request_urls(sb, doc)
     workers = dict(doc["workers"])
     if _idle_timeout_forbidden(doc["type"], doc["scaling"]):
@@ -118,14 +120,18 @@ async def create_endpoint(request: web.Request) -> web.Response:
     if ("gpu" in body) == ("cpu" in body):
         raise Problem(400, "exactly one of gpu or cpu must be set")
     gpu = dict(body["gpu"]) if "gpu" in body else None
+    base_args = ""
     if "templateId" in body:
         tpl = resolve_template(sb, body["templateId"], owner, for_serverless=True)
-        for field in ("image", "args", "disk", "ports", "registry"):
+        for field in ("image", "disk", "ports", "registry"):
             if field not in body and tpl.get(field) is not None:
                 body[field] = tpl[field]
+        base_args = tpl.get("args") or ""
         body["env"] = {**tpl.get("env", {}), **body.get("env", {})}
         if gpu is not None and "allowedCudaVersions" not in gpu and "minCudaVersion" not in gpu and tpl.get("allowedCudaVersions"):
             gpu["allowedCudaVersions"] = list(tpl["allowedCudaVersions"])
+    args = command.resolve(body, base_args)
+    body["args"] = base_args if args is None else args
     workers = {"min": 0, "max": 3, "idleTimeout": 10, **body.get("workers", {})}
     scaling = body["scaling"]
     if _idle_timeout_forbidden(body["type"], scaling) and "idleTimeout" in body.get("workers", {}):
@@ -183,7 +189,9 @@ async def create_endpoint(request: web.Request) -> web.Response:
 
 async def list_endpoints(request: web.Request) -> web.Response:
     sb: Sandbox = request.app[SANDBOX]
-    return json_response({"endpoints": [view(sb, d) for d in sb.live("endpoint", request[OWNER])]})
+    page, pagination = sb.pager.page("listEndpoints", request[QUERY], newest_first(sb.live("endpoint", request[OWNER])),
+                                     default_limit=1000)
+    return json_response({"endpoints": [view(sb, d) for d in page], "pagination": pagination})
 
 
 async def get_endpoint(request: web.Request) -> web.Response:
@@ -202,12 +210,19 @@ async def update_endpoint(request: web.Request) -> web.Response:
     if ("gpu" in body and not is_gpu) or ("cpu" in body and is_gpu):
         raise Problem(400, "the compute family of an endpoint cannot change: "
                            f"this is a {'GPU' if is_gpu else 'CPU'} endpoint")
+    base_args = doc["args"]
     if "templateId" in body:
         tpl = resolve_template(sb, body.pop("templateId"), owner, for_serverless=True)
-        for field in ("image", "args", "disk", "ports", "registry"):
+        for field in ("image", "disk", "ports", "registry"):
             if field not in body and tpl.get(field) is not None:
                 body[field] = tpl[field]
+        base_args = tpl.get("args") or base_args
         body["env"] = {**tpl.get("env", {}), **body.get("env", {})}
+    args = command.resolve(body, base_args)
+    if args is None and base_args != doc["args"]:
+        args = base_args
+    if args is not None:
+        body["args"] = args
     updated = dict(doc)
     if "gpu" in body:
         gpu = dict(doc["gpu"])
@@ -342,8 +357,32 @@ async def list_releases(request: web.Request) -> web.Response:
     sb: Sandbox = request.app[SANDBOX]
     doc = sb.fetch("endpoint", request.match_info["id"], request[OWNER], "endpoint")
     total = len(workers_of(sb, doc))
-    releases = []
-    for rel in doc["_releases"]:
-        releases.append({**rel, "workerCount": total if rel["version"] == doc["_version"] else 0})
+    # rollout and endpointVersion describe the whole endpoint, on every page
+    page, pagination = sb.pager.page("listEndpointReleases", request[QUERY], doc["_releases"], default_limit=1000,
+                                     path_params={"id": doc["id"]}, seq=lambda rel: rel["version"])
+    releases = [{**rel, "workerCount": total if rel["version"] == doc["_version"] else 0} for rel in page]
     rollout = {"inProgress": False, "workersOnLatest": total, "workersTotal": total, "percentOnLatest": 100}
-    return json_response({"endpointVersion": doc["_version"], "rollout": rollout, "releases": releases})
+    return json_response({"endpointVersion": doc["_version"], "rollout": rollout, "releases": releases,
+                          "pagination": pagination})
+
+
+# ---- builds (GitHub integration history; the sandbox has no builder, so only seeded builds exist) -----------
+def builds_of(sb: Sandbox, endpoint: dict[str, Any]) -> list[dict[str, Any]]:
+    return newest_first(b for b in sb.store.all("build") if b["_endpoint"] == endpoint["id"])
+
+
+async def list_builds(request: web.Request) -> web.Response:
+    sb: Sandbox = request.app[SANDBOX]
+    doc = sb.fetch("endpoint", request.match_info["id"], request[OWNER], "endpoint")
+    page, pagination = sb.pager.page("listEndpointBuilds", request[QUERY], builds_of(sb, doc), default_limit=100,
+                                     path_params={"id": doc["id"]})
+    return json_response({"builds": [public(b) for b in page], "pagination": pagination})
+
+
+async def get_build(request: web.Request) -> web.Response:
+    sb: Sandbox = request.app[SANDBOX]
+    doc = sb.fetch("endpoint", request.match_info["id"], request[OWNER], "endpoint")
+    build = sb.store.get("build", request.match_info["buildId"])
+    if build is None or build["_endpoint"] != doc["id"]:
+        raise Problem(404, f"build '{request.match_info['buildId']}' not found on endpoint '{doc['id']}'")
+    return json_response(public(build))

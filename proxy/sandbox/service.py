@@ -9,6 +9,7 @@ from typing import Any
 
 from . import catalog
 from .config import SandboxConfig
+from .paging import Pager
 from .problems import NO_CAPACITY, Problem
 from .store import Store
 
@@ -49,6 +50,7 @@ class Sandbox:
         self.store = Store(config.db_path)
         self.clock = config.clock
         self.owners = {key: owner_of(key) for key in config.keys}
+        self.pager = Pager(secrets.token_bytes(16), config.max_page_size)
 
     # ---- tenancy -----------------------------------------------------------------
     def fetch(self, kind: str, rid: str, owner: str, label: str) -> dict[str, Any]:

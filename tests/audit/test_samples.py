@@ -127,7 +127,7 @@ def test_markers_all_syntaxes_scopes_and_both_spellings():
         ("L01", "lines.js", 1),  # // trailing
         ("R13", "page.html", 4),  # <!-- --> on the line before
         ("L01", "query.sql", 2),  # -- on the line before
-        ("R01", "region.sh", 3), ("L01", "region.sh", 4), ("Q02", "region.sh", 4),  # rp-migrate region
+        ("R01", "region.sh", 3), ("L01", "region.sh", 4), ("Q02", "region.sh", 4), ("Q30", "region.sh", 4),  # rp-migrate region
         ("L04", "rollback.py", 8),  # Python # start/end region
     }
     assert ignored == {
@@ -135,7 +135,7 @@ def test_markers_all_syntaxes_scopes_and_both_spellings():
         ("L02", "lines.js", 4),  # rp-migrate: ignore on the line before
         ("L01", "whole.yaml", 2), ("L04", "whole.yaml", 4), ("Q24", "whole.yaml", 4),  # file scope
     }
-    assert data["summary"]["kept_v1"] == 7 and data["summary"]["ignored"] == 5 and data["summary"]["findings"] == 3
+    assert data["summary"]["kept_v1"] == 8 and data["summary"]["ignored"] == 5 and data["summary"]["findings"] == 3
     assert statuses(data) == {
         "rollback.py": "needs-migration",
         "lines.js": "needs-migration",

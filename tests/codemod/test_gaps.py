@@ -165,9 +165,11 @@ def test_handed_in_reads_are_findings_of_the_detector() -> None:
 
 
 def test_handed_in_dict_keys_and_writes_are_body_fields() -> None:
-    src = 'def payload(image):\n    body = {"imageName": image}\n    body["volumeInGb"] = 5\n    return body\n'
+    # (imageName is no longer a handed-in marker: the current v2 has a field of that name, Build.imageName)
+    src = 'def payload(disk):\n    body = {"containerDiskInGb": disk}\n    body["volumeInGb"] = 5\n    return body\n'
     found = [(f.rule, f.line, f.kind) for f in analyze_python(src, "c.py").findings]
-    assert found == [("L02", 2, "body-field"), ("Q06", 3, "body-field"), ("Q17", 3, "body-field")]
+    assert found == [("L02", 2, "body-field"), ("Q08", 2, "body-field"), ("Q06", 3, "body-field"),
+                     ("Q17", 3, "body-field")]
 
 
 def test_typed_reads_are_not_reported_twice() -> None:

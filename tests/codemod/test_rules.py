@@ -268,12 +268,19 @@ REWRITES = {
             }
             return requests.post("https://api.runpod.io/v2/templates", json=body).json()
     '''),
-    "Q09 argv list converted with shell quoting": _case('''
+    "Q09 argv list becomes cmd element for element": _case('''
         import requests
         requests.post(f"https://rest.runpod.io/v1/pods/{pid}/update", json={"dockerStartCmd": ["bash", "-lc", "python x.py"]})
     ''', '''
         import requests
-        requests.patch(f"https://api.runpod.io/v2/pods/{pid}", json={"args": "bash -lc 'python x.py'"})
+        requests.patch(f"https://api.runpod.io/v2/pods/{pid}", json={"cmd": ["bash", "-lc", "python x.py"]})
+    '''),
+    "R06 dockerEntrypoint becomes entrypoint": _case('''
+        import requests
+        requests.post("https://rest.runpod.io/v1/templates", json={"name": "t", "imageName": "i", "dockerEntrypoint": ["/bin/sh"], "volumeInGb": 0, "ports": []})
+    ''', '''
+        import requests
+        requests.post("https://api.runpod.io/v2/templates", json={"name": "t", "image": "i", "entrypoint": ["/bin/sh"], "ports": [], "disk": 50, "startSsh": False, "startJupyter": False})
     '''),
     # ---- manual items
     "R01 reset gets one comment": _case('''
@@ -285,14 +292,6 @@ REWRITES = {
         def reset(pid):
             # v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart it)
             requests.post(f"https://api.runpod.io/v2/pods/{pid}/reset")
-    '''),
-    "R06 entrypoint override and R02 fallback list in a body": _case('''
-        import requests
-        requests.post("https://rest.runpod.io/v1/templates", json={"name": "t", "imageName": "i", "dockerEntrypoint": ["/bin/sh"], "volumeInGb": 0, "ports": []})
-    ''', '''
-        import requests
-        # v1bridge: R06 bake the entrypoint into the image, or start it from args
-        requests.post("https://api.runpod.io/v2/templates", json={"name": "t", "image": "i", "ports": [], "disk": 50, "startSsh": False, "startJupyter": False})
     '''),
     "R07 response field with no v2 source": _case('''
         import requests

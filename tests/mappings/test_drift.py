@@ -71,9 +71,8 @@ def test_response_sources_exist_in_v2(response_map):
     schema = v2_schema(response_map.v2_schema)
     assert response_map.v2_schema in V2["components"]["schemas"]
     for name, field in response_map.fields.items():
-        if field.source is None:
-            continue
-        assert descend(V2, schema, field.source) is not None, f"{response_map.id}.{name} <- {field.source} is not in {response_map.v2_schema}"
+        for source in field.sources:
+            assert descend(V2, schema, source) is not None, f"{response_map.id}.{name} <- {source} is not in {response_map.v2_schema}"
 
 
 def test_value_maps_match_both_enums():

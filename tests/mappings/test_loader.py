@@ -70,7 +70,7 @@ def test_malformed_rule_id_is_refused(data_copy):
 
 
 def test_unknown_converter_is_named(data_copy):
-    edit(data_copy / "requests.yaml", "convert: argv_to_shell", "convert: argv_to_sh")
+    edit(data_copy / "requests.yaml", "dockerStartCmd: {to: cmd, convert: argv,", "dockerStartCmd: {to: cmd, convert: argv_to_sh,")
     with pytest.raises(MappingError, match=r"field 'dockerStartCmd': unknown converter 'argv_to_sh'"):
         load(data_copy)
 
@@ -99,7 +99,7 @@ def test_schema_walk_finds_real_paths_and_refuses_made_up_ones():
 
 def test_status_difference_needs_its_policy(data_copy):
     """v1 200 vs v2 201 on a create must name the policy that keeps v1's status (the proxy reads it from here)."""
-    edit(data_copy / "operations.yaml", "  rules: [L01, Q23]\n  status: {policy: create-status}\n", "  rules: [L01, Q23]\n")
+    edit(data_copy / "operations.yaml", "  rules: [L01, Q23, L09]\n  status: {policy: create-status}\n", "  rules: [L01, Q23, L09]\n")
     with pytest.raises(MappingError, match=r"entry 'registries.create': v1 answered 200 where v2 answers 201; name the policy"):
         load(data_copy)
 

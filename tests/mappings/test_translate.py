@@ -30,7 +30,7 @@ def test_empty_pod_create_gets_every_v1_default():
     result = T.request("pod.create", {"imageName": "ubuntu", "gpuTypeIds": ["NVIDIA A40"]})
     assert result.body == {
         "image": "ubuntu",
-        "gpu": {"id": "NVIDIA A40"},
+        "gpu": {"id": "NVIDIA A40", "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
         "name": "my pod",
         "disk": 50,
         "ports": ["8888/http", "22/tcp"],
@@ -51,13 +51,14 @@ def test_pod_create_full_body():
     }
     result = T.request("pod.create", v1)
     assert result.body == {
-        "name": "trainer", "image": "pytorch:2", "gpu": {"id": "NVIDIA A40", "count": 2, "allowedCudaVersions": ["12.4"]},
+        "name": "trainer", "image": "pytorch:2",
+        "gpu": {"id": "NVIDIA A40", "count": 2, "allowedCudaVersions": ["12.4"], "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
         "cloud": "COMMUNITY", "disk": 80, "mounts": {"persistent": {"size": 100, "path": "/data"}},
-        "args": "bash -lc 'python train.py --lr 0.1'", "env": {"A": "1"}, "ports": ["8888/http", "22/tcp"],
+        "cmd": ["bash", "-lc", "python train.py --lr 0.1"], "env": {"A": "1"}, "ports": ["8888/http", "22/tcp"],
         "dataCenterIds": ["EU-RO-1"], "globalNetworking": True, "registry": "reg1", "templateId": "tpl1",
     }
     assert result.alternatives == {"gpu.id": ["NVIDIA A40", "NVIDIA L4"]}
-    assert result.emulations == ["argv-quoting", "gpu-fallback"]
+    assert result.emulations == ["gpu-fallback", "v1-defaults"]
     assert_valid_v2("CreatePodRequest", result.body)
 
 
@@ -82,11 +83,71 @@ def test_strict_policy_refuses_instead_of_emulating():
     assert "R02" in refused.value.message
 
 
-def test_entrypoint_override_is_strict_by_default():
-    with pytest.raises(PolicyRefused, match="R06"):
-        T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"], "dockerEntrypoint": ["/bin/sh"]})
-    # an empty override means "the image's own": nothing to refuse
-    assert "args" not in T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"], "dockerEntrypoint": []}).body
+ENTRYPOINT_CASES = [
+    pytest.param({"dockerEntrypoint": ["/bin/sh", "-c"], "dockerStartCmd": ["echo $HOME && sleep infinity"]},
+                 {"entrypoint": ["/bin/sh", "-c"], "cmd": ["echo $HOME && sleep infinity"]}, id="both-exec-form"),
+    pytest.param({"dockerStartCmd": ["python", "-m", "http.server", "8888"]},
+                 {"cmd": ["python", "-m", "http.server", "8888"]}, id="cmd-only-no-quoting"),
+    pytest.param({"dockerStartCmd": ["bash", "-lc", "python x.py --name 'a b'"]},
+                 {"cmd": ["bash", "-lc", "python x.py --name 'a b'"]}, id="quotes-kept-verbatim"),
+    pytest.param({"dockerEntrypoint": ["/usr/bin/tini", "--"]}, {"entrypoint": ["/usr/bin/tini", "--"]},
+                 id="entrypoint-only"),
+    pytest.param({"dockerEntrypoint": [], "dockerStartCmd": []}, {"entrypoint": [], "cmd": []}, id="empty-lists"),
+]
+
+
+@pytest.mark.parametrize("v1,expected", ENTRYPOINT_CASES)
+@pytest.mark.parametrize("map_id,base", [
+    ("pod.create", {"imageName": "u", "gpuTypeIds": ["A"]}), ("pod.update", {}),
+    ("template.create", {"name": "t", "imageName": "u"}), ("template.update", {}),
+])
+def test_entrypoint_and_start_cmd_map_one_to_one_and_never_to_args(map_id, base, v1, expected):
+    """R06 resolved, Q09: dockerEntrypoint -> entrypoint and dockerStartCmd -> cmd element for element;
+    nothing is quoted into args (sending args too would have to encode the same command)."""
+    result = T.request(map_id, {**base, **v1})
+    assert {k: result.body[k] for k in ("entrypoint", "cmd") if k in result.body} == expected
+    assert "args" not in result.body
+    assert set(result.emulations) <= {"v1-defaults", "template-startup-flags"}
+    assert_valid_v2(T.mappings.requests[map_id].v2_schema, result.body)
+
+
+@pytest.mark.parametrize("v2,expected", [
+    pytest.param({"args": '{"entrypoint":["/bin/sh","-c"],"cmd":["echo hi"]}', "entrypoint": ["/bin/sh", "-c"],
+                  "cmd": ["echo hi"]}, (["/bin/sh", "-c"], ["echo hi"]), id="current-server-arrays"),
+    pytest.param({"args": '{"entrypoint":["/bin/sh","-c"],"cmd":["echo hi"]}'}, (["/bin/sh", "-c"], ["echo hi"]),
+                 id="json-object-args-is-decoded-not-split"),
+    pytest.param({"args": "bash -lc 'python x.py'"}, ([], ["bash", "-lc", "python x.py"]), id="plain-args-split"),
+    pytest.param({"args": ""}, ([], []), id="empty"),
+])
+@pytest.mark.parametrize("map_id", ["pod", "template"])
+def test_entrypoint_and_cmd_read_back_to_v1(map_id, v2, expected):
+    """v2 -> v1: cmd/entrypoint when present; otherwise derived from args (JSON object decoded, plain split)."""
+    out = T.response(map_id, {"id": "x", **v2})
+    assert (out["dockerEntrypoint"], out["dockerStartCmd"]) == expected
+
+
+def test_gpu_pod_totals_fill_v1_vcpu_and_memory():
+    """v2c gpu.vcpuCount / gpu.memory are the pod's totals: v1 vcpuCount / memoryInGb on GPU pods; CPU pods keep cpu."""
+    gpu_pod = T.response("pod", {"id": "p", "gpu": {"id": "NVIDIA GeForce RTX 4090", "count": 2, "vcpuCount": 32,
+                                                    "memory": 128}})
+    assert (gpu_pod["vcpuCount"], gpu_pod["memoryInGb"], gpu_pod["gpu"]) == (32, 128, {"id": "NVIDIA GeForce RTX 4090", "count": 2})
+    cpu_pod = T.response("pod", {"id": "p", "cpu": {"id": "cpu3c", "vcpuCount": 4, "memory": 8}})
+    assert (cpu_pod["vcpuCount"], cpu_pod["memoryInGb"], cpu_pod["cpuFlavorId"]) == (4, 8, "cpu3c")
+    assert "vcpuCount" not in T.response("pod", {"id": "p", "gpu": {"id": "g", "count": 1}})  # an older server
+
+
+def test_gpu_count_and_placement_floors_are_always_sent():
+    """Q31: live v2 fails a create without gpu.count; Q39: v1's 8 GB / 2 vCPU per GPU floors unless the client set them."""
+    given = T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"], "gpuCount": 4, "minRAMPerGPU": 32,
+                                     "minVCPUPerGPU": 6})
+    assert given.body["gpu"] == {"id": "A", "count": 4, "minRamPerGpu": 32, "minVcpuCountPerGpu": 6}
+    omitted = T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"]})
+    assert omitted.body["gpu"] == {"id": "A", "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2}
+    assert "v1-defaults" in omitted.emulations
+    cpu = T.request("pod.create", {"computeType": "CPU", "imageName": "u", "cpuFlavorIds": ["cpu3c"], "minRAMPerGPU": 8})
+    assert "gpu" not in cpu.body and cpu.ignored == ["minRAMPerGPU"]
+    with pytest.raises(PolicyRefused, match="Q39"):
+        T.request("pod.create", {"imageName": "u", "gpuTypeIds": ["A"], "gpuCount": 1}, strict={"v1-defaults": True})
 
 
 def test_pod_update_applies_no_defaults_and_completes_mounts_from_current():

@@ -88,10 +88,11 @@ async def test_gpu_fallback_custom_priority_walks_in_the_given_order(proxy, auth
     r = await proxy.post("/v1/pods", json={"name": "w", "imageName": "img", "gpuTypeIds": [*UNAVAILABLE, "NVIDIA A40"],
                                            "gpuTypePriority": "custom"}, headers=auth)
     assert r.status == 201, await r.text()
+    floors = {"count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2}
     assert [(m, p, b["gpu"]) for m, p, b in sent(recorder)] == [
-        ("POST", "/v2/pods", {"id": "NVIDIA H200"}),
-        ("POST", "/v2/pods", {"id": "NVIDIA B200"}),
-        ("POST", "/v2/pods", {"id": "NVIDIA A40"}),
+        ("POST", "/v2/pods", {"id": "NVIDIA H200", **floors}),
+        ("POST", "/v2/pods", {"id": "NVIDIA B200", **floors}),
+        ("POST", "/v2/pods", {"id": "NVIDIA A40", **floors}),
     ]
     assert (await r.json())["gpu"] == {"id": "NVIDIA A40", "count": 1}
     assert "gpu-fallback" in emulations(r)
@@ -103,10 +104,10 @@ async def test_gpu_fallback_default_priority_tries_the_most_available_first(prox
                          headers=auth)
     assert r.status == 201, await r.text()
     assert [(s.method, s.path, s.query) for s in recorder] == [
-        ("GET", "/v2/catalog/gpus", [("include", "AVAILABILITY"), ("product", "POD")]),
+        ("GET", "/v2/catalog/gpus", [("include", "AVAILABILITY"), ("product", "POD"), ("count", "1")]),
         ("POST", "/v2/pods", []),
     ]
-    assert recorder[1].body["gpu"] == {"id": "NVIDIA A40"}
+    assert recorder[1].body["gpu"] == {"id": "NVIDIA A40", "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2}
     assert (await r.json())["gpu"] == {"id": "NVIDIA A40", "count": 1}
     assert "gpu-fallback" in emulations(r)
 
@@ -118,7 +119,8 @@ async def test_gpu_availability_ranking_uses_the_pods_cloud_and_count(proxy, aut
                                            "gpuTypePriority": "availability"}, headers=auth)
     assert r.status == 201, await r.text()
     assert recorder[0].query == [("include", "AVAILABILITY"), ("product", "POD"), ("cloud", "COMMUNITY"), ("count", "2")]
-    assert [b["gpu"] for _, _, b in sent(recorder)] == [{"id": "NVIDIA L4", "count": 2}]
+    assert [b["gpu"] for _, _, b in sent(recorder)] == [
+        {"id": "NVIDIA L4", "count": 2, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2}]
 
 
 async def test_gpu_availability_unreadable_keeps_the_given_order(proxy, auth, recorder):
@@ -189,7 +191,8 @@ async def test_v1_defaults_applied_when_omitted(proxy, auth, recorder):
     r = await proxy.post("/v1/pods", json={"imageName": "img", "gpuTypeIds": ["NVIDIA A40"]}, headers=auth)
     assert r.status == 201
     assert sent(recorder) == [("POST", "/v2/pods", {
-        "image": "img", "gpu": {"id": "NVIDIA A40"}, "name": "my pod", "disk": 50, "ports": ["8888/http", "22/tcp"],
+        "image": "img", "gpu": {"id": "NVIDIA A40", "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
+        "name": "my pod", "disk": 50, "ports": ["8888/http", "22/tcp"],
         "mounts": {"persistent": {"size": 20, "path": "/workspace"}},
     })]
     assert emulations(r) == {"v1-defaults"}
@@ -202,7 +205,7 @@ async def test_v1_defaults_strict(strict_proxy, auth, recorder):
     assert "v1 default" in (await r.json())["message"]
     assert list(recorder) == []
     full = {"name": "n", "imageName": "img", "gpuTypeIds": ["NVIDIA A40"], "containerDiskInGb": 10, "volumeInGb": 10,
-            "volumeMountPath": "/w", "ports": ["22/tcp"]}
+            "volumeMountPath": "/w", "ports": ["22/tcp"], "gpuCount": 1, "minRAMPerGPU": 16, "minVCPUPerGPU": 4}
     r = await proxy.post("/v1/pods", json=full, headers=auth)
     assert r.status == 201, await r.text()
 
@@ -329,12 +332,23 @@ async def test_endpoint_include_workers(proxy, auth, recorder):
 # ------------------------------------------------- argv, flashboot, alias, more
 
 
-async def test_argv_strict(strict_proxy, auth, recorder):
-    proxy = await strict_proxy("argv-quoting")
-    r = await proxy.post("/v1/templates", json={"name": "t", "imageName": "i", "dockerStartCmd": ["a", "b c"]},
-                         headers=auth)
-    assert r.status == 501
-    assert list(recorder) == []
+async def test_start_cmd_and_entrypoint_round_trip_through_cmd_and_entrypoint(proxy, auth, recorder):
+    """R06 resolved, Q09: v1 argv lists become v2 cmd/entrypoint element for element (no args string, no
+    emulation), and come back to v1 unchanged from what the service stored."""
+    body = {"name": "t", "imageName": "i", "dockerEntrypoint": ["/bin/sh", "-c"],
+            "dockerStartCmd": ["exec python serve.py --title 'a b' \"$PORT\""]}
+    r = await proxy.post("/v1/templates", json=body, headers=auth)
+    assert r.status == 200, await r.text()
+    sent_body = recorder[-1].body
+    assert (sent_body["entrypoint"], sent_body["cmd"]) == (body["dockerEntrypoint"], body["dockerStartCmd"])
+    assert "args" not in sent_body and emulations(r) == {"v1-defaults", "template-ssh-jupyter-off", "create-status"}
+    got = await r.json()
+    assert (got["dockerEntrypoint"], got["dockerStartCmd"]) == (body["dockerEntrypoint"], body["dockerStartCmd"])
+    stored = await v2(proxy, auth, "GET", f"/v2/templates/{got['id']}")
+    assert (stored["entrypoint"], stored["cmd"]) == (body["dockerEntrypoint"], body["dockerStartCmd"])
+    r = await proxy.patch(f"/v1/templates/{got['id']}", json={"dockerEntrypoint": []}, headers=auth)
+    assert recorder[-1].body == {"entrypoint": []}
+    assert ((await r.json())["dockerEntrypoint"], (await r.json())["dockerStartCmd"]) == ([], body["dockerStartCmd"])
 
 
 async def test_flashboot_strict(strict_proxy, auth, recorder):
@@ -353,16 +367,15 @@ async def test_update_alias_strict(strict_proxy, auth, recorder):
     assert list(recorder) == []
 
 
-async def test_entrypoint_is_strict_by_default_and_can_emulate(strict_proxy, proxy, auth, recorder):
-    body = {"name": "t", "imageName": "i", "dockerEntrypoint": ["/bin/sh"]}
-    r = await proxy.post("/v1/templates", json=body, headers=auth)
-    assert r.status == 501
-    assert await r.json() == {"message": "an ENTRYPOINT override cannot be expressed in v2 (R06)"}
-    lenient = await strict_proxy(emulate=("entrypoint-override",))
-    r = await lenient.post("/v1/templates", json=body, headers=auth)
-    assert r.status == 200
-    assert "entrypoint-dropped" in emulations(r)
-    assert "dockerEntrypoint" not in recorder[-1].body
+async def test_pod_entrypoint_reaches_v2_and_reads_back(proxy, auth, recorder):
+    """An ENTRYPOINT override on a pod create is sent as entrypoint (it was a 501 under the August v2)."""
+    r = await proxy.post("/v1/pods", json={"name": "e", "imageName": "i", "gpuTypeIds": ["NVIDIA A40"],
+                                           "dockerEntrypoint": ["/usr/bin/tini", "--"], "dockerStartCmd": ["sleep", "1 h"]},
+                         headers=auth)
+    assert r.status == 201, await r.text()
+    assert (recorder[-1].body["entrypoint"], recorder[-1].body["cmd"]) == (["/usr/bin/tini", "--"], ["sleep", "1 h"])
+    got = await r.json()
+    assert (got["dockerEntrypoint"], got["dockerStartCmd"]) == (["/usr/bin/tini", "--"], ["sleep", "1 h"])
 
 
 async def test_locked_after_create(proxy, auth, recorder):

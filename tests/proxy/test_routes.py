@@ -38,8 +38,8 @@ def v1_pod(p: dict) -> dict:
         "name": p["name"],
         "desiredStatus": {"EXITED": "EXITED"}.get(p["status"], "RUNNING"),
         "image": p["image"],
-        "dockerStartCmd": [],
-        "dockerEntrypoint": [],
+        "dockerStartCmd": p["cmd"],
+        "dockerEntrypoint": p["entrypoint"],
         "containerDiskInGb": p["disk"],
         "volumeInGb": p["mounts"].get("persistent", {}).get("size", 0),
         "volumeMountPath": p["mounts"]["persistent"]["path"] if p["mounts"].get("persistent") else None,
@@ -54,6 +54,7 @@ def v1_pod(p: dict) -> dict:
         del out["volumeMountPath"]
     if p.get("gpu"):
         out["gpu"] = {"id": p["gpu"]["id"], "count": p["gpu"]["count"]}
+        out.update(vcpuCount=p["gpu"]["vcpuCount"], memoryInGb=p["gpu"]["memory"])
     if p.get("cpu"):
         out.update(cpuFlavorId=p["cpu"]["id"], vcpuCount=p["cpu"]["vcpuCount"], memoryInGb=p["cpu"]["memory"])
     if p.get("startedAt"):
@@ -104,11 +105,12 @@ async def test_pod_create_translates_every_field_and_answers_v1(proxy, auth, rec
             {
                 "name": "trainer",
                 "image": "pytorch:2.4",
-                "gpu": {"id": "NVIDIA A40", "count": 2, "allowedCudaVersions": ["12.4"]},
+                "gpu": {"id": "NVIDIA A40", "count": 2, "allowedCudaVersions": ["12.4"], "minRamPerGpu": 8,
+                        "minVcpuCountPerGpu": 2},
                 "cloud": "SECURE",
                 "disk": 80,
                 "mounts": {"persistent": {"size": 40, "path": "/data"}},
-                "args": "bash -lc 'python train.py --name '\"'\"'a b'\"'\"''",
+                "cmd": ["bash", "-lc", "python train.py --name 'a b'"],
                 "env": {"A": "1"},
                 "ports": ["8888/http", "22/tcp"],
                 "dataCenterIds": ["EU-SE-1"],
@@ -118,10 +120,11 @@ async def test_pod_create_translates_every_field_and_answers_v1(proxy, auth, rec
     ]
     got = await r.json()
     pod = await v2(proxy, auth, "GET", f"/v2/pods/{got['id']}")
-    expected = v1_pod(pod)
-    expected["dockerStartCmd"] = ["bash", "-lc", "python train.py --name 'a b'"]
-    assert got == expected
-    assert emulations(r) == {"argv-quoting"}
+    assert pod["cmd"] == ["bash", "-lc", "python train.py --name 'a b'"]
+    assert got == v1_pod(pod)
+    assert got["dockerStartCmd"] == ["bash", "-lc", "python train.py --name 'a b'"]
+    assert (got["vcpuCount"], got["memoryInGb"]) == (pod["gpu"]["vcpuCount"], pod["gpu"]["memory"])
+    assert emulations(r) == {"v1-defaults"}
     for name, value in SUNSET_HEADERS.items():
         assert r.headers[name] == value
     assert r.headers["Link"] == '</v2/pods>; rel="successor-version"'
@@ -165,12 +168,12 @@ async def test_pod_update_and_alias(proxy, auth, recorder, method, suffix, emula
     )
     assert r.status == 200, await r.text()
     assert sent(recorder) == [
-        ("PATCH", f"/v2/pods/{pod['id']}", {"name": "renamed", "image": "nginx:2", "disk": 60, "args": "sleep '1 h'"})
+        ("PATCH", f"/v2/pods/{pod['id']}", {"name": "renamed", "image": "nginx:2", "disk": 60, "cmd": ["sleep", "1 h"]})
     ]
     got = await r.json()
     assert got["name"] == "renamed" and got["image"] == "nginx:2" and got["dockerStartCmd"] == ["sleep", "1 h"]
     assert got == {**v1_pod(await v2(proxy, auth, "GET", f"/v2/pods/{pod['id']}")), "dockerStartCmd": ["sleep", "1 h"]}
-    assert emulations(r) == ({"update-alias", "argv-quoting"} if emulation else {"argv-quoting"})
+    assert emulations(r) == ({"update-alias"} if emulation else set())
 
 
 async def test_pod_update_volume_half_is_completed_from_current(proxy, auth, recorder):
@@ -244,8 +247,8 @@ def v1_template(t: dict, official: bool = False) -> dict:
         "category": t["category"],
         "containerDiskInGb": t["disk"],
         "volumeInGb": (t["mounts"].get("persistent") or {}).get("size", 0),
-        "dockerEntrypoint": [],
-        "dockerStartCmd": __import__("shlex").split(t["args"]) if t["args"] else [],
+        "dockerEntrypoint": t["entrypoint"],
+        "dockerStartCmd": t["cmd"],
         "env": t["env"],
         "ports": t["ports"],
         "isPublic": t["public"],

@@ -50,7 +50,8 @@ async def test_other_tenant_gets_403_and_never_sees_the_resource(sandbox_client,
         assert resp.status == 403, (method, path)
         problem = await resp.json()
         assert problem == {"title": "Forbidden", "status": 403, "detail": f"You do not have access to pod '{pid}'"}
-    assert (await (await sandbox_client.get("/v2/pods", headers=bob)).json()) == {"pods": []}
+    assert (await (await sandbox_client.get("/v2/pods", headers=bob)).json()) == {
+        "pods": [], "pagination": {"nextCursor": None, "hasNextPage": False}}
     still = await (await sandbox_client.get(f"/v2/pods/{pid}", headers=alice)).json()
     assert still["name"] == "trainer"
 

@@ -22,7 +22,7 @@ async def test_create_gpu_pod_has_every_schema_field(sandbox_client, sandbox_hea
     pod = await create(sandbox_client, sandbox_headers, gpu_pod(ports=["8888/http", "22/tcp"], env={"A": "1"}))
     assert pod["status"] == "RUNNING"
     assert pod["actions"] == ["stop", "restart", "terminate"]
-    assert pod["gpu"] == {"id": GPU, "count": 1} and "cpu" not in pod
+    assert pod["gpu"] == {"id": GPU, "count": 1, "vcpuCount": 16, "memory": 64} and "cpu" not in pod
     assert pod["cloud"] == "SECURE" and pod["template"] is None and pod["locked"] is False
     assert pod["dataCenterId"] in {"EU-RO-1", "US-TX-3"}
     assert pod["cudaVersion"] == "13.0"
@@ -169,7 +169,7 @@ async def test_lifecycle_clock_and_actions(aiohttp_client):
     resp = await client.post(f"/v2/pods/{pod['id']}/action", json={"action": "terminate"}, headers=h)
     assert resp.status == 204 and await resp.read() == b""
     assert (await client.get(f"/v2/pods/{pod['id']}", headers=h)).status == 404
-    assert (await (await client.get("/v2/pods", headers=h)).json()) == {"pods": []}
+    assert (await (await client.get("/v2/pods", headers=h)).json()) == {"pods": [], "pagination": {"nextCursor": None, "hasNextPage": False}}
     assert not app[VIOLATIONS]
 
 
@@ -229,7 +229,7 @@ async def test_cluster_member_pods_are_hidden_and_protected(sandbox_client, sand
     assert resp.status == 201
     assert cluster["pods"] == {"total": 3, "byStatus": {"RUNNING": 3}}
     assert cluster["primary"]["sshEndpoint"].count(":") == 1
-    assert (await (await sandbox_client.get("/v2/pods", headers=h)).json()) == {"pods": []}
+    assert (await (await sandbox_client.get("/v2/pods", headers=h)).json()) == {"pods": [], "pagination": {"nextCursor": None, "hasNextPage": False}}
     members = (await (await sandbox_client.get("/v2/pods?includeClusterPods=true", headers=h)).json())["pods"]
     assert sorted(p["cluster"]["rank"] for p in members) == [0, 1, 2]
     assert {p["cluster"].get("role") for p in members} == {"RAY_HEAD", "RAY_WORKER"}

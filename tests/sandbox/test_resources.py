@@ -14,7 +14,7 @@ async def call(client, method, path, headers, body=None, status=200):
 async def test_template_defaults_list_wrapper_and_unique_names(sandbox_client, sandbox_headers):
     h = sandbox_headers
     tpl = await call(sandbox_client, "POST", "/v2/templates", h, {"name": "t1", "image": "img:1"}, 201)
-    assert tpl == {"id": tpl["id"], "name": "t1", "image": "img:1", "args": "", "disk": 50, "mounts": {}, "ports": [],
+    assert tpl == {"id": tpl["id"], "name": "t1", "image": "img:1", "args": "", "cmd": [], "entrypoint": [], "disk": 50, "mounts": {}, "ports": [],
                    "env": {}, "registry": None, "serverless": False, "public": False, "category": "NVIDIA",
                    "startSsh": True, "startJupyter": True, "allowedCudaVersions": []}
     problem = await call(sandbox_client, "POST", "/v2/templates", h, {"name": "t1", "image": "img:2"}, 400)

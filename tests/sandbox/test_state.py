@@ -51,7 +51,7 @@ async def test_concurrent_requests_stay_consistent(sandbox_client, sandbox_heade
     assert {p["id"] for p in listed["pods"]} == ids
     deletes = await asyncio.gather(*[sandbox_client.delete(f"/v2/pods/{i}", headers=h) for i in ids])
     assert {r.status for r in deletes} == {204}
-    assert (await (await sandbox_client.get("/v2/pods", headers=h)).json()) == {"pods": []}
+    assert (await (await sandbox_client.get("/v2/pods", headers=h)).json()) == {"pods": [], "pagination": {"nextCursor": None, "hasNextPage": False}}
 
 
 async def test_response_schema_check_catches_a_bad_answer(aiohttp_client):
