@@ -124,21 +124,6 @@ def first_item(value: Any) -> Any:
     return value[0]
 
 
-def argv(value: Any) -> list[str]:
-    """v1 argv list -> v2 `cmd` / `entrypoint`, element for element, nothing quoted (Q09, R06).
-
-    A single string (some v1 clients sent one) is split into words, as v2 does with a plain `args`.
-    """
-    if isinstance(value, str):
-        try:
-            return shlex.split(value)
-        except ValueError:
-            raise InvalidValue("must be a list of strings (the string given cannot be split into words)") from None
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise InvalidValue("must be a list of strings")
-    return list(value)
-
-
 def ports_list(value: Any) -> list[str]:
     """v1 documented its default as a comma string; accept that spelling too."""
     if isinstance(value, str):
@@ -156,7 +141,6 @@ def bool_to_flashboot(value: Any) -> Any:
 
 REQUEST_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "first_item": first_item,
-    "argv": argv,
     "ports_list": ports_list,
     "bool_to_flashboot": bool_to_flashboot,
 }

@@ -70,8 +70,8 @@ def test_malformed_rule_id_is_refused(data_copy):
 
 
 def test_unknown_converter_is_named(data_copy):
-    edit(data_copy / "requests.yaml", "dockerStartCmd: {to: cmd, convert: argv,", "dockerStartCmd: {to: cmd, convert: argv_to_sh,")
-    with pytest.raises(MappingError, match=r"field 'dockerStartCmd': unknown converter 'argv_to_sh'"):
+    edit(data_copy / "requests.yaml", "    ports: {to: ports, convert: ports_list, default", "    ports: {to: ports, convert: ports_lst, default")
+    with pytest.raises(MappingError, match=r"field 'ports': unknown converter 'ports_lst'"):
         load(data_copy)
 
 
