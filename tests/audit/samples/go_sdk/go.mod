@@ -1,0 +1,3 @@
+module github.com/acme/runpod-go
+
+go 1.22
