@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from codemod.audit import markers as markers_mod
+from codemod.audit import parsed as parsed_mod
 from codemod.audit.catalogue import catalogue
 from mappings.index import index
 from codemod.audit.model import AuditReport, FileResult, Signals
@@ -69,6 +70,16 @@ def analyze_source(text: str, rel: str) -> FileResult:
         else:
             scanned = scan_text(text, rel, PYTHON_TEXT)
             raw, signals = scanned.findings, scanned.signals
+    elif rel.lower().endswith(parsed_mod.SUFFIXES):
+        analysis = parsed_mod.scan_parsed(text, rel)
+        marker_map = markers_mod.parse(text)
+        language = analysis.language
+        result = FileResult(rel, language, enrich(analysis.findings, rel, language, cat, marker_map),
+                            analysis.signals, markers=len(marker_map.markers))
+        result.wrappers = {w.name: w.kind for w in analysis.wrappers}
+        result.deferred = [(d.callee, f) for d in analysis.deferred
+                           for f in enrich([d.finding], rel, language, cat, marker_map)]
+        return finish(result)
     else:
         lang = language_for(rel)
         scanned = scan_text(text, rel, lang)
@@ -77,6 +88,23 @@ def analyze_source(text: str, rel: str) -> FileResult:
     result = FileResult(rel, language, enrich(raw, rel, language, cat, marker_map), signals,
                         markers=len(marker_map.markers))
     return finish(result)
+
+
+def join_wrappers(results: list[FileResult]) -> None:
+    """Routes passed to a v1 wrapper defined in another file (`rp::http GET "/pods/$id"` in
+    commands/pod.sh, `rp::http` in lib/http.sh) become findings of the calling file."""
+    v1 = {name for r in results for name, kind in r.wrappers.items() if kind == "v1"}
+    v2 = {name for r in results for name, kind in r.wrappers.items() if kind == "v2"}
+    for result in results:
+        if not result.deferred:
+            continue
+        added = [f for callee, f in result.deferred if callee in v1 and callee not in v2]
+        result.deferred = []
+        if added:
+            seen = {(f.rule, f.line, f.column) for f in result.findings}
+            result.findings.extend(f for f in added if (f.rule, f.line, f.column) not in seen)
+            result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
+            finish(result)
 
 
 def _analyze_path(path: str, rel: str) -> FileResult | None:
@@ -127,7 +155,7 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
     started = time.perf_counter()
     root = _root_for(paths)
     skipped_raw: list = []
-    walk = iter_files(paths, include_suffixes=PY_SUFFIXES + SUFFIXES, skipped=skipped_raw, check_generated=False)
+    walk = iter_files(paths, include_suffixes=PY_SUFFIXES + SUFFIXES + parsed_mod.SUFFIXES, skipped=skipped_raw, check_generated=False)
 
     def chunks():
         chunk: list[tuple[str, str]] = []
@@ -159,6 +187,7 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
             scanned += len(chunk)
             results.extend(_analyze_chunk(chunk))
     skipped = sorted({(_relative(Path(s.path), root), s.reason) for s in skipped_raw})
+    join_wrappers(results)
     results.sort(key=lambda r: r.path)
     return AuditReport(
         roots=[str(p) for p in paths],
@@ -174,6 +203,7 @@ def _warm() -> None:
     """Build the catalogue, the prefilter and the detector's tables once per process."""
     catalogue()
     _prefilter()
+    parsed_mod.available()  # load every grammar once
     detector = _python_detector()
     if detector is not None:
         try:

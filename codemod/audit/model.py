@@ -69,6 +69,10 @@ class FileResult:
     status: str | None = None  # None: the file does not talk to the API
     error: str | None = None
     markers: int = 0
+    # parsed languages: wrappers this file defines (name -> "v1"/"v2"), and routes passed to a
+    # function this file does not define, kept until the engine knows the wrappers of the whole tree
+    wrappers: dict[str, str] = field(default_factory=dict)
+    deferred: list[tuple[str, "AuditFinding"]] = field(default_factory=list)
 
     @property
     def unresolved(self) -> list[AuditFinding]:
