@@ -45,6 +45,19 @@ SKIP_DIRS: dict[str, str] = {
     "third_party": "vendored",
 }
 
+# Folders, named by their path's last two parts, that hold another copy of the project: an agent's
+# worktree scanned as if it were the project doubles every finding. The provider's scanner skips them too.
+SKIP_NESTED: dict[tuple[str, str], str] = {
+    (".claude", "worktrees"): "agent worktree (a copy of the tree)",
+    (".cursor", "worktrees"): "agent worktree (a copy of the tree)",
+    (".codex", "worktrees"): "agent worktree (a copy of the tree)",
+    (".git", "worktrees"): "git worktree (a copy of the tree)",
+}
+SKIP_COPY_DIRS: dict[str, str] = {
+    ".worktrees": "git worktrees (copies of the tree)",
+    ".jj": "vcs",
+}
+
 DEFAULT_SUFFIXES: tuple[str, ...] = (".py", ".pyi")
 
 # A generated-file marker in the first lines ("@generated", "DO NOT EDIT", "Code generated ... by").
@@ -75,6 +88,16 @@ def is_generated(head: bytes) -> bool:
 def _read_head(path: Path) -> bytes:
     with path.open("rb") as handle:
         return handle.read(GENERATED_HEAD_BYTES)
+
+
+def _linked_worktree(git_file: Path) -> bool:
+    """A `.git` file saying `gitdir: <repo>/.git/worktrees/<name>`: the folder is a linked worktree
+    of some repository (a copy of a tree), not a submodule (`.git/modules/...`)."""
+    try:
+        head = git_file.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return False
+    return head.startswith("gitdir:") and "/worktrees/" in head.replace("\\", "/")
 
 
 def _load_gitignore(folder: Path) -> pathspec.PathSpec | None:
@@ -140,6 +163,7 @@ class Walker:
     check_generated: bool = True
     use_gitignore: bool = True
     skipped: list[Skipped] = field(default_factory=list)
+    _top: Path | None = None
 
     def skip(self, path: Path | str, reason: str) -> None:
         self.skipped.append(Skipped(str(path), reason))
@@ -164,6 +188,7 @@ class Walker:
                 self.skip(given, "not found")
                 continue
             root = given.resolve()
+            self._top = given
             ignores = _inherited_ignores(root) if self.use_gitignore else []
             for source in self._walk_dir(given, root, ignores):
                 # source.path is already real: built from the resolved root, and the walk never
@@ -199,6 +224,10 @@ class Walker:
         if any(e.name == "pyvenv.cfg" for e in entries):
             self.skip(shown, "virtualenv")
             return
+        if shown != self._top and any(e.name == ".git" and e.is_file(follow_symlinks=False) for e in entries) \
+                and _linked_worktree(real / ".git"):
+            self.skip(shown, "git worktree (a copy of the tree)")
+            return
         for entry in entries:
             entry_real = real / entry.name
             entry_shown = shown / entry.name
@@ -214,7 +243,8 @@ class Walker:
                     self.skip(entry_shown, "symlink")
                 continue
             if is_dir:
-                reason = SKIP_DIRS.get(entry.name)
+                reason = SKIP_DIRS.get(entry.name) or SKIP_COPY_DIRS.get(entry.name) \
+                    or SKIP_NESTED.get((real.name, entry.name))
                 if reason is None and entry.name.endswith(".egg-info"):
                     reason = "build output"
                 if reason is not None:

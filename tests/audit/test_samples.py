@@ -163,3 +163,25 @@ def test_skipped_directories_match_the_rewrite_walk(tmp_path: Path):
     for folder in ("node_modules", ".venv", "build", "dist", "vendor", "__pycache__", ".git", "out"):
         assert folder in skipped, f"{folder} not reported as skipped"
     assert skipped["out"] == "gitignored"
+
+
+def test_agent_and_git_worktrees_are_skipped_with_their_reason(tmp_path: Path):
+    """Guards against counting every finding twice when an agent's worktree (`.claude/worktrees/...`)
+    or a linked git worktree (a folder whose `.git` file points into `.git/worktrees/`) sits in the tree."""
+    repo = tmp_path / "repo"
+    shutil.copytree(SAMPLES / "skipped", repo)
+    payload = (SAMPLES / "skipped" / "legacy_payload.txt").read_text()
+    for folder in (".claude/worktrees/agent-1/src", ".worktrees/feature/src", "copies/linked/src",
+                   "libs/submodule/src"):
+        (repo / folder).mkdir(parents=True, exist_ok=True)
+        (repo / folder / "client.js").write_text(payload)
+    (repo / ".claude" / "settings.json").write_text("{}\n")
+    (repo / "copies/linked/.git").write_text("gitdir: /home/dev/repo/.git/worktrees/linked\n")
+    (repo / "libs/submodule/.git").write_text("gitdir: ../../.git/modules/submodule\n")
+    data = audit_json(repo)
+    skipped = {s["path"]: s["reason"] for s in data["skipped"]}
+    assert skipped[".claude/worktrees"] == "agent worktree (a copy of the tree)"
+    assert skipped[".worktrees"] == "git worktrees (copies of the tree)"
+    assert skipped["copies/linked"] == "git worktree (a copy of the tree)"
+    assert "libs/submodule" not in skipped, "a submodule is the project's own code, not a copy"
+    assert {f["path"] for f in data["findings"]} == {"libs/submodule/src/client.js"}
