@@ -12,8 +12,23 @@ import sys
 import tempfile
 from pathlib import Path
 
+from codemod import selection
+
 EXIT_OK, EXIT_LEGACY, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "markdown", "sarif", "html")
+SCOPES = ("rest", "graphql", "all")
+GRAPHQL_CLASS = "retiring"
+
+
+def allowed_rules(args: argparse.Namespace) -> frozenset[str]:
+    """Rule IDs the run reports: --select/--ignore, then --scope (raises SelectionError)."""
+    rules = selection.all_rules()
+    chosen = selection.from_args(args).resolve(rules)
+    if args.scope == "rest":
+        chosen = frozenset(r for r in chosen if rules[r] != GRAPHQL_CLASS)
+    elif args.scope == "graphql":
+        chosen = frozenset(r for r in chosen if rules[r] == GRAPHQL_CLASS)
+    return chosen
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +41,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="exit 1 while unresolved v1 usage remains (markers excluded)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                         help="worker processes for the code audit (default: 1)")
+    parser.add_argument("--scope", choices=SCOPES, default="all",
+                        help="which API to report: rest (REST v1), graphql (the retiring GraphQL API) or all")
+    selection.add_arguments(parser)
+    parser.add_argument("--baseline", metavar="FILE",
+                        help="findings recorded in FILE (by --write-baseline) are known: only new ones fail")
+    parser.add_argument("--write-baseline", metavar="FILE",
+                        help="record today's unresolved findings in FILE (JSON) and exit 0")
 
 
 def write_atomic(path: str, text: str) -> None:
@@ -83,6 +105,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"v1bridge audit: --format {args.format} is for the code audit; use text, json or markdown "
               "with --traffic", file=sys.stderr)
         return EXIT_USAGE
+    if args.traffic is not None and (args.baseline or args.write_baseline):
+        print("v1bridge audit: --baseline and --write-baseline are for the code audit", file=sys.stderr)
+        return EXIT_USAGE
+    if args.baseline and args.write_baseline:
+        print("v1bridge audit: give --baseline or --write-baseline, not both", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        allowed = allowed_rules(args)
+    except selection.SelectionError as exc:
+        print(f"v1bridge audit: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    known = None
+    if args.baseline:
+        from codemod.audit import baseline
+        try:
+            known = baseline.load(args.baseline)
+        except baseline.BaselineError as exc:
+            print(f"v1bridge audit: {exc}", file=sys.stderr)
+            return EXIT_USAGE
     terminal = args.output is None and sys.stdout.isatty()
     try:
         if args.traffic is not None:
@@ -99,10 +140,21 @@ def run(args: argparse.Namespace) -> int:
             if missing:
                 print(f"v1bridge audit: no such file or folder: {', '.join(missing)}", file=sys.stderr)
                 return EXIT_USAGE
-            from codemod.audit.engine import audit_paths
+            from codemod.audit import baseline
+            from codemod.audit.engine import audit_paths, narrow
             report = audit_paths(list(args.paths), jobs=args.jobs)
+            narrow(report, allowed)
+            report.scope = args.scope
+            report.selection = (selection.from_args(args).select, selection.from_args(args).ignore)
+            baseline.assign(report)
+            if args.write_baseline:
+                count = baseline.write(report, args.write_baseline)
+                print(f"v1bridge audit: baseline of {count} finding(s) written to {args.write_baseline}",
+                      file=sys.stderr)
+            if known is not None:
+                baseline.apply(report, known)
             text = _render_code(report, args.format, terminal)
-            legacy = report.legacy_remaining
+            legacy = report.legacy_remaining and not args.write_baseline
         if args.output:
             write_atomic(args.output, text)
         else:

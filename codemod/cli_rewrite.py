@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from codemod import selection
 from codemod.walk import Skipped, iter_files
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
@@ -33,6 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="v2 base address replacing v1 ones (default: the v2 host of mappings/ plus /v2)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print only errors and the exit status summary line")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    selection.add_arguments(parser)
 
 
 @dataclass
@@ -68,7 +70,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str | None) -> Outcome:
+def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str | None,
+                 selected: frozenset[str] | None = None) -> Outcome:
     """Rewrite one file. Never raises: a problem becomes `Outcome.error`."""
     from codemod.engine import decode, encode, rewrite_source
     from codemod.walk import GENERATED_HEAD_BYTES, is_generated
@@ -89,7 +92,7 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
         out.error = f"unreadable: {exc}"
         return out
     try:
-        result = rewrite_source(text, rel, v2_base=v2_base)
+        result = rewrite_source(text, rel, v2_base=v2_base, selected=selected)
     except Exception as exc:  # one bad file never stops the run
         out.error = f"internal: {type(exc).__name__}: {exc}"
         return out
@@ -171,6 +174,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.v2_base is not None and not args.v2_base.startswith(("http://", "https://")):
         print("v1bridge rewrite: --v2-base must be an http(s) URL", file=sys.stderr)
         return EXIT_ERROR
+    sel = selection.from_args(args)
+    try:
+        selected = None if sel.is_default else sel.resolve(selection.all_rules())
+    except selection.SelectionError as exc:
+        print(f"v1bridge rewrite: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     skipped: list[Skipped] = []
     files = list(iter_files(args.paths, skipped=skipped, check_generated=False))
     missing = [s for s in skipped if s.reason == "not found"]
@@ -179,7 +188,7 @@ def _run(args: argparse.Namespace) -> int:
     if missing and not files:
         return EXIT_ERROR
     write = not (args.diff or args.check)
-    tasks = [(str(f.path), f.rel, write, args.diff, args.v2_base) for f in files]
+    tasks = [(str(f.path), f.rel, write, args.diff, args.v2_base, selected) for f in files]
     outcomes: list[Outcome] = []
     show_bar = console.is_terminal and not args.no_progress and not args.quiet and len(tasks) >= PROGRESS_MIN_FILES
     if show_bar:

@@ -122,8 +122,13 @@ def _count(edits: list[Edit]) -> Counter:
     return counts
 
 
-def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None = None, prefilter: bool = True) -> FileResult:
-    """The v2 version of `source` (or `source` itself), the rewrites by rule and the manual items."""
+def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None = None, prefilter: bool = True,
+                   selected: frozenset[str] | None = None) -> FileResult:
+    """The v2 version of `source` (or `source` itself), the rewrites by rule and the manual items.
+
+    SELECTED (from --select/--ignore, `codemod.selection`): a file whose planned rewrite needs a
+    rule left out is left byte for byte, with one manual item per left-out rule (a client is
+    migrated as a unit or not at all)."""
     result = FileResult(path, source, source)
     if prefilter and not needs_parse(source):
         return result
@@ -132,10 +137,21 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     if analysis.error:
         result.error = analysis.error
         return result
-    manual_findings = [f for f in analysis.findings if not f.fixable and f.kind != "indirect" and f.attributed]
+    manual_findings = [f for f in analysis.findings if not f.fixable and f.kind != "indirect" and f.attributed
+                       and (selected is None or f.rule in selected)]
     result.manual = [ManualItem(path, f.line, f.rule, f.message) for f in manual_findings]
     if not analysis.edits:
         return result
+    if selected is not None:
+        left_out = sorted(set(_count(analysis.edits)) - selected)
+        if left_out:
+            lines = {}
+            for f in analysis.findings:
+                lines.setdefault(f.rule, f.line)
+            result.manual.extend(ManualItem(path, lines.get(rule, 1), rule, "not rewritten: the file's migration "
+                                            "needs this rule, which --select/--ignore leaves out (file left as is)")
+                                 for rule in left_out)
+            return result
     try:
         new_module = analysis.module.visit(_Apply(analysis.edits, analysis.parents))  # type: ignore[union-attr]
         new_source = new_module.code

@@ -210,3 +210,18 @@ def _warm() -> None:
             detector("import requests\nrequests.get('https://rest.runpod.io/v1/pods')\n", "warm.py")
         except Exception:  # pragma: no cover - warming is best effort
             pass
+
+
+def narrow(report: AuditReport, allowed: frozenset[str]) -> None:
+    """Keep only findings of ALLOWED rules (--select/--ignore/--scope) and give each file its status again.
+
+    A file whose every finding was left out no longer counts as using v1 (its status is what its
+    other signals say: v2, not-control-plane, or none)."""
+    for fr in report.files:
+        kept = [f for f in fr.findings if f.rule in allowed]
+        if len(kept) != len(fr.findings):
+            if not kept and fr.findings:
+                fr.signals = Signals(False, fr.signals.uses_v2, fr.signals.serverless_runtime, False)
+            fr.findings = kept
+            finish(fr)
+        fr.deferred = [(c, f) for c, f in fr.deferred if f.rule in allowed]

@@ -50,6 +50,8 @@ class AuditFinding:
     language: str = "text"
     suppressed: str | None = None  # "keep-v1" | "ignore" | None (unresolved)
     marker: str | None = None  # the marker text that suppressed it
+    fingerprint: str = ""  # codemod.audit.baseline: rule + file + normalised source, with occurrence
+    baseline: str | None = None  # with --baseline: "unchanged" (in it) or "new"
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -90,6 +92,9 @@ class AuditReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     elapsed_s: float = 0.0
     jobs: int = 1
+    scope: str = "all"
+    selection: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    baseline: dict[str, int] | None = None  # entries, matched, fixed, new (with --baseline)
 
     @property
     def findings(self) -> list[AuditFinding]:
@@ -117,7 +122,10 @@ class AuditReport:
 
     @property
     def legacy_remaining(self) -> bool:
-        """Unresolved v1 usage (markers excluded): what --fail-on-legacy fails on."""
+        """Unresolved v1 usage (markers excluded; with a baseline, only findings not in it):
+        what --fail-on-legacy fails on."""
+        if self.baseline is not None:
+            return any(f.baseline == "new" for f in self.findings)
         return bool(self.findings)
 
     def verdict(self) -> tuple[str, str]:

@@ -8,12 +8,14 @@ from codemod.audit.catalogue import catalogue
 from codemod.audit.model import SCHEMA_ID, SCHEMA_VERSION, STATUSES, AuditReport
 
 FINDING_KEYS = ("rule", "name", "class", "severity", "path", "line", "column", "fixable", "message", "remedy",
-                "kind", "route", "v2_target", "language", "source_line")
+                "kind", "route", "v2_target", "language", "source_line", "fingerprint")
 
 
 def _finding(f, with_marker: bool = False) -> dict[str, Any]:
     data = f.to_json()
     out = {k: data[k] for k in FINDING_KEYS}
+    if data["baseline"] is not None:
+        out["baseline"] = data["baseline"]
     if with_marker:
         out["suppressed"] = data["suppressed"]
         out["marker"] = data["marker"]
@@ -53,6 +55,9 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
             "skipped": len(report.skipped),
             "errors": len(report.errors),
         },
+        "scope": report.scope,
+        "selection": {"select": list(report.selection[0]), "ignore": list(report.selection[1])},
+        **({"baseline": report.baseline} if report.baseline is not None else {}),
         "findings": [_finding(f) for f in findings],
         "suppressed": [_finding(f, with_marker=True) for f in suppressed],
         "files": [

@@ -42,13 +42,15 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
                     "region": {"startLine": f.line, "startColumn": f.column, "snippet": {"text": f.source_line}},
                 }
             }],
-            "partialFingerprints": {"v1bridge/v1": f"{f.rule}:{f.path}:{f.source_line}"},
+            "partialFingerprints": {"v1bridge/v1": f.fingerprint},
             "properties": {"class": f.rule_class, "kind": f.kind, "fixable": f.fixable,
                            **({"route": f.route} if f.route else {}),
                            **({"v2Target": f.v2_target} if f.v2_target else {})},
         }
         if f.rule in index:
             result["ruleIndex"] = index[f.rule]
+        if f.baseline is not None:
+            result["baselineState"] = f.baseline
         if f.suppressed:
             result["suppressions"] = [{
                 "kind": "inSource",

@@ -21,10 +21,15 @@ def render_plain(report: AuditReport) -> str:
         f"{sum(f.suppressed == 'keep-v1' for f in suppressed)} kept on v1 on purpose, "
         f"{sum(f.suppressed == 'ignore' for f in suppressed)} marked false positive"
     )
+    if report.baseline is not None:
+        b = report.baseline
+        lines.append(f"baseline: {b['new']} new finding(s); {b['matched']} of {b['entries']} known finding(s) "
+                     f"still present, {b['fixed']} fixed since")
     if findings:
         lines.append("")
         for f in findings:
             fix = " [fixable]" if f.fixable else ""
+            fix += " [new]" if f.baseline == "new" else ""
             lines.append(f"{f.path}:{f.line}:{f.column}: {f.rule} {f.rule_class}/{f.severity}{fix} {f.message}")
             lines.append(f"    {f.source_line}")
             lines.append(f"    remedy: {f.remedy}")
@@ -63,6 +68,10 @@ def render_rich(report: AuditReport, width: int = 120) -> str:
                           "yes" if f.fixable else "", f.message, f.remedy)
         console.print(table)
     suppressed = report.suppressed
+    if report.baseline is not None:
+        b = report.baseline
+        console.print(f"baseline: [bold]{b['new']} new[/] finding(s); {b['matched']} of {b['entries']} known "
+                      f"still present, {b['fixed']} fixed since")
     console.print(
         f"kept on v1 on purpose: {sum(f.suppressed == 'keep-v1' for f in suppressed)}; "
         f"marked false positive: {sum(f.suppressed == 'ignore' for f in suppressed)}; "

@@ -66,3 +66,19 @@ def test_host_flag(tmp_path: Path) -> None:
     f.write_text(V1)
     assert main(["rewrite", "--v2-base", "http://127.0.0.1:9/v2", str(f)]) == 0
     assert f.read_text() == V1.replace("https://rest.runpod.io/v1/endpoints", "http://127.0.0.1:9/v2/serverless")
+
+
+def test_select_and_ignore_leave_a_file_whole_when_its_migration_needs_a_left_out_rule(tmp_path, capsys):
+    """Guards `rewrite --select/--ignore` (the audit's selection helper): a file is migrated as a unit or
+    left byte for byte with the left-out rule named; an unknown rule is a usage error."""
+    from v1bridge.cli import main
+
+    source = 'import requests\nAPI = "https://rest.runpod.io/v1"\nvols = requests.get(f"{API}/networkvolumes").json()\n'
+    target = tmp_path / "client.py"
+    target.write_text(source)
+    assert main(["rewrite", str(target), "--ignore", "Q02", "--no-progress"]) == 0
+    assert target.read_text() == source, "a rule left out must leave the whole file as it was"
+    assert "Q02 not rewritten" in capsys.readouterr().err
+    assert main(["rewrite", str(target), "--select", "L01,Q02", "--no-progress"]) == 0
+    assert "/v2/network-volumes" in target.read_text()
+    assert main(["rewrite", str(target), "--select", "Q99"]) == 2
