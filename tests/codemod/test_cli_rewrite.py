@@ -80,5 +80,6 @@ def test_select_and_ignore_leave_a_file_whole_when_its_migration_needs_a_left_ou
     assert target.read_text() == source, "a rule left out must leave the whole file as it was"
     assert "Q02 not rewritten" in capsys.readouterr().err
     assert main(["rewrite", str(target), "--select", "L01,Q02", "--no-progress"]) == 0
-    assert "/v2/network-volumes" in target.read_text()
+    assert target.read_text() == ('import requests\nAPI = "https://api.runpod.io/v2"\n'
+                                  'vols = requests.get(f"{API}/network-volumes").json()["networkVolumes"]\n')
     assert main(["rewrite", str(target), "--select", "Q99"]) == 2
