@@ -146,7 +146,6 @@ def run(args: argparse.Namespace) -> int:
             narrow(report, allowed)
             report.scope = args.scope
             report.selection = (selection.from_args(args).select, selection.from_args(args).ignore)
-            baseline.assign(report)
             if args.write_baseline:
                 count = baseline.write(report, args.write_baseline)
                 print(f"v1bridge audit: baseline of {count} finding(s) written to {args.write_baseline}",

@@ -13,6 +13,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from codemod.audit import baseline
 from codemod.audit import markers as markers_mod
 from codemod.audit import parsed as parsed_mod
 from codemod.audit.catalogue import catalogue
@@ -189,7 +190,7 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
     skipped = sorted({(_relative(Path(s.path), root), s.reason) for s in skipped_raw})
     join_wrappers(results)
     results.sort(key=lambda r: r.path)
-    return AuditReport(
+    report = AuditReport(
         roots=[str(p) for p in paths],
         files=results,
         scanned=scanned,
@@ -197,6 +198,8 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
         elapsed_s=time.perf_counter() - started,
         jobs=jobs,
     )
+    baseline.assign(report)
+    return report
 
 
 def _warm() -> None:
