@@ -252,6 +252,11 @@ def build(m: Mappings) -> Index:
         tokens.update({"/" + seg, f'"{seg}', f"'{seg}"})
     tokens.add(v2_prefix + "/")
     tokens.update(v1_only_names)
+    if m.graphql is not None:
+        # GraphQL documents (graphql.yaml): the URL path and the operation names a document selects
+        tokens.update(p.strip("/") for p in m.graphql.endpoint.paths)
+        tokens.update(op.parent or op.field for op in m.graphql.operations
+                      if any(c.isupper() for c in (op.parent or op.field)[1:]) or op.parent)
 
     return Index(
         mappings=m,

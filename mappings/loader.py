@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from mappings import converters
 from mappings.models import (
     Conventions,
+    GraphQLInventory,
     Operation,
     Policy,
     QueryMap,
@@ -73,6 +74,7 @@ class Mappings:
     queries: dict[str, QueryMap]
     values: dict[str, ValueMap]
     source_dir: Path
+    graphql: GraphQLInventory | None = None
     operations_by_id: dict[str, Operation] = field(default_factory=dict)
     routes: list[CompiledRoute] = field(default_factory=list)
 
@@ -173,6 +175,11 @@ def load(data_dir: Path | str = DATA_DIR) -> Mappings:
         "values": (data_dir / "values.yaml", ValueMap),
     }
     loaded = {name: _index(path, _parse_list(path, model)) for name, (path, model) in files.items()}
+    graphql = _load_graphql(data_dir / "graphql.yaml")
+    for rule in graphql.rules():
+        if rule.id in loaded["rules"]:
+            raise MappingError(f"graphql.yaml: rule id {rule.id!r} is also in rules.yaml")
+        loaded["rules"][rule.id] = rule
     mappings = Mappings(
         conventions=conventions,
         rules=loaded["rules"],
@@ -183,9 +190,29 @@ def load(data_dir: Path | str = DATA_DIR) -> Mappings:
         queries=loaded["queries"],
         values=loaded["values"],
         source_dir=data_dir,
+        graphql=graphql,
     )
     _cross_check(mappings)
     return mappings
+
+
+def _load_graphql(path: Path) -> GraphQLInventory:
+    """graphql.yaml: the GraphQL operations and their v2 routes; every v2 route must be in v2.json."""
+    try:
+        inventory = GraphQLInventory.model_validate(_read_yaml(path))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors())
+        raise MappingError(f"graphql.yaml: {problems}") from None
+    paths = load_schema("v2").get("paths", {})
+    seen: set[str] = set()
+    for op in inventory.operations:
+        if op.id in seen or op.id == inventory.endpoint.id:
+            raise MappingError(f"graphql.yaml: duplicate id {op.id!r}")
+        seen.add(op.id)
+        route = op.v2_route
+        if route and route[0].lower() not in paths.get(route[1], {}):
+            raise MappingError(f"graphql.yaml: entry {op.id!r}: {op.v2!r} is not a v2.json operation")
+    return inventory
 
 
 def _v2_success(op: Operation) -> int | None:

@@ -11,11 +11,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
-RuleClass = Literal["loud", "quiet", "removed"]
+RuleClass = Literal["loud", "quiet", "removed", "retiring"]
 Severity = Literal["high", "medium", "low"]
 PolicyMode = Literal["emulate", "strict"]
 
-RULE_ID = re.compile(r"^[LQR]\d{2}$")
+RULE_ID = re.compile(r"^[LQRG]\d{2}$")
 
 
 class Strict(BaseModel):
@@ -58,7 +58,7 @@ class Rule(Strict):
     @classmethod
     def _id_shape(cls, value: str) -> str:
         if not RULE_ID.match(value):
-            raise ValueError(f"rule id {value!r} must look like L01, Q01 or R01")
+            raise ValueError(f"rule id {value!r} must look like L01, Q01, R01 or G01")
         return value
 
 
@@ -345,3 +345,66 @@ class ValueMap(Strict):
     backward: dict[str, Any] = {}
     filter: dict[str, list[Any]] = {}
     note: str | None = None
+
+
+# ------------------------------------------------------------------------- graphql
+
+
+class GraphQLEndpoint(Strict):
+    """The GraphQL URL itself: a rule of class `retiring`."""
+
+    id: str
+    name: str
+    severity: Severity
+    paths: list[str]
+    summary: str
+    remedy: str
+
+
+class GraphQLOperation(Strict):
+    """One GraphQL operation v1-era clients send, and the v2 REST route that replaces it (None: none)."""
+
+    id: str
+    selection: str  # root field (`podStop`) or a field of `myself` (`myself.pods`)
+    kind: Literal["query", "mutation"]
+    area: str
+    severity: Severity
+    v2: str | None
+    note: str
+
+    @property
+    def field(self) -> str:
+        return self.selection.split(".")[-1]
+
+    @property
+    def parent(self) -> str | None:
+        return self.selection.split(".")[0] if "." in self.selection else None
+
+    @property
+    def v2_route(self) -> tuple[str, str] | None:
+        if self.v2 is None:
+            return None
+        method, path = self.v2.split()[:2]
+        return method, path
+
+    def rule(self) -> Rule:
+        name = "graphql-" + re.sub(r"(?<!^)(?=[A-Z])", "-", self.selection.replace(".", "-")).lower()
+        remedy = f"use {self.v2} ({self.note})" if self.v2 else f"no v2 equivalent: {self.note}"
+        return Rule.model_validate({
+            "id": self.id, "name": name, "class": "retiring", "severity": self.severity,
+            "summary": f"GraphQL {self.kind} {self.selection} ({self.area}): the GraphQL API retires early 2027",
+            "remedy": remedy, "fixable": False,
+        })
+
+
+class GraphQLInventory(Strict):
+    endpoint: GraphQLEndpoint
+    operations: list[GraphQLOperation]
+
+    def rules(self) -> list[Rule]:
+        first = Rule.model_validate({
+            "id": self.endpoint.id, "name": self.endpoint.name, "class": "retiring",
+            "severity": self.endpoint.severity, "summary": self.endpoint.summary, "remedy": self.endpoint.remedy,
+            "fixable": False, "concerns": {"paths": self.endpoint.paths},
+        })
+        return [first, *(op.rule() for op in self.operations)]

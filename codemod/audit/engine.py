@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from functools import lru_cache
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -29,6 +30,7 @@ MAX_BYTES = 2_000_000  # larger files are data, not client code
 CHUNK = 64
 
 
+@lru_cache(maxsize=1)
 def _prefilter() -> re.Pattern[bytes]:
     """Bytes any file worth parsing holds: the shared index's tokens (hosts, path roots, the /v2 prefix, v1 names).
 
@@ -63,7 +65,7 @@ def analyze_source(text: str, rel: str) -> FileResult:
                 result = finish(result)
                 result.error = f"{analysis.error}; scanned as text"
                 return result
-            raw = list(analysis.findings)
+            raw = list(analysis.findings) + _python_graphql(text)
             # v1 names read on objects handed in from elsewhere come from the detector too
             # (`attributed=False` findings): one engine, no second scan of Python.
             signals = Signals(analysis.uses_v1, analysis.uses_v2, analysis.serverless_runtime,
@@ -89,6 +91,17 @@ def analyze_source(text: str, rel: str) -> FileResult:
     result = FileResult(rel, language, enrich(raw, rel, language, cat, marker_map), signals,
                         markers=len(marker_map.markers))
     return finish(result)
+
+
+def _python_graphql(text: str) -> list:
+    """GraphQL operations and URL in Python strings (the rewrite's detector knows REST only)."""
+    from codemod.audit import graphql
+    from codemod.audit.scan_text import _Lines
+
+    if "graphql" not in text and not any(t in text for t in graphql.inventory().tokens):
+        return []
+    lines = _Lines(text)
+    return graphql.scan_strings(graphql.python_strings(text, lines), lines.source)
 
 
 def join_wrappers(results: list[FileResult]) -> None:

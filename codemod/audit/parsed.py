@@ -31,6 +31,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Callable, Iterator
 
+from codemod.audit import graphql
 from codemod.audit.catalogue import Catalogue, RouteInfo, catalogue
 from codemod.audit.model import RawFinding, Signals
 
@@ -1032,7 +1033,8 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
         field_hits = []
     hits.extend(field_hits)
 
-    findings = _dedupe(hits, lines)
+    findings = _dedupe(hits, lines) + graphql.scan_strings(_graphql_strings(parsed, pos), lines.source)
+    findings.sort(key=lambda f: (f.line, f.column, f.rule))
     deferred = []
     for callee, offset, route in deferred_raw:
         for h in route_hits(offset, route, None, None):
@@ -1072,6 +1074,29 @@ def _match(cat: Catalogue, segs: tuple[str, ...]) -> RouteInfo | None:
     path = "/" + "/".join(parts)
     ops = tuple(op for r in members for op in r.operations)
     return LooseRoute(path, segs, ops, all(r.v1_only for r in members), members)
+
+
+def _graphql_strings(parsed: ParsedFile, pos: "_Positions") -> list:
+    out = []
+    for expr in parsed.exprs:
+        parts = expr.value
+        text = "".join(graphql.HOLE if (p.offset is None and p.text == HOLE_TEXT) else p.text for p in parts)
+        if not text.strip():
+            continue
+
+        def locate(index: int, parts=parts):
+            at = 0
+            for p in parts:
+                size = 1 if (p.offset is None and p.text == HOLE_TEXT) else len(p.text)
+                if at <= index < at + size:
+                    if p.offset is None:
+                        return None
+                    return pos.locate(p.offset + len(p.text[:index - at].encode("utf-8")))
+                at += size
+            return None
+
+        out.append(graphql.StringValue(text, locate))
+    return out
 
 
 def _dedupe(hits: list, lines) -> list[RawFinding]:

@@ -295,6 +295,8 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
         after = view[m.end():m.end() + 4]
         if kind == "v2" and after.lower().startswith("/v1"):
             kind = "v1"
+        if view[m.end():m.end() + 8].lower().startswith("/graphql"):
+            continue  # the GraphQL API: codemod.audit.graphql reports it
         host_hits.append((m.start(), kind or "", m.group(0)))
         if kind == "v1":
             uses_v1 = True
@@ -452,6 +454,10 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
         seen.add(key)
         findings.append(RawFinding(h.rule, h.line, h.column, h.message, False, h.route, h.v2_target, h.kind,
                                    lines.source(h.line)))
+    from codemod.audit import graphql
+
+    findings.extend(graphql.scan_strings(graphql.span_strings(text, string_spans, lines), lines.source))
+    findings.sort(key=lambda f: (f.line, f.column, f.rule))
     indirect_only = bool(findings) and all(f.kind == "indirect" for f in findings)
     return TextAnalysis(findings, Signals(uses_v1 or bool(findings), uses_v2, runtime, indirect_only),
                         label_for(path, lang))
