@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rewrite": ("codemod.cli_rewrite", "rewrite Python v1 client code to v2"),
     "audit": ("codemod.cli_audit", "report what still depends on v1, in code or in proxy traffic"),
     "routes": ("mappings.cli", "print the v1 -> v2 operation table"),
+    "rules": ("codemod.cli_rules", "list every rule (ID, class, severity, fixable) or explain one"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
