@@ -137,4 +137,100 @@ def test_html_renders_in_headless_chromium(tmp_path):
     assert 'id="verdict" data-verdict="legacy"' in dom
     assert 'data-label="loud"' in dom and 'data-label="quiet"' in dom and 'data-label="removed"' in dom
     assert 'data-label="POST /pods/{podId}/stop" data-count="2"' in dom
-    assert dom.count('<tr class="finding') == 24
+    by_file = dom.split('id="by-file"')[1].split('id="by-rule"')[0]
+    assert by_file.count('<tr class="finding') == 24
+
+
+ROUTE_CALLS = [
+    ('fetch(`${BASE}/containerregistryauth/${id}`, { method: "DELETE" })', 2),
+    ('fetch(`${BASE}/networkvolumes/${id}/update`, { method: "POST", body })', 2),
+    ('fetch(`${BASE}/pods/${id}/stop`, { method: "POST" })', 2),
+    ('fetch(`${BASE}/endpoints/${id}?includeWorkers=true&includeTemplate=true`)', 3),
+    ('fetch(`${BASE}/billing/networkvolumes?bucketSize=day&grouping=gpuTypeId`)', 2),
+    ("const s = pod.desiredStatus + pod.costPerHr", 2),
+]
+
+
+def _big_tree(root: Path, files: int = 60) -> None:
+    """60 TypeScript clients of six v1 lines each (about 18 findings), with the longest route labels v1 has."""
+    for i in range(files):
+        folder = root / f"services/team-{i % 7}/very/deeply/nested/module-{i}"
+        folder.mkdir(parents=True, exist_ok=True)
+        body = ['const BASE = "https://rest.runpod.io/v1";']
+        for n in range(1):
+            for call, _ in ROUTE_CALLS:
+                body.append(f"export const op{n}_{len(body)} = (id: string, pod: any, body: any) => {call};")
+        (folder / f"client_with_a_long_name_{i}.ts").write_text("\n".join(body) + "\n")
+
+
+MEASURE = """
+<script>
+window.addEventListener('load', () => {
+  const out = {};
+  const doc = document.documentElement;
+  out.pageOverflow = doc.scrollWidth - window.innerWidth;
+  out.tableOverflow = Array.from(document.querySelectorAll('#by-file table')).filter(t => t.scrollWidth > t.clientWidth + 1).length;
+  out.clippedLabels = Array.from(document.querySelectorAll('.bars .label')).filter(l => l.scrollWidth > l.clientWidth + 1).length;
+  out.labels = Array.from(document.querySelectorAll('#chart-route .label')).map(l => l.textContent);
+  out.fileGroups = document.querySelectorAll('#by-file details.group').length;
+  out.openGroups = document.querySelectorAll('#by-file details.group[open]').length;
+  out.shownAll = +document.getElementById('shown').textContent;
+  const q = document.getElementById('q');
+  q.value = 'containerregistryauth'; q.dispatchEvent(new Event('input'));
+  out.shownFiltered = +document.getElementById('shown').textContent;
+  q.value = ''; q.dispatchEvent(new Event('input'));
+  document.querySelector('button[data-view=rule]').click();
+  out.ruleGroupsVisible = Array.from(document.querySelectorAll('#by-rule details.group')).filter(g => !g.hidden).length;
+  out.byFileHidden = document.getElementById('by-file').hidden;
+  const sev = document.getElementById('f-severity'); sev.value = 'high'; sev.dispatchEvent(new Event('input'));
+  out.shownHigh = +document.getElementById('shown').textContent;
+  sev.value = ''; sev.dispatchEvent(new Event('input'));
+  const th = document.querySelector('#by-rule details.group table th[data-key=path]');
+  th.click(); th.click();
+  const rows = Array.from(th.closest('table').tBodies[0].rows).map(r => r.dataset.path);
+  out.sortedDescending = rows.every((p, i) => i === 0 || rows[i - 1].localeCompare(p, undefined, {numeric: true}) >= 0);
+  const pre = document.createElement('pre'); pre.id = 'measure'; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>
+"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (CI installs Debian's `chromium` package)")
+def test_html_report_is_readable_at_a_thousand_findings(tmp_path):
+    """Guards the report a platform team reads at scale (1,000+ findings on 60 files): grouped by file and by rule,
+    filter and sort in the page, no route label clipped, no table wider than the page; screenshot kept."""
+    _big_tree(tmp_path / "repo")
+    report = audit_paths([str(tmp_path / "repo")])
+    findings = report.findings
+    assert len(findings) >= 1000 and len({f.path for f in findings}) == 60
+    html = report_html.render(report)
+    assert "<script src" not in html and "<link" not in html, "no external asset"
+    page = tmp_path / "audit.html"
+    # the measuring script is the test's, not the report's: drop the CSP in this copy so it may run
+    test_copy = html.split('<meta http-equiv="Content-Security-Policy"')[0] + html.split("img-src data:\">", 1)[1]
+    page.write_text(test_copy.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    base = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,900", "--virtual-time-budget=10000"]
+    env = {**os.environ, "HOME": str(tmp_path)}
+    proc = subprocess.run(base + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, env=env)
+    measured = json.loads(proc.stdout.split('<pre id="measure">')[1].split("</pre>")[0].replace("&quot;", '"'))
+    assert measured["pageOverflow"] <= 0, "the page scrolls sideways"
+    assert measured["tableOverflow"] == 0, "a findings table is wider than its box"
+    assert measured["clippedLabels"] == 0, "a chart label is clipped"
+    assert "DELETE /containerregistryauth/{containerRegistryAuthId}" in measured["labels"]
+    assert measured["fileGroups"] == 60 and measured["openGroups"] == 12, "60 file groups, the 12 largest open"
+    assert measured["shownAll"] == len(findings)
+    assert measured["shownFiltered"] == sum(1 for f in findings if "containerregistryauth" in
+                                            " ".join((f.path, f.rule, f.name, f.route or "", f.message,
+                                                      f.source_line, f.language)).lower())
+    assert measured["ruleGroupsVisible"] == len({f.rule for f in findings}) and measured["byFileHidden"] is True
+    assert measured["shownHigh"] == sum(1 for f in findings if f.severity == "high")
+    assert measured["sortedDescending"] is True
+    shot = Path(os.environ.get("V1BRIDGE_SCREENSHOT_DIR", tmp_path)) / "audit-report-1000.png"
+    original = tmp_path / "report.html"
+    original.write_text(html, encoding="utf-8")
+    subprocess.run(base[:-2] + ["--window-size=1280,1600", f"--screenshot={shot}", original.as_uri()],
+                   capture_output=True, timeout=120, env=env)
+    assert shot.exists() and shot.stat().st_size > 20_000, "no screenshot of the report"
