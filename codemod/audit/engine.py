@@ -115,6 +115,9 @@ def join_wrappers(results: list[FileResult]) -> None:
         added = [f for callee, f in result.deferred if callee in v1 and callee not in v2]
         result.deferred = []
         if added:
+            # the call through a v1 wrapper replaces the "indirect" guess made at the same place
+            places = {(f.line, f.column) for f in added}
+            result.findings = [f for f in result.findings if not (f.kind == "indirect" and (f.line, f.column) in places)]
             seen = {(f.rule, f.line, f.column) for f in result.findings}
             result.findings.extend(f for f in added if (f.rule, f.line, f.column) not in seen)
             result.findings.sort(key=lambda f: (f.line, f.column, f.rule))

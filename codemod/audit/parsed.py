@@ -149,6 +149,7 @@ class ParsedFile:
     property_refs: list[tuple[str, int]] = field(default_factory=list)
     used_in_strings: set[str] = field(default_factory=set)  # variables referenced inside a larger string expression
     parents: dict[int, int | None] = field(default_factory=dict)  # function node id -> enclosing function node id
+    keys: list[tuple[str, int]] = field(default_factory=list)  # PowerShell hashtable keys (`@{ imageName = ... }`)
 
 
 # ------------------------------------------------------------------ language walkers
@@ -200,6 +201,10 @@ class _Walker:
                 func = node
             for name, value in self.assignment(node):
                 self.p.symbols.setdefault(name, []).append((value, func))
+            if ntype == "hash_entry":
+                key = node.named_children[0] if node.named_children else None
+                if key is not None:
+                    self.p.keys.append((self.t(key).strip().strip("'\""), key.start_byte))
             ci = self.call_info(node)
             if ci is not None:
                 self.p.calls.append((ci[0], node, ci[1], ci[2]))
@@ -464,6 +469,13 @@ class _Bash(_Walker):
             n, v = node.child_by_field_name("name"), node.child_by_field_name("value")
             if n is not None and v is not None:
                 yield self.t(n), v
+        elif node.type == "expansion" and ":=" in self.t(node)[:64]:
+            # `: "${RUNPOD_API_BASE:=https://...}"` assigns the default when the variable is unset
+            kids = node.named_children
+            name = next((c for c in kids if c.type == "variable_name"), None)
+            default = [c for c in kids if c is not name and c.type in ("word", "string", "raw_string", "concatenation")]
+            if name is not None and default:
+                yield self.t(name), default[0]
 
     def call_info(self, node):
         if node.type != "command":
@@ -504,15 +516,14 @@ class _Bash(_Walker):
             name = next((c for c in kids if c.type in ("variable_name", "special_variable_name")), None)
             if name is None:
                 return _hole()
-            found = ev.variable(self.t(name), node)
-            if _text(found) == HOLE_TEXT and found[0].param is None:
-                default = [c for c in kids if c is not name and c.type in ("word", "string", "raw_string",
-                                                                           "concatenation", "simple_expansion",
-                                                                           "expansion")]
-                ops = self.t(node)
-                if default and (":-" in ops or ":=" in ops or "-" in ops):
-                    return ev.value(default[0], nested=True)
-            return found
+            default = [c for c in kids if c is not name and c.type in ("word", "string", "raw_string",
+                                                                       "concatenation", "simple_expansion",
+                                                                       "expansion")]
+            ops = self.t(node)
+            if default and re.match(r"\$\{[#!]?[\w@*]+:?[-=]", ops):
+                # `${VAR:-https://...}` / `${VAR:=...}`: the default written here is the value in the code
+                return ev.value(default[0], nested=True)
+            return ev.variable(self.t(name), node)
         return _hole()
 
 
@@ -711,23 +722,17 @@ REF_TYPES = {"identifier", "variable_name", "variable", "field_identifier", "pro
 
 
 def _references(walker: _Walker, node) -> set[str]:
-    """Variable names read inside a composed string expression (not a lone reference)."""
+    """Variable names a string expression reads (`"$path"` too): their own value is an intermediate,
+    reported where it is used."""
     names: set[str] = set()
-    literal = False
     stack = [node]
     refs = []
     while stack:
         n = stack.pop()
-        if n.type in ("string_fragment", "string_content", "interpreted_string_literal_content",
-                      "raw_string_literal_content", "word"):
-            literal = True
         if n.type in REF_TYPES:
             refs.append(walker.t(n).lstrip("$").split(":")[-1])
         stack.extend(n.children)
-    if node.type == "expandable_string_literal":
-        literal = literal or bool(re.sub(r"\$\{?[\w:]+\}?", "", walker.t(node)[1:-1]))
-    if literal or len(refs) > 1:
-        names.update(refs)
+    names.update(refs)
     return names
 
 
@@ -938,14 +943,22 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
             ambiguous.append((offset, route, callee, expr))
     strong_v1 = uses_v1 or bool(definite) or bool(distinctive_hits)
     control_plane = strong_v1 or uses_v2
-    deferred_raw: list[tuple[str, int, RouteInfo]] = []
+    deferred_raw: list[tuple[str, int, RouteInfo, str | None]] = []
+    call_args = {node.id: (args, named) for _name, node, args, named in parsed.calls}
     for offset, route, callee, expr in ambiguous:
+        # a method word among the call's arguments (`rp::http GET "/pods/$id"`, `-Method Post`)
+        args, named = call_args.get(expr.call_node.id, ([], {})) if expr.call_node is not None else ([], {})
+        method = _call_method(walker, ev, args, named) if callee else None
         if route.v1_only:
-            definite.append((offset, route, None if control_plane else "indirect", None))
+            definite.append((offset, route, None if control_plane else "indirect", method))
         elif strong_v1 and not uses_v2:
-            definite.append((offset, route, None, None))
-        elif callee:
-            deferred_raw.append((callee, offset, route))
+            definite.append((offset, route, None, method))
+        elif not callee:
+            continue
+        if callee and not control_plane:
+            # nothing in this file says which API: a v1 wrapper defined elsewhere in the tree decides
+            # (the indirect finding above, if any, is replaced by the call then)
+            deferred_raw.append((callee, offset, route, method))
     if definite:
         uses_v1 = True
 
@@ -1029,6 +1042,15 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
     field_hits = distinctive_hits
     if strong_v1 and lang is not None:
         field_hits = field_hits + _field_hits(view, lines, cat, lang, generic=True)
+    # PowerShell hashtable keys (`@{ imageName = $Image }`): body fields the `key:` pattern cannot see
+    for name, offset in parsed.keys:
+        rule_ids = cat.field_rules.get(name, ())
+        if not rule_ids or (name not in cat.distinctive and not strong_v1):
+            continue
+        line, col = pos.locate(offset)
+        for rule_id in rule_ids:
+            field_hits.append(_Hit("body-field", rule_id, line, col,
+                                   f"v1 field `{name}`: {cat.rules[rule_id].summary}"))
     if runtime and not (uses_v1 or uses_v2 or definite):
         field_hits = []
     hits.extend(field_hits)
@@ -1036,8 +1058,8 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
     findings = _dedupe(hits, lines) + graphql.scan_strings(_graphql_strings(parsed, pos), lines.source)
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     deferred = []
-    for callee, offset, route in deferred_raw:
-        for h in route_hits(offset, route, None, None):
+    for callee, offset, route, method in deferred_raw:
+        for h in route_hits(offset, route, None, method):
             deferred.append(Deferred(callee, RawFinding(h.rule, h.line, h.column, h.message, False, h.route,
                                                         h.v2_target, h.kind, lines.source(h.line))))
     indirect_only = bool(findings) and all(f.kind == "indirect" for f in findings)
