@@ -24,6 +24,7 @@ from proxy.config import ProxyConfig
 from proxy.confine import PassThroughRoutes
 from proxy.errors import V1Error
 from proxy.routes import RouteTable
+from proxy.sandbox import redact
 from proxy.telemetry import AccessLog, Fingerprints, Metrics, UsageLog, now_iso
 from proxy.upstream import Upstream, hop_filter
 from proxy.v1 import INFO, RequestInfo, V1Service
@@ -77,6 +78,7 @@ def _middleware(app: web.Application):
     usage = app[USAGE]
     metrics = app[METRICS]
     perf_counter = time.perf_counter
+    observe_failed: list[bool] = []  # logged once per process
 
     def render(info: RequestInfo, status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
         if info.api == "v2":
@@ -172,6 +174,9 @@ def _middleware(app: web.Application):
         status = 500
         try:
             try:  # errors answered here, not in a nested coroutine: one await level less per request
+                if info.api != "ops" and not request.headers.get("Authorization", "").isascii():
+                    # raw bytes in a key: aiohttp's client would drop them and forward a different credential
+                    raise V1Error(400, "the Authorization header must be ASCII; it was not forwarded")
                 response = await handler(request)
             except Exception as exc:
                 response = failed(request, info, exc)
@@ -190,7 +195,14 @@ def _middleware(app: web.Application):
             status = 499  # client went away mid-stream
             raise
         finally:
-            observe(request, info, status, perf_counter() - started)
+            try:  # nothing after the answer may change it: a record that cannot be made is counted, not raised
+                observe(request, info, status, perf_counter() - started)
+            except Exception:  # noqa: BLE001
+                metrics.count_record_failure("observe", 1)
+                if not observe_failed:
+                    observe_failed.append(True)
+                    log.exception("v1bridge: a request could not be recorded; further failures are counted in "
+                                  "v1bridge_record_write_failures_total{log='observe'}, not logged")
 
     return middleware
 
@@ -354,13 +366,14 @@ async def _freeze_gc(app: web.Application) -> None:
 def create_proxy_app(config: ProxyConfig) -> web.Application:
     """A ready-to-run proxy. The upstream session, sandbox and usage file open in cleanup_ctx."""
     table = RouteTable(default_mappings())
+    redact.install()  # no API key in aiohttp's bad-request or access log
     app = web.Application(client_max_size=config.max_body)
     app[CONFIG] = config
     app[TABLE] = table
     app[PASSTHROUGH] = PassThroughRoutes(table.mappings)
     app[METRICS] = Metrics()
-    app[USAGE] = UsageLog(config.usage_dir)
-    app[ACCESS] = AccessLog(config.access_log)
+    app[USAGE] = UsageLog(config.usage_dir, metrics=app[METRICS])
+    app[ACCESS] = AccessLog(config.access_log, metrics=app[METRICS])
     app[SERVICE] = V1Service(table, config, lambda: app[UPSTREAM])
     app.middlewares.append(_middleware(app))
     service = app[SERVICE]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from bisect import bisect_left
 import os
 import socket
@@ -31,6 +32,8 @@ FLUSH_SECONDS = 1.0
 FLUSH_BYTES = 64 * 1024
 _FINGERPRINT_CACHE = 4096
 
+log = logging.getLogger("v1bridge.proxy")
+
 
 class Metrics:
     """One registry per app, so several apps (tests, workers) never share counters.
@@ -48,6 +51,7 @@ class Metrics:
         self._request_latency: dict[str, list[Any]] = {}  # api -> [bucket counts..., sum]
         self._upstream_latency: dict[str, list[Any]] = {}  # call -> [bucket counts..., sum]
         self._statuses: dict[int, str] = {}
+        self._record_failures: dict[str, list[int]] = {}  # log -> [failed writes, lines lost]
         self.registry.register(_Collector(self))
 
     @staticmethod
@@ -74,6 +78,14 @@ class Metrics:
         if slot is None:
             slot = self._emulations[policy] = [0]
         slot[0] += 1
+
+    def count_record_failure(self, log_name: str, lines: int) -> None:
+        """A batch of access-log or usage lines (or one request's observation) that could not be recorded."""
+        slot = self._record_failures.get(log_name)
+        if slot is None:
+            slot = self._record_failures[log_name] = [0, 0]
+        slot[0] += 1
+        slot[1] += lines
 
     def observe_upstream(self, call: str, seconds: float) -> None:
         self._observe(self._upstream_latency, call or "other", seconds)
@@ -123,6 +135,16 @@ class _Collector:
         yield _histogram("v1bridge_request_seconds",
                          "Time to answer a request, by api (v1 translated, v2 pass-through, ops)", "api",
                          m._request_latency)
+        failures = CounterMetricFamily("v1bridge_record_write_failures",
+                                       "Writes of the access log or usage records that failed (the answer stood)",
+                                       labels=["log"])
+        lost = CounterMetricFamily("v1bridge_record_lines_lost", "Access-log or usage lines that were not written",
+                                   labels=["log"])
+        for name, slot in list(m._record_failures.items()):
+            failures.add_metric([name], slot[0])
+            lost.add_metric([name], slot[1])
+        yield failures
+        yield lost
 
 
 class Fingerprints:
@@ -147,7 +169,31 @@ class Fingerprints:
 def fingerprint(authorization: str | None, salt: str) -> str:
     if not authorization:
         return "anonymous"
-    return hashlib.sha256((salt + "\x00" + authorization).encode()).hexdigest()[:16]
+    # surrogateescape: a header with a raw non-UTF-8 byte (aiohttp decodes those as surrogates) still hashes
+    return hashlib.sha256((salt + "\x00" + authorization).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def printable(value: Any) -> Any:
+    """A header value as it can be written to a JSON line: raw bytes that are not UTF-8 become \\xNN escapes."""
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        return value
+    if isinstance(value, list):
+        return [printable(v) for v in value]
+    if isinstance(value, dict):
+        return {printable(k): printable(v) for k, v in value.items()}
+    return value
+
+
+def json_line(record: dict[str, Any]) -> bytes:
+    """One JSON line; a record carrying undecodable bytes is escaped rather than refused."""
+    try:
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # orjson.JSONEncodeError: str with surrogates (raw bytes from a header)
+        return orjson.dumps(printable(record), option=orjson.OPT_APPEND_NEWLINE, default=repr)
 
 
 _second: list[Any] = [-1, ""]
@@ -163,10 +209,19 @@ def now_iso() -> str:
 
 
 class LineBuffer:
-    """JSON lines collected in memory and written in batches: by size, every FLUSH_SECONDS, and at close."""
+    """JSON lines collected in memory and written in batches: by size, every FLUSH_SECONDS, and at close.
 
-    def __init__(self, sink: Callable[[bytes], None] | None = None) -> None:
+    A write that fails (disk full, stream closed) never reaches the request that triggered it: the batch is
+    dropped, counted through `failed(lines)` and logged once (and once more when writing works again); the
+    periodic flush keeps running whatever happens.
+    """
+
+    def __init__(self, sink: Callable[[bytes], None] | None = None, name: str = "log",
+                 failed: Callable[[int], None] | None = None) -> None:
         self._sink = sink
+        self._name = name
+        self._failed = failed
+        self._failing = False
         self._lines: list[bytes] = []
         self._size = 0
         self._timer: asyncio.TimerHandle | None = None
@@ -181,17 +236,33 @@ class LineBuffer:
         if not self._lines or self._sink is None:
             return
         data = b"".join(self._lines)
+        count = len(self._lines)
         self._lines.clear()
         self._size = 0
-        self._sink(data)
+        try:
+            self._sink(data)
+        except Exception as exc:  # noqa: BLE001 - whatever the sink raises, the answer already stands
+            if self._failed is not None:
+                self._failed(count)
+            if not self._failing:
+                self._failing = True
+                log.error("v1bridge: %s lines could not be written (%s: %s); further failures are counted in "
+                          "v1bridge_record_write_failures_total{log=%r}, not logged", self._name,
+                          type(exc).__name__, exc, self._name)
+            return
+        if self._failing:
+            self._failing = False
+            log.warning("v1bridge: %s lines are written again", self._name)
 
     def start(self) -> None:
         """Flush periodically on the running loop (call from the serving process)."""
         loop = asyncio.get_running_loop()
 
         def tick() -> None:
-            self.flush()
-            self._timer = loop.call_later(FLUSH_SECONDS, tick)
+            try:
+                self.flush()
+            finally:  # the loop outlives any error
+                self._timer = loop.call_later(FLUSH_SECONDS, tick)
 
         self._timer = loop.call_later(FLUSH_SECONDS, tick)
 
@@ -205,11 +276,12 @@ class LineBuffer:
 class UsageLog:
     """JSON Lines, one file per process (docs/CONTRACTS.md); opened lazily in the serving process."""
 
-    def __init__(self, directory: str | None) -> None:
+    def __init__(self, directory: str | None, metrics: Metrics | None = None) -> None:
         self.directory = Path(directory) if directory else None
         self.proxy = f"{socket.gethostname()}:{os.getpid()}"
         self._handle: BinaryIO | None = None
-        self._buffer = LineBuffer(self._write)
+        failed = (lambda lines: metrics.count_record_failure("usage", lines)) if metrics else None
+        self._buffer = LineBuffer(self._write, "usage", failed)
 
     @property
     def path(self) -> Path | None:
@@ -246,32 +318,30 @@ class UsageLog:
         if self._handle is None:
             return
         record["proxy"] = self.proxy
-        self._buffer.add(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+        self._buffer.add(json_line(record))
 
 
 class AccessLog:
     """Bare JSON objects on stderr, one per line, written in batches (never a blocking write per request)."""
 
-    def __init__(self, enabled: bool, stream: Any = None) -> None:
+    def __init__(self, enabled: bool, stream: Any = None, metrics: Metrics | None = None) -> None:
         self.enabled = enabled
         self._stream = stream
-        self._buffer = LineBuffer(self._write)
+        failed = (lambda lines: metrics.count_record_failure("access", lines)) if metrics else None
+        self._buffer = LineBuffer(self._write, "access", failed)
 
     def _write(self, data: bytes) -> None:
         stream = self._stream or sys.stderr
         raw = getattr(stream, "buffer", None)
-        try:
-            if raw is not None:
-                raw.write(data)
-                raw.flush()
-            else:
-                stream.write(data.decode())
-                stream.flush()
-        except (OSError, ValueError):  # stderr closed or gone: losing log lines must not fail requests
-            pass
+        if raw is not None:
+            raw.write(data)
+            raw.flush()
+        else:
+            stream.write(data.decode())
+            stream.flush()
 
     def write(self, record: dict[str, Any]) -> None:
-        self._buffer.add(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+        self._buffer.add(json_line(record))
 
     def start(self) -> None:
         if self.enabled:

@@ -10,7 +10,7 @@ from typing import Awaitable, Callable
 import orjson
 from aiohttp import web
 
-from . import handlers, pods
+from . import handlers, pods, redact
 from .config import SandboxConfig, resolve_keys
 from .common import BODY, EXTRA_HEADERS, OWNER, QUERY, SANDBOX, VIOLATIONS
 from .problems import Problem
@@ -149,6 +149,7 @@ async def _openapi(request: web.Request) -> web.Response:
 def create_sandbox_app(config: SandboxConfig | None = None) -> web.Application:
     """Build a ready-to-run sandbox app. Without keys, a development key is generated."""
     config = config or SandboxConfig()
+    redact.install()  # no API key in aiohttp's bad-request or access log
     if not config.keys:
         config.keys, _ = resolve_keys()
     sb = Sandbox(config)
