@@ -13,7 +13,7 @@ import time
 from calendar import timegm
 from datetime import datetime
 from email.utils import formatdate
-from typing import AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import orjson
@@ -191,8 +191,8 @@ def _middleware(app: web.Application):
                 if info.rules:
                     headers[rule_header] = ", ".join(info.rules)
             return response
-        except BaseException:
-            status = 499  # client went away mid-stream
+        except BaseException as exc:
+            status = getattr(exc, "status", 499)  # 499: the client went away mid-stream
             raise
         finally:
             try:  # nothing after the answer may change it: a record that cannot be made is counted, not raised
@@ -225,7 +225,10 @@ _STREAM_DROP_REQUEST = frozenset({"host"})
 async def _passthrough(request: web.Request) -> web.StreamResponse:
     """/v2/... as is, both ways, streamed chunk by chunk (logs, SSE); only hop-by-hop headers removed.
 
-    Only a v2 route (proxy/confine.py) is forwarded: the raw path is checked before the upstream is contacted."""
+    Only a v2 route (proxy/confine.py) is forwarded: the raw path is checked before the upstream is contacted.
+    A body of unknown length (chunked) is read first, up to --max-body, so an over-limit one is a 413 with nothing
+    sent. Once the answer has started, a failure can no longer be told in a status: the client connection is
+    aborted (never a second response inside the first)."""
     refusal = request.app[PASSTHROUGH].check(request.method, request.raw_path)
     if refusal is not None:
         raise V1Error(refusal.status, refusal.detail, headers={"Allow": refusal.allow} if refusal.allow else None)
@@ -234,33 +237,63 @@ async def _passthrough(request: web.Request) -> web.StreamResponse:
     if length is not None and length > config.max_body:
         raise V1Error(413, f"the request body is larger than {config.max_body} bytes")
     headers = hop_filter(request.headers, _STREAM_DROP_REQUEST)
-    data = None
+    data: Any = None
     if request.body_exists:
-        data = _limited(request.content, config.max_body) if length is None else request.content
+        data = request.content if length is not None else await _read_bounded(request, config)
     upstream = request.app[UPSTREAM]
+    started = time.monotonic()
     resp = await upstream.open_stream(request.method, request.raw_path, headers, data)
     try:
         out = web.StreamResponse(status=resp.status, reason=resp.reason)
         for name, value in hop_filter(resp.headers).items():
             out.headers.add(name, value)
-        if resp.headers.get("Content-Length") is None:
+        announced = resp.headers.get("Content-Length")
+        if announced is None:
             out.headers.popall("Content-Length", None)
         await out.prepare(request)
-        async for chunk in resp.content.iter_any():
-            await out.write(chunk)
+        sent = 0
+        try:
+            # an answer of announced length is bounded as a whole (a slow drip is cut); a stream per read (idle)
+            async with asyncio.timeout(max(0.0, upstream.total_timeout - (time.monotonic() - started))
+                                       if announced is not None else None):
+                async for chunk in resp.content.iter_any():
+                    await out.write(chunk)
+                    sent += len(chunk)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            reason = ("took longer than the timeout" if isinstance(exc, TimeoutError)
+                      else f"broke off ({type(exc).__name__})")
+            log.warning("v2 pass-through %s %s: the upstream answer %s after %d bytes; the client connection "
+                        "was aborted", request.method, request.path, reason, sent)
+            if request.transport is not None:
+                request.transport.abort()
+            raise UpstreamBodyBroken() from None
         await out.write_eof()
         return out
     finally:
         resp.release()
 
 
-async def _limited(stream: aiohttp.StreamReader, limit: int) -> AsyncIterator[bytes]:
+class UpstreamBodyBroken(ConnectionResetError):
+    """The upstream failed after the answer had started: the client connection is aborted; recorded as a 502."""
+
+    status = 502
+
+
+async def _read_bounded(request: web.Request, config: ProxyConfig) -> bytes:
+    """A body of unknown length, whole, before anything goes upstream: 413 past max_body, 408 if too slow."""
+    limit = config.max_body
+    parts: list[bytes] = []
     seen = 0
-    async for chunk in stream.iter_any():
-        seen += len(chunk)
-        if seen > limit:
-            raise V1Error(413, f"the request body is larger than {limit} bytes")
-        yield chunk
+    try:
+        async with asyncio.timeout(config.client_timeout):
+            async for chunk in request.content.iter_any():
+                seen += len(chunk)
+                if seen > limit:
+                    raise V1Error(413, f"the request body is larger than {limit} bytes")
+                parts.append(chunk)
+    except TimeoutError:
+        raise V1Error(408, f"the request body did not arrive within {config.client_timeout:g}s") from None
+    return b"".join(parts)
 
 
 # --------------------------------------------------------------------- ops
@@ -320,7 +353,9 @@ async def _client_session(app: web.Application) -> AsyncIterator[None]:
     """The one pooled ClientSession of this process."""
     config = app[CONFIG]
     metrics = app[METRICS]
-    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, ttl_dns_cache=300, enable_cleanup_closed=True)
+    # bounded: a fan-out (include* lookups, a burst of clients) queues for a connection instead of opening thousands
+    connector = aiohttp.TCPConnector(limit=config.upstream_connections, limit_per_host=0, ttl_dns_cache=300,
+                                     enable_cleanup_closed=True)
     session = aiohttp.ClientSession(
         connector=connector,
         auto_decompress=True,
@@ -333,6 +368,7 @@ async def _client_session(app: web.Application) -> AsyncIterator[None]:
         connect_timeout=config.connect_timeout,
         total_timeout=config.total_timeout,
         get_retries=config.get_retries,
+        stream_idle_timeout=config.stream_idle_timeout,
         observe=metrics.observe_upstream,
     )
     try:

@@ -40,6 +40,10 @@ class ProxyConfig:
     sandbox_transition_seconds: float = 0.0
     # GET retries on connection failures (idempotent only)
     get_retries: int = 2
+    # open connections to the upstream, per process; further calls wait for one (bounded by total_timeout)
+    upstream_connections: int = 100
+    # a /v2 stream (logs, SSE) may stay silent this long between two chunks before it is cut
+    stream_idle_timeout: float = 60.0
     # reset emulation: how long start may keep answering 409 while the stop settles
     reset_wait_seconds: float = 60.0
     # how long a client may take to send its whole request body (slow-client guard, 408 after)

@@ -78,13 +78,19 @@ class Upstream:
         connect_timeout: float,
         total_timeout: float,
         get_retries: int,
+        stream_idle_timeout: float = 60.0,
         observe: Callable[[str, float], None] | None = None,
     ) -> None:
         self.session = session
         self.base = base.rstrip("/")
-        self.timeout = aiohttp.ClientTimeout(total=total_timeout, connect=connect_timeout, sock_connect=connect_timeout)
-        # streams may last for hours; only the wait for the response head is bounded (by `total_timeout`)
-        self.stream_timeout = aiohttp.ClientTimeout(total=None, connect=connect_timeout, sock_connect=connect_timeout)
+        # connect=None: the wait for a free pooled connection is bounded by `total`, the TCP handshake by
+        # `sock_connect` (so a full pool is not reported as an upstream that refuses connections)
+        self.timeout = aiohttp.ClientTimeout(total=total_timeout, connect=None, sock_connect=connect_timeout)
+        # streams may last for hours; the response head is bounded by `total_timeout` (open_stream), each later
+        # read by `stream_idle_timeout`, and a body of announced length by `total_timeout` as a whole (_passthrough)
+        self.stream_timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=connect_timeout,
+                                                    sock_read=stream_idle_timeout)
+        self.stream_idle_timeout = stream_idle_timeout
         self.total_timeout = total_timeout
         self.connect_timeout = connect_timeout
         self.get_retries = get_retries

@@ -2,7 +2,7 @@
 
 aiohttp's own test server cannot reset a connection mid-body or accept and
 then never answer, so this speaks raw HTTP/1.1 over asyncio streams.
-Behaviour is chosen by the request path's last segment: /v2/pods/<fault>.
+Behaviour is chosen by the request path's last segment: /v2/pods/<fault>, or by `?fault=<fault>`.
 """
 from __future__ import annotations
 
@@ -71,8 +71,10 @@ class FaultyUpstream:
                         length = int(value.strip())
                 if length:
                     await reader.readexactly(length)
-                path = request_line.split()[1].decode().split("?")[0]
+                path, _, query = request_line.split()[1].decode().partition("?")
                 fault = path.rstrip("/").rsplit("/", 1)[-1]
+                if query.startswith("fault="):  # for routes whose last segment is fixed (/v2/pods/{id}/logs)
+                    fault = query[len("fault="):]
                 self.hits[fault] = self.hits.get(fault, 0) + 1
                 if not await self._answer(fault, reader, writer):
                     return
@@ -118,6 +120,28 @@ class FaultyUpstream:
 
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             transport.abort()
+            return False
+        elif fault == "drip":  # a whole answer announced, then one byte every 50 ms (until the client hangs up)
+            body = orjson.dumps(POD)
+            head = _response(200, body)[: -len(body)]
+            writer.write(head)
+            await writer.drain()
+            for byte in body:
+                if await self._client_gone(reader, 0.05):
+                    return False
+                writer.write(bytes([byte]))
+                await writer.drain()
+            return True
+        elif fault == "chunkbreak":  # a chunked answer (a stream) that stops mid-chunk and closes
+            writer.write(b"HTTP/1.1 200 X\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         b"b\r\ndata: one\n\n\r\n20\r\ndata: tw")
+            await writer.drain()
+            return False
+        elif fault == "idle":  # a stream that sends one event, then stays silent (until the client hangs up)
+            writer.write(b"HTTP/1.1 200 X\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         b"b\r\ndata: one\n\n\r\n")
+            await writer.drain()
+            await self._client_gone(reader, 3600)
             return False
         elif fault == "truncated":  # valid headers, half a JSON body, clean close
             body = orjson.dumps(POD)
