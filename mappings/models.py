@@ -319,6 +319,17 @@ class Lookup(Strict):
     extends_list: bool = False
 
 
+class Pagination(Strict):
+    """Names of the v2 cursor pagination (query parameters and the response block) and the proxy's page cap."""
+
+    cursor: str
+    limit: str
+    block: str
+    next: str
+    more: str
+    max_pages: int = 10_000
+
+
 class Conventions(Strict):
     v1_prefix: str
     v2_prefix: str
@@ -337,6 +348,7 @@ class Conventions(Strict):
     lookups: dict[str, Lookup] = {}
     # v2 paths the /v2 pass-through forwards beyond the routes of v2.json: path -> methods
     passthrough_allow: dict[str, list[str]] = {}
+    pagination: Pagination
 
 
 class ValueMap(Strict):

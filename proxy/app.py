@@ -26,7 +26,7 @@ from proxy.errors import V1Error
 from proxy.routes import RouteTable
 from proxy.sandbox import redact
 from proxy.telemetry import AccessLog, Fingerprints, Metrics, UsageLog, now_iso
-from proxy.upstream import Upstream, hop_filter
+from proxy.upstream import USER_AGENT, Upstream, hop_filter
 from proxy.v1 import INFO, RequestInfo, V1Service
 
 log = logging.getLogger("v1bridge.proxy")
@@ -237,6 +237,8 @@ async def _passthrough(request: web.Request) -> web.StreamResponse:
     if length is not None and length > config.max_body:
         raise V1Error(413, f"the request body is larger than {config.max_body} bytes")
     headers = hop_filter(request.headers, _STREAM_DROP_REQUEST)
+    if not headers.get("User-Agent"):  # a v2 caller's own User-Agent passes untouched; none at all gets ours
+        headers["User-Agent"] = USER_AGENT
     data: Any = None
     if request.body_exists:
         data = request.content if length is not None else await _read_bounded(request, config)

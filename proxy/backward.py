@@ -104,6 +104,40 @@ class Backward:
         return self.translators.response(op.response, data, ctx)
 
 
+class ListBuilder:
+    """A v1 list built page by page (Q30): each v2 page is filtered, translated and serialised into the v1
+    array as it arrives, so the proxy holds the v1 answer, never every v2 page."""
+
+    def __init__(self, backward: Backward, plan: Plan) -> None:
+        op = plan.route.op
+        assert op.response is not None
+        self.backward = backward
+        self.route = plan.route
+        self.filters = plan.filters
+        self.translate = backward.translators.responses[op.response].translate
+        # ids only matter when catalog items are added after the last page (dedupe)
+        self.track = any(spec.extends_list for _, spec in plan.lookups)
+        self.seen: set[Any] = set()
+        self.chunks: list[bytes] = []
+
+    def add(self, data: Any, ctx: ResponseContext) -> None:
+        items = self.backward.items(self.route, data)
+        if self.filters:
+            items = [i for i in items if _passes(i, self.filters)]
+        if self.track:
+            self.seen.update(i.get("id") for i in items)
+        if items:
+            translate = self.translate
+            self.chunks.append(orjson.dumps([translate(item, ctx) for item in items])[1:-1])
+
+    def finish(self, extra: Iterable[dict[str, Any]], ctx: ResponseContext | None) -> bytes:
+        for item in extra:
+            if item.get("id") not in self.seen and _passes(item, self.filters):
+                self.seen.add(item.get("id"))
+                self.chunks.append(orjson.dumps(self.translate(item, ctx or ResponseContext())))
+        return b"[" + b",".join(self.chunks) + b"]"
+
+
 # ------------------------------------------------------------------ helpers
 
 

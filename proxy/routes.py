@@ -54,6 +54,7 @@ class Route:
     orderings: tuple[tuple[str, Ordering, str], ...] = ()
     query_defaults: tuple[tuple[str, str], ...] = ()  # (v1 name, v1 default) from queries.yaml
     placeholders: tuple[tuple[str, str], ...] = ()  # ("{id}", "podId"): built once, filled per request
+    paginated: bool = False  # the v2 target is a cursor-paginated list (Q30): every page makes the v1 list
 
     @property
     def op_id(self) -> str:
@@ -77,6 +78,23 @@ def _v2_success(method: str, path: str) -> int | None:
         return None
     codes = sorted(int(c) for c in operation.get("responses", {}) if c.isdigit() and c.startswith("2"))
     return codes[0] if codes else None
+
+
+def paginated_paths(cursor_param: str) -> frozenset[str]:
+    """v2 GET paths whose operation takes the pagination cursor (read from v2.json, not listed by hand)."""
+    spec = load_schema("v2")
+    out = set()
+    for path, item in spec.get("paths", {}).items():
+        operation = item.get("get") or {}
+        for param in operation.get("parameters", []):
+            if "$ref" in param:
+                node: Any = spec
+                for part in param["$ref"].lstrip("#/").split("/"):
+                    node = node[part]
+                param = node
+            if param.get("in") == "query" and param.get("name") == cursor_param:
+                out.add(path)
+    return frozenset(out)
 
 
 def _v1_query_enums(method: str, path: str) -> dict[str, list[str]]:
@@ -137,6 +155,7 @@ class RouteTable:
         m = mappings or default_mappings()
         self.mappings = m
         conv = m.conventions
+        self.paginated = paginated_paths(conv.pagination.cursor)
         self.routes: dict[str, Route] = {}
         for op in m.operations:
             v2 = op.v2
@@ -177,6 +196,7 @@ class RouteTable:
                 query_defaults=tuple((n, p.default) for n, p in qmap.params.items() if p.default is not None)
                 if qmap else (),
                 placeholders=tuple(("{" + v2_name + "}", v1_name) for v1_name, v2_name in op.path_params.items()),
+                paginated=bool(v2 and v2.method == "GET" and v2.path in self.paginated and op.policy != "local"),
             )
         item_get = {
             r.op.resource: r

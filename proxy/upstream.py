@@ -20,6 +20,11 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from proxy.errors import V1Error
+from v1bridge import __version__
+
+# Every call upstream names the proxy: the edge in front of the v2 service refuses some library-default
+# User-Agents with 403 (Cloudflare error 1010, rule Q37 of the reference), which is not an auth failure.
+USER_AGENT = f"v1bridge/{__version__}"
 
 # RFC 9110 §7.6.1 plus the old proxy ones; removed on every hop, both ways.
 HOP_BY_HOP = frozenset(
@@ -107,7 +112,7 @@ class Upstream:
         label: str = "",
         request_id: str | None = None,
     ) -> UpstreamResponse:
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
         if authorization is not None:
             headers["Authorization"] = authorization
         if request_id:

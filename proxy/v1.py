@@ -20,7 +20,7 @@ from mappings import load_schema
 from mappings.converters import get_path, set_path
 from mappings.translate import Catalog, NeedsLookup
 
-from proxy.backward import Backward, values_at
+from proxy.backward import Backward, ListBuilder, values_at
 from proxy.config import ProxyConfig
 from proxy.errors import V1Error
 from proxy.forward import Forward, Plan, V2Request
@@ -63,6 +63,7 @@ class V1Service:
         self._catalog: tuple[float, Catalog] | None = None
         self._v1_schema = orjson.dumps(load_schema("v1"))
         self.lookups = self.m.conventions.lookups
+        self.pagination = self.m.conventions.pagination
 
     @property
     def upstream(self) -> Upstream:
@@ -297,6 +298,8 @@ class V1Service:
             raise self._error_from(resp, plan, route)
         data = resp.json()
         _check_body(route, resp, data)
+        if route.paginated and self._more(data):
+            return await self._answer_pages(plan, resp, data, auth, rid)
         if plan.follow_up is not None and isinstance(data, dict):
             data = await self._follow_up(plan, data, auth, rid)
         status = route.op.v1_status
@@ -315,6 +318,74 @@ class V1Service:
         ctx = self.backward.context(plan, lookups)
         out = self.backward.translate(plan, data, ctx, extra)
         return web.Response(status=status, body=orjson.dumps(out), content_type=_JSON, headers=headers)
+
+    # ---------------------------------------------------------- pagination
+
+    def _more(self, data: Any) -> bool:
+        """The page says more follow (Q30). A body without the block is a whole list (a server before paging)."""
+        block = data.get(self.pagination.block) if isinstance(data, dict) else None
+        return isinstance(block, dict) and block.get(self.pagination.more) is True
+
+    def _next_cursor(self, data: dict[str, Any], page: int, seen: set[str], what: str) -> str:
+        cursor = data[self.pagination.block].get(self.pagination.next)
+        if not isinstance(cursor, str) or not cursor:
+            raise V1Error(502, f"{what}: page {page} of the v2 list says more pages follow but gives no cursor; "
+                               "the list is answered whole or not at all")
+        if cursor in seen:
+            raise V1Error(502, f"{what}: the v2 list handed out the same cursor twice (page {page}); "
+                               "the list is answered whole or not at all")
+        if page >= self.pagination.max_pages:
+            raise V1Error(502, f"{what}: the v2 list has more than {self.pagination.max_pages} pages; "
+                               "the list is answered whole or not at all")
+        seen.add(cursor)
+        return cursor
+
+    async def _next_page(self, method: str, path: str, query: list[tuple[str, str]], cursor: str, page: int,
+                         auth, rid, label: str, what: str) -> tuple[Any, UpstreamResponse]:
+        """Page `page` of a v2 list (same query, the cursor added); any failure is a 502 naming the page."""
+        req = V2Request(method, path, [*query, (self.pagination.cursor, cursor)])
+        suffix = "; the list is answered whole or not at all, so no partial list is returned"
+        try:
+            got = await self._send(req, auth, rid, label)
+        except V1Error as exc:
+            raise V1Error(502, f"{what}: page {page} of the v2 list failed: {exc.message}{suffix}") from None
+        if not got.ok:
+            detail = self.backward.problem_message(got.body, None, got.status)
+            raise V1Error(502, f"{what}: page {page} of the v2 list failed (v2 status {got.status}): {detail}{suffix}",
+                          headers=_upstream_headers(got))
+        data = got.json()
+        if not isinstance(data, dict):
+            raise V1Error(502, f"{what}: page {page} of the v2 list is not a JSON object{suffix}")
+        return data, got
+
+    async def _answer_pages(self, plan: Plan, resp: UpstreamResponse, data: dict[str, Any], auth, rid) -> web.Response:
+        """A v1 list from every page of the v2 list: each page filtered, expanded, translated and serialised into
+        the v1 array, then dropped (memory holds the v1 answer, not the v2 pages). Any failed page is a 502:
+        never a 2xx with part of the list. The client's own query never carries a cursor (v1 had none)."""
+        route = plan.route
+        assert plan.request is not None
+        builder = ListBuilder(self.backward, plan)
+        cache: dict[str, Any] = {}
+        extra: list[dict[str, Any]] = []
+        ctx = None
+        seen: set[str] = set()
+        page = 1
+        while True:
+            if plan.lookups:
+                lookups, more_extra = await self._lookups(plan, data, auth, rid, cache)
+                extra.extend(more_extra)
+            else:
+                lookups = {}
+            ctx = self.backward.context(plan, lookups)
+            builder.add(data, ctx)
+            if not self._more(data):
+                break
+            cursor = self._next_cursor(data, page, seen, route.label)
+            page += 1
+            data, resp = await self._next_page(plan.request.method, plan.request.path, plan.request.query, cursor,
+                                               page, auth, rid, route.op_id, route.label)
+        body = builder.finish(extra, ctx)
+        return web.Response(status=route.op.v1_status, body=body, content_type=_JSON, headers=_upstream_headers(resp))
 
     async def _follow_up(self, plan: Plan, created: dict[str, Any], auth, rid) -> dict[str, Any]:
         """Fields v2 takes only after a create (locked, R12): PATCH, or say that the create stood alone."""
@@ -337,7 +408,11 @@ class V1Service:
             raise err
         return got.json() or created
 
-    async def _lookups(self, plan: Plan, data: Any, auth, rid) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    async def _lookups(self, plan: Plan, data: Any, auth, rid,
+                       cache: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The reads behind include* flags and joins. Per-object reads (ids_from) cover the objects of `data`;
+        whole-list reads are made once per request (`cache`, shared by the pages of one v1 list), and their
+        extra items (catalog templates) are returned the first time only."""
         if not plan.lookups:
             return {}, []
         route = plan.route
@@ -367,21 +442,47 @@ class V1Service:
                     found[ident] = value.get(spec.key) if spec.key and isinstance(value, dict) else value
                 results[spec.provides] = found
                 continue
-            got = await self.upstream.call("GET", spec.path, authorization=auth, query=dict(spec.query) or None,
-                                           label="lookup", request_id=rid)
-            if not got.ok:
-                raise V1Error(502, f"{name} could not be read from v2 (status {got.status})")
-            value = got.json()
-            items = value.get(spec.key, []) if spec.key and isinstance(value, dict) else value
-            if spec.index_by and isinstance(items, list):
-                results[spec.provides] = {
-                    str(i.get(spec.index_by)): (get_path(i, spec.value) if spec.value else i) for i in items
-                }
-            else:
-                results[spec.provides] = items
-            if spec.extends_list and isinstance(items, list):
+            if cache is not None and name in cache:
+                results[spec.provides] = cache[name]
+                continue
+            value, items = await self._read_lookup(name, spec, auth, rid)
+            results[spec.provides] = value
+            if cache is not None:
+                cache[name] = value
+            if spec.extends_list:
                 extra.extend(items)
         return results, extra
+
+    async def _read_lookup(self, name: str, spec, auth, rid) -> tuple[Any, list[dict[str, Any]]]:
+        """One whole-list lookup, every page of it when the v2 list is paginated (a join over part of the pods
+        would leave records unjoined without a word). Indexed lookups keep only their index, page by page."""
+        query = list(spec.query.items())
+        what = f"{name} lookup"
+        got = await self.upstream.call("GET", spec.path, authorization=auth, query=query or None,
+                                       label="lookup", request_id=rid)
+        if not got.ok:
+            raise V1Error(502, f"{name} could not be read from v2 (status {got.status})")
+        value = got.json()
+        index: dict[str, Any] = {}
+        collected: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        page = 1
+        while True:
+            items = value.get(spec.key, []) if spec.key and isinstance(value, dict) else value
+            if spec.index_by and isinstance(items, list):
+                index.update((str(i.get(spec.index_by)), get_path(i, spec.value) if spec.value else i) for i in items)
+                if spec.extends_list:
+                    collected.extend(items)
+            elif isinstance(items, list):
+                collected.extend(items)
+            if spec.path not in self.table.paginated or not self._more(value):
+                break
+            cursor = self._next_cursor(value, page, seen, what)
+            page += 1
+            value, _ = await self._next_page("GET", spec.path, query, cursor, page, auth, rid, "lookup", what)
+        if spec.index_by and isinstance(items, list):
+            return index, collected
+        return (collected if isinstance(items, list) else items), collected
 
 
 def _check_body(route: Route, resp: UpstreamResponse, data: Any) -> None:

@@ -9,6 +9,8 @@ import argparse
 import importlib
 import sys
 
+from v1bridge import __version__
+
 # subcommand -> (module, one-line help). The module exposes
 # `configure(parser)` and `run(args) -> int`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -29,7 +31,7 @@ def _top_parser() -> argparse.ArgumentParser:
         prog="v1bridge",
         description="Move clients of the retired v1 API to v2: proxy, rewrite, audit, sandbox.",
     )
-    parser.add_argument("--version", action="version", version="v1bridge 0.1.0")
+    parser.add_argument("--version", action="version", version=f"v1bridge {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in SUBCOMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
