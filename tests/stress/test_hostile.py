@@ -147,8 +147,10 @@ async def test_forwarded_headers_are_only_the_proxy_own(proxy, auth, saboteur, s
     assert r.status == 200
     [seen] = saboteur.seen
     names = {n.lower() for n in seen.headers}
-    assert names <= {"host", "accept", "authorization", "x-request-id", "accept-encoding", "content-length"}, names
+    assert names <= {"host", "accept", "authorization", "x-request-id", "accept-encoding", "content-length",
+                     "user-agent"}, names
     assert seen.headers["X-Request-ID"] == "req-1"
+    assert seen.headers["User-Agent"].startswith("v1bridge/")  # the proxy's own, never the client's
     assert_upstream_saw_only_v2_routes(saboteur, sabotaged_upstream)
 
 
