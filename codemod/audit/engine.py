@@ -80,6 +80,9 @@ def analyze_source(text: str, rel: str) -> FileResult:
         result = FileResult(rel, language, enrich(analysis.findings, rel, language, cat, marker_map),
                             analysis.signals, markers=len(marker_map.markers))
         result.wrappers = {w.name: w.kind for w in analysis.wrappers}
+        result.bases = dict(analysis.bases)
+        result.potential = [(pw.function, pw.var, f) for pw in analysis.potential if pw.finding is not None
+                            for f in enrich([pw.finding], rel, language, cat, marker_map)]
         result.deferred = [(d.callee, f) for d in analysis.deferred
                            for f in enrich([d.finding], rel, language, cat, marker_map)]
         return finish(result)
@@ -109,6 +112,22 @@ def join_wrappers(results: list[FileResult]) -> None:
     commands/pod.sh, `rp::http` in lib/http.sh) become findings of the calling file."""
     v1 = {name for r in results for name, kind in r.wrappers.items() if kind == "v1"}
     v2 = {name for r in results for name, kind in r.wrappers.items() if kind == "v2"}
+    # wrappers whose base variable is set in another file (`"${RP_API}${path}"`, RP_API in lib/config.sh)
+    bases = {name: kind for r in results for name, kind in r.bases.items()}
+    for result in results:
+        added = []
+        for function, var, finding in result.potential:
+            if bases.get(var) == "v1" and function not in v2:
+                v1.add(function)
+                added.append(finding)
+            elif bases.get(var) == "v2":
+                v2.add(function)
+        result.potential = []
+        if added:
+            lines = {f.line for f in result.findings}
+            result.findings.extend(f for f in added if f.line not in lines)
+            result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
+            finish(result)
     for result in results:
         if not result.deferred:
             continue

@@ -75,6 +75,8 @@ class FileResult:
     # function this file does not define, kept until the engine knows the wrappers of the whole tree
     wrappers: dict[str, str] = field(default_factory=dict)
     deferred: list[tuple[str, "AuditFinding"]] = field(default_factory=list)
+    bases: dict[str, str] = field(default_factory=dict)  # top-level variables holding a base (name -> v1/v2)
+    potential: list[tuple[str, str, "AuditFinding"]] = field(default_factory=list)  # (function, base variable, finding)
 
     @property
     def unresolved(self) -> list[AuditFinding]:

@@ -103,6 +103,7 @@ class Part:
     text: str
     offset: int | None  # byte offset in the source of text[0] when the text is literally there
     param: tuple[int, str] | None = None  # (function node id, parameter) for a hole that is a parameter
+    var: str | None = None  # for a hole: the variable it stands for, when this file does not define it
 
 
 Value = list[Part]
@@ -200,7 +201,11 @@ class _Walker:
                 self.p.parents[node.id] = func.id if func is not None else None
                 func = node
             for name, value in self.assignment(node):
-                self.p.symbols.setdefault(name, []).append((value, func))
+                # a field (`c.baseURL = ...`, `baseURL: DefaultBaseURL`, `this.base = ...`) belongs to no function
+                if name.startswith("."):
+                    self.p.symbols.setdefault(name[1:], []).append((value, None))
+                else:
+                    self.p.symbols.setdefault(name, []).append((value, func))
             if ntype == "hash_entry":
                 key = node.named_children[0] if node.named_children else None
                 if key is not None:
@@ -211,7 +216,7 @@ class _Walker:
                 call = (ci[0], node)
             own_assigned = assigned
             for name, value in self.assignment(node):
-                own_assigned = (name, value)
+                own_assigned = (name.lstrip("."), value)
             if not inside and self.is_string_expr(node):
                 target = own_assigned[0] if own_assigned and own_assigned[1].id == node.id else None
                 self.p.exprs.append(StringExpr(node, [], call[0] if call else None, call[1] if call else None,
@@ -260,13 +265,13 @@ class _JS(_Walker):
                 if left.type == "member_expression":
                     prop = left.child_by_field_name("property")
                     if prop is not None:
-                        yield self.t(prop), right
+                        yield "." + self.t(prop), right
                 elif left.type == "identifier":
                     yield self.t(left), right
         elif node.type in ("public_field_definition", "field_definition"):
             n, v = node.child_by_field_name("name") or node.child_by_field_name("property"), node.child_by_field_name("value")
             if n is not None and v is not None:
-                yield self.t(n), v
+                yield "." + self.t(n), v
 
     def call_info(self, node):
         if node.type not in ("call_expression", "new_expression"):
@@ -365,7 +370,7 @@ class _Go(_Walker):
                     if n.type == "selector_expression":
                         fld = n.child_by_field_name("field")
                         if fld is not None:
-                            yield self.t(fld), v
+                            yield "." + self.t(fld), v
                     elif n.type == "identifier":
                         yield self.t(n), v
         elif t == "keyed_element":
@@ -373,7 +378,7 @@ class _Go(_Walker):
             if len(kids) == 2:
                 key = kids[0].named_children[0] if kids[0].named_children else kids[0]
                 if key.type in ("field_identifier", "identifier"):
-                    yield self.t(key), (kids[1].named_children[0] if kids[1].named_children else kids[1])
+                    yield "." + self.t(key), (kids[1].named_children[0] if kids[1].named_children else kids[1])
 
     def call_info(self, node):
         if node.type != "call_expression":
@@ -556,7 +561,8 @@ class _PowerShell(_Walker):
             if len(kids) >= 3:
                 left = self.t(kids[0]).strip()
                 if left.startswith("$") and re.fullmatch(r"\$[\w:]+", left):
-                    yield left[1:].split(":")[-1], kids[-1]
+                    scoped = ":" in left and left[1:].split(":")[0].lower() in ("script", "global", "env")
+                    yield ("." if scoped else "") + left[1:].split(":")[-1], kids[-1]
         elif node.type == "hash_entry":
             kids = node.named_children
             if len(kids) >= 2:
@@ -577,6 +583,8 @@ class _PowerShell(_Walker):
             if c.type == "command_parameter":
                 pending = self.t(c).lstrip("-").lower()
                 continue
+            while c.type in ("array_literal_expression", "unary_expression") and len(c.named_children) == 1:
+                c = c.named_children[0]
             if pending is not None:
                 named[pending] = c
                 pending = None
@@ -666,7 +674,9 @@ class _Evaluator:
             if name in self.p.functions[fid][1]:
                 return _hole((fid, name))
         candidates = self.p.symbols.get(name)
-        if not candidates or self.depth > MAX_DEPTH:
+        if not candidates:
+            return [Part(HOLE_TEXT, None, None, name)]
+        if self.depth > MAX_DEPTH:
             return _hole()
         self.depth += 1
         try:
@@ -704,6 +714,7 @@ def parse(text: str, path: str) -> ParsedFile | None:
     parsed = ParsedFile(text, source, grammar.name)
     walker = WALKERS[grammar.name](parsed)
     walker.walk(tree.root_node)
+    _argument_exprs(parsed)
     ev = _Evaluator(walker, parsed)
     for expr in parsed.exprs:
         ev.function = expr.function
@@ -716,6 +727,24 @@ def parse(text: str, path: str) -> ParsedFile | None:
     parsed._walker = walker  # type: ignore[attr-defined]
     parsed._evaluator = ev  # type: ignore[attr-defined]
     return parsed
+
+
+ARG_REF_TYPES = {"identifier", "selector_expression", "member_expression", "variable"}
+
+
+def _argument_exprs(parsed: ParsedFile) -> None:
+    """A variable passed to a call (`fetch(GRAPHQL_ENDPOINT)`, `c.do(ctx, "POST", path)`, `-Uri $uri`) is a
+    string expression of the call too: the call line is where the request is made."""
+    known = {e.node.start_byte for e in parsed.exprs}
+    for name, node, args, named in parsed.calls:
+        for arg in list(args) + list(named.values()):
+            if arg.type not in ARG_REF_TYPES or arg.start_byte in known:
+                continue
+            func = node.parent
+            while func is not None and func.id not in parsed.functions:
+                func = func.parent
+            parsed.exprs.append(StringExpr(arg, [], name, node, func, None))
+            known.add(arg.start_byte)
 
 
 REF_TYPES = {"identifier", "variable_name", "variable", "field_identifier", "property_identifier"}
@@ -750,12 +779,28 @@ class Deferred:
 
 
 @dataclass
+class PotentialWrapper:
+    """A function whose URL is a variable this file does not define followed by a parameter
+    (`"${RP_API}${path}"` with RP_API set in lib/config.sh): a wrapper when another file of the tree
+    defines that variable as a base."""
+
+    function: str
+    var: str
+    param: str
+    line: int
+    column: int
+    finding: RawFinding | None = None
+
+
+@dataclass
 class ParsedAnalysis:
     findings: list[RawFinding]
     signals: Signals
     language: str
     wrappers: list[Wrapper] = field(default_factory=list)
     deferred: list[Deferred] = field(default_factory=list)
+    bases: dict[str, str] = field(default_factory=dict)  # top-level variables holding a v1/v2 base
+    potential: list[PotentialWrapper] = field(default_factory=list)
 
 
 class _Positions:
@@ -838,6 +883,8 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
     uses_v1 = uses_v2 = runtime = False
     host_hits: list[tuple[int, str, str]] = []  # (byte offset, kind, host text)
     wrappers: list[Wrapper] = []
+    wrapper_lines: list[tuple[int, str, str]] = []  # a wrapper's request line whose base is a variable
+    potential: list[PotentialWrapper] = []
     # (byte offset, route, anchor, callee, expr)
     candidates: list[tuple[int, RouteInfo, str, str | None, StringExpr]] = []
     v2_rel = re.compile(r"(?<![A-Za-z0-9_.])" + re.escape(cat.v2_prefix) + r"/(?:" + "|".join(
@@ -845,6 +892,7 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
 
     for expr in parsed.exprs:
         resolved = _text(expr.value)
+        _potential_wrapper(expr, parsed, potential, pos, lines)
         if "/" not in resolved:
             continue
         for m in pats.host.finditer(resolved):
@@ -872,11 +920,10 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
                     if fname:
                         index = params.index(hole.param[1]) if hole.param[1] in params else -1
                         wrappers.append(Wrapper(fname, kind, hole.param[1], index))
+                        if kind == "v1" and offset is None:
+                            wrapper_lines.append((expr.node.start_byte, fname, hole.param[1]))
         if v2_rel.search(resolved):
             uses_v2 = True
-        intermediate = expr.assigned_to is not None and expr.assigned_to in parsed.used_in_strings
-        if intermediate:
-            continue
         for m in pats.path.finditer(resolved):
             raw = m.group(0)
             prefix = ""
@@ -1029,6 +1076,15 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
             hits.append(_Hit("indirect", rule_id, line, col, f"path built by a helper spells v1 {label} -> {target}",
                              label, target))
 
+    for offset, fname, param in wrapper_lines:
+        line, col = pos.locate(offset)
+        if line in route_lines or not cat.base_url_rule:
+            continue
+        hits.append(_Hit("base-url", cat.base_url_rule, line, col,
+                         f"v1 wrapper `{fname}`: sends its `{param}` argument to the v1 base; "
+                         f"{cat.rules[cat.base_url_rule].remedy}", None,
+                         cat.mappings.conventions.hosts.v2[0] + cat.v2_prefix))
+
     for offset, kind, host_text in host_hits:
         if kind != "v1":
             continue
@@ -1062,9 +1118,25 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
         for h in route_hits(offset, route, None, method):
             deferred.append(Deferred(callee, RawFinding(h.rule, h.line, h.column, h.message, False, h.route,
                                                         h.v2_target, h.kind, lines.source(h.line))))
+    bases: dict[str, str] = {}
+    for name, entries in parsed.symbols.items():
+        for value_node, where in entries:
+            if where is not None:
+                continue
+            text_value = _text(ev.value(value_node))
+            hm = pats.host.search(text_value)
+            kind = cat.host_kind(hm.group(0)) if hm else None
+            if kind in ("v1", "v2") and re.match(r"^(?:[a-z]+://)?[^/]+(?:/v\d+)?/?$", text_value.split("{}")[0]):
+                bases[name] = kind
+    for pw in potential:
+        pw.finding = RawFinding(cat.base_url_rule or "L01", pw.line, pw.column,
+                                f"v1 wrapper `{pw.function}`: sends its `{pw.param}` argument to the v1 base "
+                                f"held in `{pw.var}`", False, None,
+                                cat.mappings.conventions.hosts.v2[0] + cat.v2_prefix, "base-url",
+                                lines.source(pw.line))
     indirect_only = bool(findings) and all(f.kind == "indirect" for f in findings)
     return ParsedAnalysis(findings, Signals(uses_v1 or bool(findings), uses_v2, runtime, indirect_only),
-                          parsed.language, wrappers, deferred)
+                          parsed.language, wrappers, deferred, bases, potential)
 
 
 @dataclass(frozen=True)
@@ -1119,6 +1191,20 @@ def _graphql_strings(parsed: ParsedFile, pos: "_Positions") -> list:
 
         out.append(graphql.StringValue(text, locate))
     return out
+
+
+def _potential_wrapper(expr: StringExpr, parsed: ParsedFile, out: list, pos, lines) -> None:
+    value = expr.value
+    if expr.function is None or len(value) < 2:
+        return
+    first, second = value[0], value[1]
+    if first.var is None or second.param is None or second.param[0] not in parsed.functions:
+        return
+    fname, _params = parsed.functions[second.param[0]]
+    if not fname:
+        return
+    line, col = pos.locate(expr.node.start_byte)
+    out.append(PotentialWrapper(fname, first.var, second.param[1], line, col))
 
 
 def _dedupe(hits: list, lines) -> list[RawFinding]:

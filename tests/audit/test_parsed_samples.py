@@ -23,7 +23,8 @@ def test_bash_cli_every_api_call_line_is_found():
         ("bash_cli/commands/pod.sh", 5): "GET /pods",  # a v2-also path, v1 because of the wrapper
         ("bash_cli/commands/pod.sh", 8): "POST /pods/{podId}/{reset|restart|start|stop|update}",  # verb in a variable
         ("bash_cli/commands/pod.sh", 13): "POST /pods",  # a bare word path, method from the argument
-        ("bash_cli/commands/pod.sh", 17): "DELETE /pods/{podId}",  # path held in a local variable
+        ("bash_cli/commands/pod.sh", 16): "DELETE|GET|PATCH /pods/{podId}",  # the path kept in a local variable ...
+        ("bash_cli/commands/pod.sh", 17): "DELETE /pods/{podId}",  # ... and the call that sends it
         ("bash_cli/commands/template.sh", 4): "GET /templates",  # a file with no host at all: the wrapper decides
         ("bash_cli/commands/template.sh", 5): "DELETE /templates/{templateId}",
         ("bash_cli/commands/template.sh", 6): "POST /pods/{podId}/stop",  # second call on one line ...
@@ -59,7 +60,8 @@ def test_go_sdk_with_base_url_option():
         ("L01", 12, None),  # DefaultBaseURL
         ("Q13", 34, None), ("Q14", 35, None),  # json:"desiredStatus", json:"costPerHr" tags
         ("L01", 39, "GET /pods/{podId}"),  # concatenation with url.PathEscape(id), http.MethodGet
-        ("L04", 43, "POST /pods/{podId}/stop"), ("Q24", 43, "POST /pods/{podId}/stop"),  # fmt.Sprintf
+        ("L04", 43, "POST /pods/{podId}/stop"), ("Q24", 43, "POST /pods/{podId}/stop"),  # fmt.Sprintf into u ...
+        ("L04", 44, "POST /pods/{podId}/stop"), ("Q24", 44, "POST /pods/{podId}/stop"),  # ... u sent on the next line
         ("L01", 48, "DELETE /networkvolumes/{networkVolumeId}"),
     }
     assert {f["language"] for f in data["findings"] if f["path"] == "go_sdk/client.go"} == {"go"}
@@ -72,6 +74,7 @@ def test_typescript_mcp_server_with_fetch_and_url_search_params():
     got = {(f["rule"], f["line"]) for f in data["findings"] if f["path"] == "ts_mcp/server.ts"}
     assert got == {
         ("L01", 4),  # API_BASE with a ?? default
+        ("L01", 8),  # the wrapper's fetch(`${API_BASE}${path}`): the line that sends every call
         ("R11", 16),  # known over-report: `version` as a key in a file that calls v1 (generic catalogue name)
         ("L05", 18), ("L05", 20),  # computeType as a tool parameter and a query parameter
         ("R07", 21),  # includeMachine set on URLSearchParams
@@ -91,6 +94,7 @@ def test_powershell_is_parsed_and_reported_as_powershell():
     got = {(f["rule"], f["line"], f["route"]) for f in data["findings"] if f["path"] == "powershell/Deploy-Pod.ps1"}
     assert got == {
         ("L01", 3, None),  # the literal in the else branch
+        ("L01", 9, None),  # Invoke-RestMethod -Uri "$Base$Path" in the wrapper
         ("L01", 12, "POST /pods"), ("Q34", 12, "POST /pods"),  # Invoke-Rp -Method POST -Path "/pods"
         ("L02", 12, None), ("Q18", 12, None), ("R02", 12, None),  # hashtable keys imageName, gpuTypeIds
         ("Q06", 12, None), ("Q17", 12, None),  # ... and volumeInGb
