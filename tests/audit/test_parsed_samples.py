@@ -32,8 +32,8 @@ def test_bash_cli_every_api_call_line_is_found():
     lines = {(f["path"], f["line"], f["route"]) for f in data["findings"] if f["kind"] == "call"}
     assert ("bash_cli/commands/template.sh", 6, "GET /pods") in lines  # ... and the first, in $(...)
     base = [f for f in data["findings"] if f["path"] == "bash_cli/lib/http.sh"]
-    assert [(f["rule"], f["line"], f["kind"]) for f in base] == [("L01", 3, "base-url")], \
-        "the base in `: ${RUNPOD_API_BASE:=...}` is reported once, where it is written"
+    assert [(f["rule"], f["line"], f["kind"]) for f in base] == [("L01", 3, "base-url"), ("L01", 9, "base-url")], \
+        "the base in `: ${RUNPOD_API_BASE:=...}` where it is written, and the wrapper's curl line that sends it"
 
 
 def test_bash_comments_are_not_findings():
