@@ -160,6 +160,7 @@ class Walker:
     """Iterate the files under some paths; `skipped` tells what was left out and why."""
 
     include_suffixes: tuple[str, ...] = DEFAULT_SUFFIXES
+    include_extensionless: bool = False  # files with no suffix (scripts: the caller reads their shebang)
     check_generated: bool = True
     use_gitignore: bool = True
     skipped: list[Skipped] = field(default_factory=list)
@@ -258,7 +259,8 @@ class Walker:
                 if entry.name.endswith(self.include_suffixes):
                     self.skip(entry_shown, "not a regular file")  # a FIFO or socket: reading could block
             else:
-                if not entry.name.endswith(self.include_suffixes):
+                if not entry.name.endswith(self.include_suffixes) and not (
+                        self.include_extensionless and "." not in entry.name):
                     continue
                 if any(ig.excludes(entry_real, False) for ig in ignores):
                     self.skip(entry_shown, "gitignored")
@@ -275,12 +277,14 @@ def iter_files(
     skipped: list[Skipped] | None = None,
     check_generated: bool = True,
     use_gitignore: bool = True,
+    include_extensionless: bool = False,
 ) -> Iterator[SourceFile]:
     """The files to look at under `paths`; appends (path, reason) of each skip to `skipped`."""
     walker = Walker(
         include_suffixes=tuple(include_suffixes) if include_suffixes is not None else DEFAULT_SUFFIXES,
         check_generated=check_generated,
         use_gitignore=use_gitignore,
+        include_extensionless=include_extensionless,
     )
     if skipped is not None:
         walker.skipped = skipped

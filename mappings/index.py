@@ -249,7 +249,7 @@ def build(m: Mappings) -> Index:
     for netloc in {h.netloc for h in (*v1_hosts, *v2_hosts)} | runtime:
         tokens.update({netloc, netloc.upper()})
     for seg in resources:
-        tokens.update({"/" + seg, f'"{seg}', f"'{seg}"})
+        tokens.update({"/" + seg, f'"{seg}', f"'{seg}", f"={seg}"})  # `=seg`: a shell segment constant
     tokens.add(v2_prefix + "/")
     tokens.update(v1_only_names)
     if m.graphql is not None:

@@ -7,6 +7,7 @@ at all; with `jobs > 1` chunks of files go to a process pool.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -47,8 +48,34 @@ def _python_detector():
     return analyze_python
 
 
-def analyze_source(text: str, rel: str) -> FileResult:
-    """Scan one file's text (already known to be worth scanning) into a FileResult with a status."""
+SHEBANGS = {"bash": ".sh", "sh": ".sh", "dash": ".sh", "ksh": ".sh", "pwsh": ".ps1", "python": ".py",
+            "python3": ".py", "node": ".js"}
+
+
+def _interpreter(head: bytes) -> str:
+    """`#!/usr/bin/env bash` -> bash; `#!/bin/sh -e` -> sh; no shebang -> ''."""
+    if not head.startswith(b"#!"):
+        return ""
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if not words:
+        return ""
+    prog = words[0].rsplit("/", 1)[-1]
+    if prog == "env" and len(words) > 1:
+        prog = next((w for w in words[1:] if not w.startswith("-")), "")
+    return prog
+
+
+def analyze_source(text: str, rel: str, suffix: str | None = None) -> FileResult:
+    """Scan one file's text (already known to be worth scanning) into a FileResult with a status.
+
+    SUFFIX: the language of a file whose name has none (from its shebang)."""
+    if suffix is not None:
+        result = analyze_source(text, rel + suffix)
+        result.path = rel
+        result.findings = [dataclasses.replace(f, path=rel) for f in result.findings]
+        result.deferred = [(c, dataclasses.replace(f, path=rel)) for c, f in result.deferred]
+        result.potential = [(fn, v, dataclasses.replace(f, path=rel)) for fn, v, f in result.potential]
+        return result
     cat = catalogue()
     is_python = rel.endswith(PY_SUFFIXES)
     if is_python:
@@ -131,7 +158,9 @@ def join_wrappers(results: list[FileResult]) -> None:
     for result in results:
         if not result.deferred:
             continue
-        added = [f for callee, f in result.deferred if callee in v1 and callee not in v2]
+        # a callee "$NAME": the path follows a variable set in another file; v1 when that file sets a v1 base
+        added = [f for callee, f in result.deferred
+                 if (callee in v1 and callee not in v2) or (callee.startswith("$") and bases.get(callee[1:]) == "v1")]
         result.deferred = []
         if added:
             # the call through a v1 wrapper replaces the "indirect" guess made at the same place
@@ -151,11 +180,18 @@ def _analyze_path(path: str, rel: str) -> FileResult | None:
         return FileResult(rel, "unknown", error=f"unreadable: {exc.strerror or exc}")
     if len(data) > MAX_BYTES or b"\x00" in data[:1024]:
         return None
+    suffix = None
+    name = rel.rsplit("/", 1)[-1]
+    if "." not in name and language_for(rel) is None:
+        # a script with no suffix (bin/rpctl): its shebang says what it is
+        suffix = SHEBANGS.get(_interpreter(data[:128]))
+        if suffix is None:
+            return None
     if not _prefilter().search(data):
         return None
     text = data.decode("utf-8", errors="replace")
     try:
-        return analyze_source(text, rel)
+        return analyze_source(text, rel, suffix)
     except Exception as exc:  # one bad file must not stop the audit
         return FileResult(rel, "unknown", error=f"{type(exc).__name__}: {exc}")
 
@@ -191,7 +227,8 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
     started = time.perf_counter()
     root = _root_for(paths)
     skipped_raw: list = []
-    walk = iter_files(paths, include_suffixes=PY_SUFFIXES + SUFFIXES + parsed_mod.SUFFIXES, skipped=skipped_raw, check_generated=False)
+    walk = iter_files(paths, include_suffixes=PY_SUFFIXES + SUFFIXES + parsed_mod.SUFFIXES, skipped=skipped_raw, check_generated=False,
+                      include_extensionless=True)
 
     def chunks():
         chunk: list[tuple[str, str]] = []

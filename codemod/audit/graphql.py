@@ -149,7 +149,8 @@ class StringValue:
     """One string of a file: its text (holes as HOLE) and where each character is in the source."""
 
     text: str
-    locate: object  # callable(index) -> (line, column)
+    locate: object  # callable(index) -> (line, column), or None where the text came from a variable
+    fallback: tuple[int, int] | None = None  # where the string expression starts (a use of a variable)
 
 
 def scan_strings(strings: list[StringValue], source_line) -> list[RawFinding]:
@@ -162,7 +163,8 @@ def scan_strings(strings: list[StringValue], source_line) -> list[RawFinding]:
     for s in strings:
         for i in _endpoint(s.text):
             talks_graphql = True
-            where = s.locate(i)
+            # the URL where it is written, and where a variable holding it is used (the request line)
+            where = s.locate(i) or s.fallback
             if where:
                 found.append((inv.endpoint_rule, *where, "endpoint"))
         hits = operations(s.text)
@@ -211,17 +213,36 @@ def python_strings(text: str, lines) -> list[StringValue]:
         return []
     starts = lines.starts
     out: list[StringValue] = []
+    # module constants (`GRAPHQL_URL = "https://..."`), substituted into f-strings that use them
+    def literal(v) -> str | None:
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            return v.value
+        if isinstance(v, ast.Call) and v.args and isinstance(v.args[-1], ast.Constant) \
+                and isinstance(v.args[-1].value, str):
+            return v.args[-1].value  # os.environ.get("X", "https://...") / os.getenv: the default
+        return None
+
+    constants = {t.id: literal(n.value) for n in tree.body if isinstance(n, ast.Assign) and literal(n.value)
+                 for t in n.targets if isinstance(t, ast.Name)}
+
+    def part(v) -> str:
+        if isinstance(v, ast.Constant) and isinstance(v.value, str):
+            return v.value
+        if isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) and v.value.id in constants:
+            return constants[v.value.id]
+        return HOLE
+
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
-            value = "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else HOLE
-                            for v in node.values)
+            value = "".join(part(v) for v in node.values)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             value = node.value
         else:
             continue
         if "graphql" not in value and not DOC_START.match(value) and value.strip() not in inventory().bare_names:
             continue
-        out.append(StringValue(value, _python_locator(text, starts, node, value)))
+        out.append(StringValue(value, _python_locator(text, starts, node, value),
+                               (node.lineno, node.col_offset + 1)))
     return out
 
 

@@ -151,9 +151,14 @@ class ParsedFile:
     used_in_strings: set[str] = field(default_factory=set)  # variables referenced inside a larger string expression
     parents: dict[int, int | None] = field(default_factory=dict)  # function node id -> enclosing function node id
     keys: list[tuple[str, int]] = field(default_factory=list)  # PowerShell hashtable keys (`@{ imageName = ... }`)
+    types: list[tuple[int, int]] = field(default_factory=list)  # TypeScript type annotations and declarations
 
 
 # ------------------------------------------------------------------ language walkers
+
+
+TYPE_NODES = frozenset({"type_annotation", "object_type", "interface_declaration", "type_alias_declaration",
+                        "type_arguments"})
 
 
 class _Walker:
@@ -195,6 +200,8 @@ class _Walker:
             if ntype in self.comment_types:
                 self.p.comments.append((node.start_byte, node.end_byte))
                 continue
+            if ntype in TYPE_NODES:
+                self.p.types.append((node.start_byte, node.end_byte))
             info = self.function_info(node) if ntype in self.function_types else None
             if info is not None:
                 self.p.functions[node.id] = info
@@ -326,10 +333,19 @@ class _JS(_Walker):
             return _hole()
         if t in ("parenthesized_expression", "as_expression", "non_null_expression", "await_expression"):
             return ev.value(node.named_children[0], nested=True) if node.named_children else _hole()
+        if t == "call_expression":
+            # `withQuery(path, query)`, `encodeURI(path)`: a helper of the path keeps it a parameter
+            args = node.child_by_field_name("arguments")
+            first = args.named_children[0] if args is not None and args.named_children else None
+            if first is not None and first.type == "identifier":
+                value = ev.value(first, nested=True)
+                if len(value) == 1 and value[0].param is not None:
+                    return value
         return _hole()
 
 
 class _Go(_Walker):
+    comment_types = ("comment", "import_declaration")  # import paths are not API strings
     string_types = ("interpreted_string_literal", "raw_string_literal", "binary_expression", "call_expression")
     function_types = ("function_declaration", "method_declaration", "func_literal")
 
@@ -497,6 +513,8 @@ class _Bash(_Walker):
             return [Part(self.t(node), node.start_byte)]
         if t == "raw_string":
             return [Part(self.t(node)[1:-1], node.start_byte + 1)]
+        if t == "heredoc_body" and not node.named_children:
+            return [Part(self.t(node), node.start_byte)]
         if t in ("string", "concatenation", "heredoc_body"):
             out: Value = []
             for c in node.children:
@@ -879,6 +897,15 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
                 if view_chars[i] != "\n":
                     view_chars[i] = " "
     view = "".join(view_chars) if view_chars is not None else text
+    # generic catalogue names (`workers`, `version`) count as keys of values, not as members of a type
+    generic_view = view
+    if parsed.types:
+        chars = list(view)
+        for start, end in parsed.types:
+            for i in range(pos.char(start), pos.char(end)):
+                if chars[i] != "\n":
+                    chars[i] = " "
+        generic_view = "".join(chars)
 
     uses_v1 = uses_v2 = runtime = False
     host_hits: list[tuple[int, str, str]] = []  # (byte offset, kind, host text)
@@ -951,8 +978,9 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
             offset = _offset_at(expr.value, m.start())
             if offset is None:
                 offset = _offset_at(expr.value, m.start() + len(prefix))
+            lead = expr.value[0].var if (m.start() == len(HOLE_TEXT) and expr.value and expr.value[0].var) else None
             candidates.append((offset if offset is not None else expr.node.start_byte, route, anchor,
-                               expr.callee, expr))
+                               ("$" + lead) if lead else expr.callee, expr))
 
     # wrappers of this file and of the tree
     known: dict[str, Wrapper] = dict(project_wrappers or {})
@@ -1019,6 +1047,10 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
         if method is None and "GET" in route.methods() and re.search(r"\bfetch\(", lines.source(line)) \
                 and "method" not in lines.source(line):
             method = "GET"  # fetch with no method option
+        if method is None and "GET" in route.methods() and re.search(r"Invoke-(?:RestMethod|WebRequest)\b",
+                                                                     lines.source(line), re.I) \
+                and not re.search(r"-Method\b", lines.source(line), re.I):
+            method = "GET"  # Invoke-RestMethod's default
         if method is None and len(route.methods()) == 1:
             method = route.methods()[0]
         label = f"{method or '|'.join(route.methods())} {route.path}"
@@ -1097,7 +1129,7 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
 
     field_hits = distinctive_hits
     if strong_v1 and lang is not None:
-        field_hits = field_hits + _field_hits(view, lines, cat, lang, generic=True)
+        field_hits = field_hits + _field_hits(generic_view, lines, cat, lang, generic=True)
     # PowerShell hashtable keys (`@{ imageName = $Image }`): body fields the `key:` pattern cannot see
     for name, offset in parsed.keys:
         rule_ids = cat.field_rules.get(name, ())
@@ -1189,7 +1221,7 @@ def _graphql_strings(parsed: ParsedFile, pos: "_Positions") -> list:
                 at += size
             return None
 
-        out.append(graphql.StringValue(text, locate))
+        out.append(graphql.StringValue(text, locate, pos.locate(expr.node.start_byte)))
     return out
 
 

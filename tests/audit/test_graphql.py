@@ -77,6 +77,7 @@ def test_graphql_samples_exact_findings_and_remedies():
         ("G22", "client.py", 17): "GET /v2/network-volumes",  # myself { networkVolumes }
         ("G27", "client.py", 17): "no v2 equivalent",  # myself { clientBalance }: v2 has no balance
         ("G01", "deploy.js", 1): None,  # URL in a template literal with the key interpolated
+        ("G01", "deploy.js", 7): None, ("G01", "deploy.js", 10): None,  # fetch(GQL, ...): the request lines
         ("G02", "deploy.js", 4): "POST /v2/pods",  # podFindAndDeployOnDemand in a named mutation
         ("G07", "deploy.js", 11): "DELETE /v2/pods/{id}",  # podTerminate in a concatenated document
         ("G01", "gql.sh", 3): None,  # curl to the GraphQL URL
