@@ -1108,6 +1108,23 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
             hits.append(_Hit("indirect", rule_id, line, col, f"path built by a helper spells v1 {label} -> {target}",
                              label, target))
 
+    # a bare resource segment kept in a variable (`REGISTRY_SEGMENT=containerregistryauth`) that a reported
+    # path is built from: the constant is part of the call too
+    segment_vars = {e.assigned_to: e for e in parsed.exprs
+                    if e.assigned_to and _text(e.value) in cat.first_segments and e.value[0].offset is not None}
+    if segment_vars:
+        for offset, route, _kind, _method in definite:
+            for expr in parsed.exprs:
+                if not (expr.node.start_byte <= offset < expr.node.end_byte):
+                    continue
+                for name in _references(walker, expr.node) & set(segment_vars):
+                    seg_expr = segment_vars.pop(name)
+                    line, col = pos.locate(seg_expr.value[0].offset)
+                    rule_id = (cat.route_rules(route, None) or (cat.base_url_rule,))[0]
+                    hits.append(_Hit("call", rule_id, line, col,
+                                     f"v1 path segment `{_text(seg_expr.value)}` in `{name}`, used for {route.path}: "
+                                     f"{cat.rules[rule_id].remedy}", None, None))
+
     for offset, fname, param in wrapper_lines:
         line, col = pos.locate(offset)
         if line in route_lines or not cat.base_url_rule:
@@ -1143,6 +1160,25 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
         field_hits = []
     hits.extend(field_hits)
 
+    # jq filters reading the v1 error body (`jq -r '.message // .error'`) in a file that calls v1, or that
+    # holds a wrapper whose base is set in another file (then decided with that file, like a deferred call)
+    error_reads: list[_Hit] = []
+    if parsed.language == "shell":
+        keys = "|".join(re.escape(k) for k in cat.mappings.conventions.v1_error_keys_read)
+        for name, node, args, named in parsed.calls:
+            if name != "jq":
+                continue
+            for arg in args:
+                if arg.type not in ("raw_string", "string"):
+                    continue
+                for m in re.finditer(r"(?<![\w\]])\.(" + keys + r")\b", walker.t(arg)):
+                    line, col = pos.locate(arg.start_byte + len(walker.t(arg)[:m.start()].encode()))
+                    for rule_id in cat.field_rules.get(m.group(1), ()):
+                        error_reads.append(_Hit("error-read", rule_id, line, col,
+                                                f"v1 error body read `{m.group(1)}`: {cat.rules[rule_id].summary}"))
+    if error_reads and (strong_v1 or any(w.kind == "v1" for w in wrappers)):
+        hits.extend(error_reads)
+        error_reads = []
     findings = _dedupe(hits, lines) + graphql.scan_strings(_graphql_strings(parsed, pos), lines.source)
     findings.sort(key=lambda f: (f.line, f.column, f.rule))
     deferred = []
@@ -1160,6 +1196,10 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
             kind = cat.host_kind(hm.group(0)) if hm else None
             if kind in ("v1", "v2") and re.match(r"^(?:[a-z]+://)?[^/]+(?:/v\d+)?/?$", text_value.split("{}")[0]):
                 bases[name] = kind
+    for h in error_reads:
+        for pw in potential[:1]:
+            deferred.append(Deferred("$" + pw.var, RawFinding(h.rule, h.line, h.column, h.message, False, None, None,
+                                                              h.kind, lines.source(h.line))))
     for pw in potential:
         pw.finding = RawFinding(cat.base_url_rule or "L01", pw.line, pw.column,
                                 f"v1 wrapper `{pw.function}`: sends its `{pw.param}` argument to the v1 base "
