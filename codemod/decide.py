@@ -1,16 +1,238 @@
 """The whole-client decision, in one place, after every rule has planned.
 
-Flags become `# v1bridge: RULE remedy` comments on their statements.
+A *client family* is every call that shares something an edit would change:
+a base literal (a constant, a default argument, a class attribute), a path
+constant, a helper function. A family is migrated whole or not at all:
+
+- when every call of the family planned a complete migration (no blocking
+  flag), its edits stand;
+- otherwise none of its edits is made, and each of its calls is flagged
+  (`# v1bridge: RULE remedy`), its own blocking rule when it has one, else the
+  rule of its route with the reason it stays.
+
+A base is also kept (and its family flagged) when it *escapes*: a variable
+that holds it is used to build a URL somewhere the analysis did not follow
+(an f-string, `+`, `urljoin`, `.format` outside the traced calls). Changing
+it would leave that other URL with a v2 base and a v1 path.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import libcst as cst
+
+from codemod.plan import Finding, Flag
+
 if TYPE_CHECKING:  # pragma: no cover
     from codemod.plan import Plan
 
 
+class _Families:
+    def __init__(self, n: int) -> None:
+        self.up = list(range(n))
+
+    def find(self, a: int) -> int:
+        while self.up[a] != a:
+            self.up[a] = self.up[self.up[a]]
+            a = self.up[a]
+        return a
+
+    def join(self, units) -> None:
+        units = [u for u in units if isinstance(u, int)]
+        for u in units[1:]:
+            self.up[self.find(u)] = self.find(units[0])
+
+
+_URL_CALLS = {"urljoin", "format", "get", "post", "put", "patch", "delete", "request", "head", "options", "Request",
+              "urlopen", "stream"}
+
+
+def _builds_url(an, node: cst.CSTNode) -> bool:
+    """Is this read of a base variable used to build a URL (or handed on to something that may)?"""
+    cur = node
+    parent = an.parent(cur)
+    while parent is not None:
+        if isinstance(parent, (cst.FormattedStringExpression, cst.FormattedString)):
+            return True
+        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Add, cst.Modulo)):
+            return True
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Return, cst.Param, cst.DictElement)):
+            return True
+        if isinstance(parent, cst.Arg):
+            call = an.parent(parent)
+            func = call.func if isinstance(call, cst.Call) else None
+            name = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
+            return name in _URL_CALLS or name in an.ix.functions or name[:1].isupper()
+        if isinstance(parent, cst.Attribute) and parent.value is cur and parent.attr.value in ("rstrip", "strip", "lstrip"):
+            cur, parent = an.parent(parent), an.parent(an.parent(parent))
+            continue
+        if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
+            cur, parent = parent, an.parent(parent)
+            continue
+        return False
+    return False
+
+
+def _references(an, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every read of the variable `node` reads (same name, or same attribute name), targets excluded."""
+    if isinstance(node, cst.Name):
+        found = [n for names in an.ix.names.values() for n in names.get(node.value, ())]
+    elif isinstance(node, cst.Attribute):
+        found = list(an.ix.attributes.get(node.attr.value, ()))
+    else:
+        return []
+    out = []
+    for n in found:
+        p = an.parent(n)
+        if isinstance(p, (cst.AssignTarget, cst.Param, cst.AsName, cst.Attribute)) and not (
+                isinstance(p, cst.Attribute) and p.value is n):
+            continue
+        if isinstance(p, cst.Attribute) and p.attr is n:
+            continue
+        out.append(n)
+    return out
+
+
 def decide(plan: "Plan") -> None:
+    facts, an = plan.facts, plan.an
+    n_calls = len(facts.calls)
+    # pseudo-units: calls of this service's v1 that no route matches, and /v1 calls on a shared base of another host
+    extra = [("unmatched", u) for u in facts.unmatched] + [("foreign", f) for f in facts.foreign]
+    total = n_calls + len(extra)
+    fam = _Families(total)
+    sites = [cf.site for cf in facts.calls] + [(e[1][0] if e[0] == "unmatched" else e[1]) for e in extra]
+
+    # 1. what ties calls together: a literal of their URL, the helper they go through, an edit they share
+    by_node: dict[int, int] = {}
+    by_helper: dict[int, int] = {}
+    for u, site in enumerate(sites):
+        for info in (site.url, site.base):
+            for piece in info.pieces if info is not None else ():
+                if piece.node is not None:
+                    fam.join([by_node.setdefault(id(piece.node), u), u])
+        helper = site.helper
+        while helper is not None:
+            fam.join([by_helper.setdefault(id(helper.fn), u), u])
+            helper = helper.inner.helper if helper.inner is not None else None
+    for units in plan.edit_units.values():
+        fam.join(list(units))
+    for spans in plan.spans.values():
+        for span in spans:
+            fam.join(list(span[4]))
+
+    # 2. why a family cannot move
+    reasons: dict[int, list[tuple[int, str, str]]] = {}  # root -> [(unit, rule, why)]
+
+    def block(u: int, rule: str, why: str) -> None:
+        reasons.setdefault(fam.find(u), []).append((u, rule, why))
+
+    for u in range(n_calls):
+        for flag in plan.flags.get(u, ()):
+            if flag.blocking:
+                block(u, flag.rule, flag.message)
+    for k, (kind, item) in enumerate(extra):
+        u = n_calls + k
+        site = sites[u]
+        line = an.where(site.call)[0]
+        if kind == "unmatched":
+            _site, path, candidates = item
+            rule = "L04" if any("L04" in r.op.rules or r.op.v2 is None for r in candidates) else "L01"
+            why = (f"v1 call {site.method or ''} {path.replace(chr(0), '{?}')} matches no single v1 route "
+                   f"(a part is only known at run time, or v1 never had it); migrate it by hand")
+            plan.unit = u
+            plan.flag(site.call, rule, "call", None, why)
+            block(u, rule, why)
+        else:
+            block(u, "L01", f"line {line}: a call through the same base is not one of this API's v1 routes")
+    # a helper that also serves job-API or v2 calls keeps its own reads (error keys) as they are
+    for u, cf in enumerate(facts.calls):
+        helper = cf.site.helper
+        while helper is not None:
+            if id(helper.fn) in facts.shared_helpers and any(r.kind == "error" for r in cf.reads):
+                block(u, "Q29", f"the helper {helper.fn.name.value}() also serves v2 or job-API calls and reads "
+                                "v1 error keys; split it before migrating")
+                break
+            helper = helper.inner.helper if helper.inner is not None else None
+
+    # 3. a base that escapes: a variable holding an edited literal also builds URLs the analysis did not follow
+    edited_literals: dict[int, set] = {}
+    for node_id, spans in plan.spans.items():
+        for span in spans:
+            for u in span[4]:
+                if isinstance(u, int):
+                    edited_literals.setdefault(fam.find(u), set()).add(node_id)
+    traced: dict[int, set[int]] = {}
+    ref_vars: dict[int, list] = {}
+    for u, site in enumerate(sites):
+        root = fam.find(u)
+        for ref, ids in site.refs:
+            traced.setdefault(root, set()).add(id(ref))
+            if ids & edited_literals.get(root, set()):
+                ref_vars.setdefault(root, []).append(ref)
+    all_traced = set().union(*traced.values()) if traced else set()
+    for root, refs in ref_vars.items():
+        if root in reasons:
+            continue
+        for ref in refs:
+            escaped = next((r for r in _references(an, ref) if id(r) not in all_traced and _builds_url(an, r)), None)
+            if escaped is not None:
+                line = an.where(escaped)[0]
+                block(root, "L01", f"its base {an.code_of(ref)} also builds a URL at line {line} that the rewrite "
+                                   "cannot follow")
+                break
+
+    # 4. blocked families: nothing of theirs changes; every call is flagged
+    blocked_roots = set(reasons)
+    if blocked_roots:
+        def dead(units) -> bool:
+            return any(isinstance(u, int) and fam.find(u) in blocked_roots for u in units)
+
+        for key in [k for k, units in plan.edit_units.items() if dead(units)]:
+            del plan.edits[key]
+            del plan.edit_units[key]
+        for node_id in list(plan.spans):
+            plan.spans[node_id] = [s for s in plan.spans[node_id] if not dead(s[4])]
+        for u in range(n_calls):
+            root = fam.find(u)
+            if root not in blocked_roots:
+                continue
+            cf = facts.calls[u]
+            own = [f for f in plan.flags.get(u, ()) if f.blocking]
+            plan.flags[u] = own
+            if not own:
+                cause_unit, cause_rule, cause = reasons[root][0]
+                cause_line = an.where(sites[cause_unit].call)[0]
+                rule = _call_rule(cf)
+                plan.flags[u].append(Flag(cf.call, rule, "call", cf.route,
+                                          f"left on v1 with its client (line {cause_line}: {cause_rule} {cause}); "
+                                          + plan.rule_text(rule), True))
+            plan.findings[u] = [_unfixed(f) for f in plan.findings.get(u, ())]
+            for flag in plan.flags[u]:
+                line, col, text = an.where(flag.node)
+                if not any(f.line == line and f.rule == flag.rule for f in plan.findings[u]):
+                    plan.findings[u].append(Finding(flag.rule, line, col, flag.message, False,
+                                                    cf.route.label(), cf.route.v2_label(), flag.kind, text))
+        for u in list(plan.findings):
+            if isinstance(u, int) and u >= n_calls and fam.find(u) in blocked_roots:
+                plan.findings[u] = [_unfixed(f) for f in plan.findings[u]]
+
+    # 5. every flag left becomes one comment on its statement
     for flags in plan.flags.values():
         for flag in flags:
             plan.comment(flag.node, flag.rule)
+
+
+def _call_rule(cf) -> str:
+    """The rule a call stays v1 under: its verb path, its billing meaning, or its path."""
+    rules = cf.route.op.rules
+    for rule in ("L04", "Q01", "L01"):
+        if rule in rules:
+            return rule
+    return "L01"
+
+
+def _unfixed(f: Finding) -> Finding:
+    if not f.fixable:
+        return f
+    return Finding(f.rule, f.line, f.column, "left on v1 with its client: " + f.message, False, f.route, f.v2_target,
+                   f.kind, f.source_line, f.attributed)

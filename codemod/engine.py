@@ -34,6 +34,7 @@ class PythonAnalysis:
     error: str | None = None
     module: cst.Module | None = None
     edits: list[Edit] = field(default_factory=list)
+    manual: list[tuple[int, str, str]] = field(default_factory=list)  # (line, rule, message) of each flag
     parents: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(node) -> parent node
 
 
@@ -50,6 +51,7 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None) -> Pyt
         return result
     result.findings = plan.all_findings()
     result.edits = plan.final_edits()
+    result.manual = plan.manual_items()
     result.module = facts.module
     result.parents = an.ix.parent
     result.uses_v2 = facts.uses_v2
@@ -137,9 +139,8 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     if analysis.error:
         result.error = analysis.error
         return result
-    manual_findings = [f for f in analysis.findings if not f.fixable and f.kind != "indirect" and f.attributed
-                       and (selected is None or f.rule in selected)]
-    result.manual = [ManualItem(path, f.line, f.rule, f.message) for f in manual_findings]
+    result.manual = [ManualItem(path, line, rule, message) for line, rule, message in analysis.manual
+                     if selected is None or rule in selected]
     if not analysis.edits:
         return result
     if selected is not None:

@@ -138,6 +138,14 @@ class Plan:
                                 tuple(sorted(good))))
         return out
 
+    def manual_items(self) -> list[tuple[int, str, str]]:
+        """(line, rule, message) of every call or read left to a person: one per flag, in line order."""
+        out: dict[tuple[int, str], str] = {}
+        for flags in self.flags.values():
+            for flag in flags:
+                out.setdefault((self.an.where(flag.node)[0], flag.rule), flag.message)
+        return [(line, rule, msg) for (line, rule), msg in sorted(out.items())]
+
     def all_findings(self) -> list[Finding]:
         found = [f for group in self.findings.values() for f in group]
         found.sort(key=lambda f: (f.line, f.column, f.rule))

@@ -346,6 +346,7 @@ class Conventions(Strict):
     neutral_spellings: dict[str, str]
     serverless_runtime_paths: list[str]
     lookups: dict[str, Lookup] = {}
+    empty_means_unset: list[str] = []
     # v2 paths the /v2 pass-through forwards beyond the routes of v2.json: path -> methods
     passthrough_allow: dict[str, list[str]] = {}
     pagination: Pagination

@@ -325,6 +325,7 @@ class Translators:
         self.mappings = mappings
         self.requests = {key: _CompiledRequest(spec, mappings) for key, spec in mappings.requests.items()}
         self.responses = {key: _CompiledResponse(spec, mappings) for key, spec in mappings.responses.items()}
+        self.empty_means_unset = frozenset(mappings.conventions.empty_means_unset)
 
     def request(
         self,
@@ -335,7 +336,14 @@ class Translators:
         current: dict[str, Any] | None = None,
         catalog: Catalog | None = None,
     ) -> RequestTranslation:
-        """v1 request body -> v2 body. Raises InvalidValue, PolicyRefused or NeedsLookup."""
+        """v1 request body -> v2 body. Raises InvalidValue, PolicyRefused or NeedsLookup.
+
+        A field of `conventions.empty_means_unset` sent as "" is v1's "not set": it is left out, never sent
+        to v2 as an empty reference (`"registry": ""`).
+        """
+        unset = self.empty_means_unset
+        if unset and isinstance(body, dict) and any(v == "" and k in unset for k, v in body.items()):
+            body = {k: v for k, v in body.items() if not (v == "" and k in unset)}
         return self.requests[map_id].translate(body, strict=strict or {}, current=current, catalog=catalog)
 
     def response(self, map_id: str, obj: dict[str, Any], ctx: ResponseContext | None = None) -> dict[str, Any]:

@@ -38,6 +38,7 @@ class Analyzer(Strings, Calls, Flow):
         self.fn_returns: dict[str, tuple[Typed, CallFact]] = {}
         self.read_keys: set[int] = set()  # key nodes already judged (typed reads, request bodies)
         self._reading: CallFact | None = None
+        self.refs: list | None = None  # while a URL is evaluated: the names and attributes it reads
 
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:
@@ -58,6 +59,7 @@ class Analyzer(Strings, Calls, Flow):
         for cf in self.facts.calls:
             self._responses(cf)
             self._except_error_reads(cf)
+            self._helper_error_reads(cf)
         for _ in range(3):
             if not self._propagate_returns():
                 break
@@ -125,11 +127,15 @@ class Analyzer(Strings, Calls, Flow):
         kb = self.kb
         if info is None:
             return
-        if info.kind == "runtime":
-            self.facts.serverless_runtime = True
-            return
-        if info.kind == "v2":
-            self.facts.uses_v2 = True
+        if info.kind in ("runtime", "v2"):
+            if info.kind == "runtime":
+                self.facts.serverless_runtime = True
+            else:
+                self.facts.uses_v2 = True
+            helper = site.helper
+            while helper is not None:  # helpers that also serve calls v1bridge must leave as they are
+                self.facts.shared_helpers.add(id(helper.fn))
+                helper = helper.inner.helper if helper.inner is not None else None
             return
         if info.kind in ("unknown", "relative"):
             flat = flatten(info.pieces)
@@ -150,11 +156,33 @@ class Analyzer(Strings, Calls, Flow):
             if any_method and site.method is None:
                 routes = any_method if len({r.v2_segments for r in any_method}) == 1 else []
             if not routes:
+                fn = self.scope_of(site.call)
+                first = next((i for i, p in enumerate(info.pieces) if p.param), None)
+                tail = flatten(info.pieces[first:]) if first is not None else "x"
+                if not tail.replace(HOLE, "").strip("/") and fn is not None and self._helper(fn) is not None:
+                    return  # the call a helper makes for its callers: each caller is a call site of its own
+                if site.url.ours or (site.base is not None and site.base.ours):
+                    # this service's v1, but no v1 route: a verb or segment only known at run time, or a
+                    # route v1 never had; it cannot be migrated, and neither can what shares its base
+                    self.facts.unmatched.append((site, path, self._candidates(path, site.method)))
+                else:
+                    self.facts.foreign.append(site)  # a /v1 on another host that is not a v1 route of ours
                 return
         site.route = routes[0]
         cf = CallFact(site, routes[0], path)
         self._body_fact(cf)
         self.facts.calls.append(cf)
+
+    def _candidates(self, path: str, method: str | None) -> list:
+        """Routes the path could be once its unknown parts are known (a hole stands for any one segment)."""
+        segs = path.strip("/").split("/")
+        out = []
+        for route in self.kb.routes:
+            if (method is not None and route.method != method) or len(route.v1_segments) != len(segs):
+                continue
+            if all(t.startswith("{") or HOLE in s or t == s for t, s in zip(route.v1_segments, segs)):
+                out.append(route)
+        return out
 
     def _body_fact(self, cf: CallFact) -> None:
         """The dict literal a request body comes from: at the call, or one assignment of a name never mutated."""

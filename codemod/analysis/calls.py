@@ -7,12 +7,12 @@ HTTP layers: requests (functions, `Session`, `request()`), httpx (functions,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from codemod.analysis.syntax import Piece, dotted, flatten, str_of
-from codemod.knowledge import Route
+from codemod.knowledge import HOLE, SCHEME, Route
 
 VERBS = {"get", "post", "put", "patch", "delete", "head", "options"}
 REQUEST_FUNCS = {"request", "stream"}
@@ -31,6 +31,7 @@ class UrlInfo:
     path_end: int = 0
     host_edit: tuple[int, int, str] | None = None  # flat span -> replacement (base address)
     base_known: bool = False
+    ours: bool = False  # on one of this service's hosts (not only a /v1 path on another host)
 
 
 @dataclass
@@ -49,6 +50,8 @@ class CallSite:
     helper: "HelperInfo | None" = None
     route: Route | None = None
     indirect: bool = False
+    base: UrlInfo | None = None  # the base the URL is relative to: a client's base_url, a helper's prefix
+    refs: list = field(default_factory=list)  # Name/Attribute nodes read to build the URL (its base included)
 
 
 @dataclass
@@ -66,12 +69,23 @@ class HelperInfo:
     base_kind: str
     returns: str
     is_async: bool
+    slash_join: bool = False  # the helper puts "/" between base and path (callers may omit the leading slash)
+    inner: "CallSite | None" = None  # the call the helper makes
+    refs: list = field(default_factory=list)
 
 
 
 
 class Calls:
     """Mixin of the file analyzer: call-site and helper inference."""
+
+    def traced(self, refs: list, fn, *args):
+        """Run an evaluation recording every name and attribute it reads into `refs`."""
+        previous, self.refs = self.refs, refs
+        try:
+            return fn(*args)
+        finally:
+            self.refs = previous
 
     def _call_site(self, call: cst.Call) -> CallSite | None:
         func = call.func
@@ -85,6 +99,7 @@ class Calls:
         url_expr = None
         library = "client"
         base: UrlInfo | None = None
+        base_refs: list = []
         base_kind = None
         attr = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
         lib_root = origin.split(".")[0]
@@ -105,7 +120,7 @@ class Calls:
             else:
                 # receiver: client object, maybe with base_url
                 if isinstance(func, cst.Attribute):
-                    factory, base = self._client_of(func.value, scope)
+                    factory, base, base_refs = self._client_of(func.value, scope)
                     if factory:
                         library = factory
                     elif self._is_helper_call(call):
@@ -131,20 +146,29 @@ class Calls:
             return None
         if url_expr is None:
             return None
-        pieces = self.evaluate(url_expr, scope)
+        refs = list(base_refs)
+        pieces = self.traced(refs, self.evaluate, url_expr, scope)
         if base is not None:
             base_kind = base.kind if base.kind in ("v1", "v2", "runtime") else None
-        info = self._url_info(pieces, base_kind)
+        info = self._url_info(pieces, base_kind, base.ours if base is not None else False)
         if info is None:
             return None
         body_kw = "json"
         body = kw.get("json")
-        if body is None and library == "urllib":
-            body = kw.get("data")
-            body_kw = "data"
-        return CallSite(call, method, method_node, url_expr, info, library, body, body_kw, kw.get("params"), "response", is_async)
+        if body is None and "data" in kw:
+            body, body_kw = self._data_body(kw["data"], library)
+        return CallSite(call, method, method_node, url_expr, info, library, body, body_kw, kw.get("params"), "response",
+                        is_async, base=base if base is not None and base_kind else None, refs=refs)
 
-    def _url_info(self, pieces: list[Piece], base_kind: str | None) -> UrlInfo | None:
+    def _data_body(self, data: cst.CSTNode, library: str) -> tuple[cst.CSTNode | None, str | None]:
+        """`data=json.dumps(payload)` sends `payload` as JSON; urllib's `data=` is the body itself."""
+        if isinstance(data, cst.Call) and self._origin(dotted(data.func) or "") == "json.dumps" and data.args:
+            return data.args[0].value, "data-json"
+        if library == "urllib":
+            return data, "data"
+        return None, None
+
+    def _url_info(self, pieces: list[Piece], base_kind: str | None, base_ours: bool = False) -> UrlInfo | None:
         flat = flatten(pieces)
         kind, start, host_edit = self.classify(flat, base_kind)
         if kind == "none":
@@ -155,9 +179,10 @@ class Calls:
         q = flat.find("?", start)
         if q >= 0:
             end = q
-        return UrlInfo(kind, pieces, start, end, host_edit, base_known=base_kind is not None)
+        return UrlInfo(kind, pieces, start, end, host_edit, base_known=base_kind is not None,
+                       ours=self.is_ours(flat) or (base_ours and not SCHEME.match(flat)))
 
-    def _client_of(self, receiver: cst.CSTNode, scope) -> tuple[str | None, UrlInfo | None]:
+    def _client_of(self, receiver: cst.CSTNode, scope) -> tuple[str | None, UrlInfo | None, list]:
         """(library, base) of a client object: httpx.Client(base_url=...), requests.Session(), ..."""
         value = None
         if isinstance(receiver, cst.Name):
@@ -182,20 +207,22 @@ class Calls:
         if isinstance(value, cst.Await):
             value = value.expression
         if not isinstance(value, cst.Call):
-            return None, None
+            return None, None, []
         origin = self._origin(dotted(value.func) or "")
         parts = tuple(origin.rsplit(".", 1)) if "." in origin else ("", origin)
         if parts not in CLIENT_FACTORIES:
-            return None, None
+            return None, None, []
         base_expr = next((a.value for a in value.args if a.keyword and a.keyword.value == "base_url"), None)
         if base_expr is None and parts[0] == "aiohttp":
             pos = [a.value for a in value.args if a.keyword is None]
             base_expr = pos[0] if pos else None
         if base_expr is None:
-            return parts[0], None
-        pieces = self.evaluate(base_expr, scope)
-        kind, start, host_edit = self.classify(flatten(pieces))
-        return parts[0], UrlInfo(kind, pieces, start, len(flatten(pieces)), host_edit)
+            return parts[0], None, []
+        refs: list = []
+        pieces = self.traced(refs, self.evaluate, base_expr, scope)
+        flat = flatten(pieces)
+        kind, start, host_edit = self.classify(flat)
+        return parts[0], UrlInfo(kind, pieces, start, len(flat), host_edit, ours=self.is_ours(flat)), refs
 
     # --------------------------------------------------------------- helpers
     def _is_helper_call(self, call: cst.Call) -> bool:
@@ -232,7 +259,11 @@ class Calls:
                 if kind == "relative":
                     kind = "v1" if self.v1_evidence else "unknown"
                 base_kind = kind
-                base = UrlInfo(kind, prefix_pieces, 0, len(prefix_flat), host_edit)
+                if inner.url.base_known and inner.base is not None and not prefix_flat.strip(HOLE):
+                    base = inner.base  # `self.client.get(path)` on `httpx.Client(base_url=...)`: the client's base
+                else:
+                    ours = inner.url.ours if inner.url.base_known else self.is_ours(prefix_flat)
+                    base = UrlInfo(kind, prefix_pieces, 0, len(prefix_flat), host_edit, ours=ours)
             method_param = None
             method = inner.method
             if inner.helper is not None and inner.helper.method_param:
@@ -250,7 +281,8 @@ class Calls:
                 body_param = self._arg_param(inner, inner.helper.body_param)
             returns = "json" if self._returns_json(fn, inner) else "response"
             info = HelperInfo(fn, params, path_param, method_param, method if method_param is None else None, body_param,
-                              kwargs_param, base, base_kind, returns, isinstance(fn.asynchronous, cst.Asynchronous))
+                              kwargs_param, base, base_kind, returns, isinstance(fn.asynchronous, cst.Asynchronous),
+                              slash_join=prefix_flat.endswith("/"), inner=inner, refs=list(inner.refs))
             break
         self.helpers[id(fn)] = info
         return info
@@ -316,9 +348,13 @@ class Calls:
         if path_expr is None:
             return None
         scope = self.scope_of(call)
-        pieces = self.evaluate(path_expr, scope)
+        refs = list(helper.refs)
+        pieces = self.traced(refs, self.evaluate, path_expr, scope)
+        flat = flatten(pieces)
+        if helper.slash_join and flat and not flat.startswith("/") and not SCHEME.match(flat):
+            pieces = [Piece("/")] + pieces  # `f"{base}/{path.lstrip('/')}"`: "pods/x/stop" is /pods/x/stop
         base_kind = helper.base_kind if helper.base_kind in ("v1", "v2", "runtime") else None
-        info = self._url_info(pieces, base_kind)
+        info = self._url_info(pieces, base_kind, helper.base.ours if helper.base is not None else False)
         if info is None:
             return None
         if info.kind == "relative" and not inner:
@@ -337,7 +373,9 @@ class Calls:
         if body is None and helper.kwargs_param:
             body = bound.get("json")
             body_kw = "json"
+            if body is None and "data" in bound:
+                body, body_kw = self._data_body(bound["data"], "helper")
         is_async = helper.is_async
         site = CallSite(call, method, method_node, path_expr, info, "helper", body, body_kw, bound.get("params"),
-                        helper.returns, is_async, helper)
+                        helper.returns, is_async, helper, base=helper.base if base_kind else None, refs=refs)
         return site

@@ -65,6 +65,9 @@ class FileFacts:
     module: cst.Module | None = None
     calls: list[CallFact] = field(default_factory=list)
     unresolved: list[tuple["CallSite", Route]] = field(default_factory=list)
+    unmatched: list[tuple["CallSite", str, list[Route]]] = field(default_factory=list)  # ours, no v1 route
+    foreign: list["CallSite"] = field(default_factory=list)
+    shared_helpers: set[int] = field(default_factory=set)  # id(helper fn) also used by v2 or job-API calls  # a v1-shaped base on another host, not our route
     v1_strings: list[tuple[cst.CSTNode, "UrlInfo", str]] = field(default_factory=list)  # (node, url, flat text)
     handed_in: list[tuple[str, cst.CSTNode, bool]] = field(default_factory=list)  # (name, key node, written)
     helper_reads: dict[int, list[Read]] = field(default_factory=dict)  # id(helper fn) -> error reads inside it

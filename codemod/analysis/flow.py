@@ -32,6 +32,27 @@ class Flow:
         for json_expr in self._json_uses(call_expr):
             self._json_site(json_expr, typed, site)
 
+    def _helper_error_reads(self, cf: CallFact) -> None:
+        """Error reads inside the helper(s) a call goes through (`raise X(resp.json()["message"])`)."""
+        helper = cf.site.helper
+        seen = set()
+        while helper is not None and helper.inner is not None and id(helper.fn) not in seen:
+            seen.add(id(helper.fn))
+            inner = helper.inner
+            call_expr: cst.CSTNode = inner.call
+            if isinstance(self.parent(call_expr), cst.Await):
+                call_expr = self.parent(call_expr)
+            for json_expr in self._json_uses(call_expr):
+                keys = [self._read_key(json_expr)]
+                var = self._bound_name(json_expr)
+                if var is not None:
+                    keys += [self._read_key(use) for use in self._uses_after(*var)]
+                for key in keys:
+                    if key is not None and key[0] in self.kb.error_keys:
+                        self.read_keys.add(id(key[1]))
+                        cf.reads.append(Read("error", key[1], cf.route, key[0], key[2]))
+            helper = inner.helper
+
     def _json_uses(self, response_expr: cst.CSTNode) -> list[cst.CSTNode]:
         """`.json()` reads of a response: chained, or through the variable it is stored in."""
         out = []

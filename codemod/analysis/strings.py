@@ -145,13 +145,17 @@ class Strings:
         args = [a.value for a in node.args if a.keyword is None and not a.star]
         if isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, cst.SimpleString):
             return self._format(node, func.value, scope, depth)
-        if isinstance(func, cst.Attribute) and func.attr.value in ("rstrip", "strip") and not args or (
-            isinstance(func, cst.Attribute) and func.attr.value in ("rstrip", "strip") and len(args) == 1 and str_of(args[0]) == "/"
-        ):
+        if isinstance(func, cst.Attribute) and func.attr.value in ("rstrip", "strip", "lstrip") and (
+                not args or (len(args) == 1 and str_of(args[0]) == "/")):
             pieces = self.evaluate(func.value, scope, depth + 1)
-            if pieces and pieces[-1].text and pieces[-1].text.endswith("/"):
+            how = func.attr.value
+            if how != "lstrip" and pieces and pieces[-1].text and pieces[-1].text.endswith("/"):
                 last = pieces[-1]
                 pieces = pieces[:-1] + [Piece(last.text.rstrip("/"), last.node, last.offset)]
+            if how != "rstrip" and pieces and pieces[0].text and pieces[0].text.startswith("/"):
+                first = pieces[0]
+                cut = len(first.text) - len(first.text.lstrip("/"))
+                pieces = [Piece(first.text[cut:], first.node, first.offset + cut)] + pieces[1:]
             return pieces
         if origin in ("os.getenv", "os.environ.get", "os.environ.setdefault") or name.endswith("environ.get"):
             default = args[1] if len(args) > 1 else next((a.value for a in node.args if a.keyword and a.keyword.value == "default"), None)
@@ -188,6 +192,12 @@ class Strings:
         return entries[0] if len(entries) == 1 else None
 
     def _resolve_name(self, node: cst.Name, scope, depth: int) -> list[Piece]:
+        out = self._resolve_name_value(node, scope, depth)
+        if self.refs is not None:
+            self.refs.append((node, frozenset(id(p.node) for p in out if p.node is not None)))
+        return out
+
+    def _resolve_name_value(self, node: cst.Name, scope, depth: int) -> list[Piece]:
         name = node.value
         fn = scope
         while fn is not None:
@@ -231,6 +241,12 @@ class Strings:
         return None
 
     def _resolve_attr(self, node: cst.Attribute, scope, depth: int) -> list[Piece]:
+        out = self._resolve_attr_value(node, scope, depth)
+        if self.refs is not None:
+            self.refs.append((node, frozenset(id(p.node) for p in out if p.node is not None)))
+        return out
+
+    def _resolve_attr_value(self, node: cst.Attribute, scope, depth: int) -> list[Piece]:
         owner = node.value
         attr = node.attr.value
         cls = None
@@ -256,6 +272,20 @@ class Strings:
         flat = flatten(self.evaluate(node, None, MAX_DEPTH - 2))
         info = self.classify(flat)
         return info[0] == "v1"
+
+    def _v1_shaped(self, rest: str) -> bool:
+        """After a /v1 prefix on a host that is not this service's: nothing yet (a base), or a v1 resource."""
+        first = rest.strip("/").split("/")[0].split("?")[0]
+        return first == "" or first in self.kb.resources
+
+    def is_ours(self, flat: str) -> bool:
+        """A URL on one of this service's hosts (not merely a /v1 path on someone else's)."""
+        m = SCHEME.match(flat)
+        if not m:
+            return False
+        slash = flat.find("/", m.end())
+        netloc = flat[m.end(): slash if slash >= 0 else len(flat)]
+        return HOLE not in netloc and self.kb.host_kind(netloc) in ("v1", "v2")
 
     def classify(self, flat: str, base_kind: str | None = None) -> tuple[str, int, tuple[int, int, str] | None]:
         """(kind, index where the v1 path starts, base edit) for the flattened URL text."""
@@ -284,6 +314,8 @@ class Strings:
                 end = path_at + len(kb.v1_prefix)
                 if any(h.netloc == netloc for h in kb.v2_hosts):
                     return "v1", end, (0, end, self.v2_base)
+                if not self._v1_shaped(path[len(kb.v1_prefix):]):
+                    return "none", path_at, None  # another API's /v1 (OpenAI-style /v1/models)
                 return "v1", end, (path_at, end, kb.v2_prefix)
             if path == kb.v2_prefix or path.startswith(kb.v2_prefix + "/"):
                 return "v2", path_at, None
@@ -293,7 +325,7 @@ class Strings:
         lead = len(flat) - len(rest)
         if kb.is_runtime_path(rest):
             return "runtime", lead, None
-        if rest == kb.v1_prefix or rest.startswith(kb.v1_prefix + "/"):
+        if (rest == kb.v1_prefix or rest.startswith(kb.v1_prefix + "/")) and self._v1_shaped(rest[len(kb.v1_prefix):]):
             return "v1", lead + len(kb.v1_prefix), (lead, lead + len(kb.v1_prefix), kb.v2_prefix)
         if rest.startswith(kb.v2_prefix + "/"):
             return "v2", lead, None

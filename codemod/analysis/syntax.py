@@ -144,6 +144,7 @@ class Indexer(cst.CSTVisitor):
         self.stack: list[cst.CSTNode] = []
         self.calls: list[cst.Call] = []
         self.subscripts: list[cst.Subscript] = []
+        self.attributes: dict[str, list[cst.Attribute]] = {}
         self.dicts: list[cst.Dict] = []
         self.strings: list[cst.CSTNode] = []
         self.functions: dict[str, list[cst.FunctionDef]] = {}
@@ -179,6 +180,8 @@ class Indexer(cst.CSTVisitor):
             self.calls.append(node)
         elif isinstance(node, cst.Subscript):
             self.subscripts.append(node)
+        elif isinstance(node, cst.Attribute):
+            self.attributes.setdefault(node.attr.value, []).append(node)
         elif isinstance(node, cst.Dict):
             self.dicts.append(node)
         elif isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):

@@ -64,10 +64,18 @@ def owns_path(cf: CallFact) -> bool:
 @rule.call
 def plan_call(cf: CallFact, plan) -> None:
     site, route = cf.site, cf.route
+    based = False
     if site.url.host_edit is not None and site.helper is None:
-        host_edit(site.url, plan)
-    if site.helper is not None and site.helper.base is not None and site.helper.base.kind == "v1":
-        host_edit(site.helper.base, plan)
+        based = host_edit(site.url, plan)
+    elif site.base is not None and site.base.kind == "v1" and site.base.host_edit is not None:
+        based = host_edit(site.base, plan)
+    if not based:
+        # the v1 base is not spelled in one literal the rewrite can change (or it was never traced to this
+        # service's host): changing the path alone would send a v2 path to a v1 base
+        plan.flag(cf.call, "L01", "call", route,
+                  "the v1 base address of this call is not traced to one literal; migrate base and path by hand ("
+                  + plan.rule_text("L01") + ")")
+        return
     if len(route.v2_segments) not in (len(route.v1_segments), len(route.v1_segments) - 1):
         plan.flag(cf.call, "L04" if "L04" in route.op.rules else "L01", "call", route)
         return
@@ -85,26 +93,21 @@ def plan_call(cf: CallFact, plan) -> None:
 
 
 def plan_strings(plan) -> None:
-    """A v1 address in a string no call was traced through (a base constant, a URL in a dict)."""
-    kb = plan.kb
+    """A string spelling a v1 address: reported where it is. It changes only with the calls traced through it
+    (a constant no traced call uses is left as it is: it may serve code the rewrite cannot see)."""
+    used: dict[int, int] = {}
+    for i, cf in enumerate(plan.facts.calls):
+        for info in (cf.site.url, cf.site.base):
+            for piece in info.pieces if info is not None else ():
+                if piece.node is not None:
+                    used.setdefault(id(piece.node), i)
     for node, info, flat in plan.facts.v1_strings:
-        host_edit(info, plan)
-        path = flat[info.path_start:].split("?")[0]
-        if path.strip("/"):
-            routes = kb.match(path.rstrip("/"), None)
-            targets = {(r.v2_segments, bool(r.action_body), r.v2_method == r.method) for r in routes}
-            if len(targets) == 1 and routes[0].v2_segments is not None and not routes[0].action_body \
-                    and len(routes[0].v2_segments) == len(routes[0].v1_segments):
-                route = routes[0]
-                segs = path.strip("/").split("/")
-                pos = info.path_start + 1
-                for i, (a, b) in enumerate(zip(route.v1_segments, route.v2_segments)):
-                    if not a.startswith("{") and a != b:
-                        o = span_origin(info.pieces, pos, pos + len(segs[i]))
-                        if o is not None:
-                            plan.string_edit(o[0], o[1], o[2], b, "Q01" if "Q01" in route.op.rules else "L01")
-                    pos += len(segs[i]) + 1
-        plan.find(node, "L01", "base-url", f"v1 base address -> {plan.an.v2_base}", True)
+        unit = next((used[id(p.node)] for p in info.pieces if p.node is not None and id(p.node) in used), None)
+        if unit is not None:
+            plan.find(node, "L01", "base-url", f"v1 base address -> {plan.an.v2_base}", True, unit=unit)
+        else:
+            plan.find(node, "L01", "base-url", "v1 base address that no traced call goes through; left as it is ("
+                      + plan.rule_text("L01") + ")", False)
 
 
 rule.plan_strings = plan_strings  # type: ignore[attr-defined]

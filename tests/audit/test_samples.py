@@ -52,7 +52,8 @@ def test_mixed_legacy_call_sites_carry_route_method_and_v2_target():
     assert listing["route"] == "GET /networkvolumes", "curl without -X or data is a GET"
     assert not any(f["fixable"] for f in data["findings"] if not f["path"].endswith(".py")), \
         "rewrite only fixes Python; other files are never fixable"
-    assert by_key[("L01", "client.py", 10)]["fixable"] is True
+    # the reset on the same BASE has no v2 form, so rewrite leaves the whole client on v1 (never half)
+    assert by_key[("L01", "client.py", 10)]["fixable"] is False
     assert by_key[("R01", "client.py", 14)]["fixable"] is False, "a removed capability is never fixed by rewrite"
 
 

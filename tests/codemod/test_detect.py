@@ -13,7 +13,7 @@ def start(pod_id):
 
 
 def reset(pod_id):
-    return requests.post(f"{BASE}/pods/{pod_id}/reset")
+    return requests.post(f"https://rest.runpod.io/v1/pods/{pod_id}/reset")
 
 
 def run(eid):
@@ -31,9 +31,19 @@ def test_findings_carry_rule_route_target_and_position() -> None:
     assert start.fixable and start.source_line.startswith("return requests.post(")
     reset = by_rule[("R01", "call")]
     assert not reset.fixable and reset.route == "POST /pods/{podId}/reset" and reset.v2_target is None
-    base = by_rule[("L01", "base-url")]
-    assert base.line == 3 and base.fixable
+    bases = [(f.line, f.fixable) for f in analysis.findings if f.kind == "base-url"]
+    assert bases == [(3, True), (11, False)]  # the base of start moves; the reset's own URL stays with it
     assert all(isinstance(f, Finding) for f in analysis.findings)
+
+
+def test_a_call_that_cannot_move_keeps_its_whole_client_on_v1() -> None:
+    """Shared base: reset (no v2 form) keeps start on v1 too; both flagged, the base untouched."""
+    src = SOURCE.replace('f"https://rest.runpod.io/v1/pods/{pod_id}/reset"', 'f"{BASE}/pods/{pod_id}/reset"')
+    analysis = analyze_python(src, "client.py")
+    assert analysis.edits and all(e.kind == "comment" for e in analysis.edits)
+    assert [(line, rule) for line, rule, _ in analysis.manual] == [(7, "L04"), (11, "R01")]
+    assert [(f.rule, f.line, f.fixable) for f in analysis.findings if f.kind in ("call", "base-url")] == [
+        ("L01", 3, False), ("L04", 7, False), ("R01", 11, False)]
 
 
 def test_v2_and_runtime_only_code_is_not_v1() -> None:

@@ -283,7 +283,7 @@ REWRITES = {
         requests.post("https://api.runpod.io/v2/templates", json={"name": "t", "image": "i", "entrypoint": ["/bin/sh"], "ports": [], "disk": 50, "startSsh": False, "startJupyter": False})
     '''),
     # ---- manual items
-    "R01 reset gets one comment": _case('''
+    "R01 reset gets one comment and stays as it was": _case('''
         import requests
         def reset(pid):
             requests.post(f"https://rest.runpod.io/v1/pods/{pid}/reset")
@@ -291,7 +291,7 @@ REWRITES = {
         import requests
         def reset(pid):
             # v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart it)
-            requests.post(f"https://api.runpod.io/v2/pods/{pid}/reset")
+            requests.post(f"https://rest.runpod.io/v1/pods/{pid}/reset")
     '''),
     "R07 response field with no v2 source": _case('''
         import requests
@@ -299,7 +299,7 @@ REWRITES = {
         print(pod["machineId"])
     ''', '''
         import requests
-        pod = requests.get("https://api.runpod.io/v2/pods/p1").json()
+        pod = requests.get("https://rest.runpod.io/v1/pods/p1").json()
         # v1bridge: R07 read dataCenterId
         print(pod["machineId"])
     '''),
@@ -309,7 +309,7 @@ REWRITES = {
     ''', '''
         import requests
         # v1bridge: Q03 filter the v2 list client-side; fetch related objects explicitly
-        requests.get("https://api.runpod.io/v2/pods", params={"gpuTypeId": ["A"]})
+        requests.get("https://rest.runpod.io/v1/pods", params={"gpuTypeId": ["A"]})
     '''),
 }
 
@@ -339,7 +339,7 @@ def test_counts_by_rule_and_manual_items() -> None:
     before, _ = REWRITES["L04 start/stop/restart -> action"]
     result = rewrite_source(before, "c.py")
     assert dict(result.rules) == {"L01": 1, "L04": 2, "Q13": 1}
-    reset, _ = REWRITES["R01 reset gets one comment"]
+    reset, _ = REWRITES["R01 reset gets one comment and stays as it was"]
     manual = rewrite_source(reset, "r.py").manual
     assert [(m.line, m.rule) for m in manual] == [(3, "R01")]
 
