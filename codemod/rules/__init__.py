@@ -48,7 +48,7 @@ class Rule:
     on_call: Callable[["CallFact", "Plan"], None] | None = None
     on_read: Callable[["Read", "CallFact", "Plan"], None] | None = None
     on_body_field: Callable[[str, object, "Plan"], bool] | None = None  # can this value be converted statically?
-    on_param: Callable[["CallFact", object, str, object, "Plan"], None] | None = None
+    on_param: Callable[["CallFact", object, str, object, "Plan"], None] | None = None  # (call, key node, name, spec, plan)
     appliers: dict[str, Callable] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -160,21 +160,62 @@ def plan_params(cf: "CallFact", plan: "Plan") -> None:
             spec = qmap.params.get(name)
             if spec is not None and spec.to != name:
                 plan.flag(cf.call, spec.rule or "Q03", "param", route)
-    node = site.params_expr
-    if not isinstance(node, cst.Dict):
-        return
-    for el in node.elements:
-        if not isinstance(el, cst.DictElement):
-            continue
-        name = str_of(el.key)
-        spec = qmap.params.get(name) if name else None
+    for key_node, name in _param_keys(site.params_expr, cf, plan):
+        spec = qmap.params.get(name)
         if spec is None or spec.to == name:
             continue
         owner = RULES.get(spec.rule or "")
         if spec.to and owner is not None and owner.on_param is not None:
-            owner.on_param(cf, el, name, spec, plan)
+            owner.on_param(cf, key_node, name, spec, plan)
         else:
-            plan.flag(el.key, spec.rule or "Q03", "param", route)
+            plan.flag(key_node, spec.rule or "Q03", "param", route)
+
+
+def _param_keys(node, cf: "CallFact", plan: "Plan") -> list:
+    """(key node, name) of every query parameter a call sends: a dict literal at the call, or a variable
+    holding one and extended with `params["k"] = v`. A query the analysis cannot read is flagged."""
+    from codemod.analysis.syntax import str_of
+    import libcst as cst
+
+    if node is None:
+        return []
+    an = plan.an
+    dicts: list = []
+    writes: list = []
+    if isinstance(node, cst.Name):
+        scope = an.scope_of(cf.call)
+        assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(node.value, [])
+        if len(assigned) != 1 or not isinstance(assigned[0][0], cst.Dict):
+            plan.flag(cf.call, "Q03", "param", cf.route, "query built where the rewrite cannot read it; rename its v1 "
+                      "parameters by hand (" + plan.rule_text("Q03") + ")")
+            return []
+        dicts.append(assigned[0][0])
+        for use in an.ix.names.get(id(scope) if scope else None, {}).get(node.value, []):
+            sub = an.parent(use)
+            if isinstance(sub, cst.Subscript) and sub.value is use and isinstance(an.parent(sub), cst.AssignTarget):
+                key = sub.slice[0].slice.value if isinstance(sub.slice[0].slice, cst.Index) else None
+                writes.append(key)
+            elif isinstance(sub, cst.Attribute) and sub.value is use and sub.attr.value in ("update", "setdefault", "pop"):
+                plan.flag(cf.call, "Q03", "param", cf.route, "query extended where the rewrite cannot read it; rename "
+                          "its v1 parameters by hand (" + plan.rule_text("Q03") + ")")
+                return []
+    elif isinstance(node, cst.Dict):
+        dicts.append(node)
+    else:
+        return []
+    out = []
+    for d in dicts:
+        for el in d.elements:
+            if isinstance(el, cst.DictElement) and str_of(el.key) is not None:
+                out.append((el.key, str_of(el.key)))
+    for key in writes:
+        name = str_of(key)
+        if name is None:
+            plan.flag(cf.call, "Q03", "param", cf.route, "query key only known at run time; check its v1 parameters "
+                      "by hand (" + plan.rule_text("Q03") + ")")
+            return []
+        out.append((key, name))
+    return out
 
 
 def plan_read(read: "Read", cf: "CallFact", plan: "Plan") -> None:

@@ -65,7 +65,7 @@ def owns_path(cf: CallFact) -> bool:
 def plan_call(cf: CallFact, plan) -> None:
     site, route = cf.site, cf.route
     based = False
-    if site.url.host_edit is not None and site.helper is None:
+    if site.url.host_edit is not None:
         based = host_edit(site.url, plan)
     elif site.base is not None and site.base.kind == "v1" and site.base.host_edit is not None:
         based = host_edit(site.base, plan)

@@ -133,6 +133,8 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
     multiline = "\n" in original
     # libcst indents continuation lines by the enclosing block itself: render relative to it
     code = render(new_body, quote=quote, indent="    " if multiline else None, level="")
+    if multiline:
+        code = _carry_comments(node, code, spec, quote, an.module.default_newline)
     if code == original:
         return
     plan.edit(Edit("dict", node, "L02", code))
@@ -142,6 +144,66 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
     if added:
         detail += ("; " if detail else "") + "explicit v2 values for v1 defaults: " + ", ".join(added)
     plan.find(node, "L02", "body-field", f"v1 body -> v2 body ({detail})", True, route)
+
+
+def _comments_of(ws) -> tuple[str | None, list[str]]:
+    """(comment on the same line, own-line comments after it) of a piece of whitespace."""
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        same = ws.first_line.comment.value if ws.first_line.comment is not None else None
+        return same, [line.comment.value for line in ws.empty_lines if line.comment is not None]
+    return None, []
+
+
+def _carry_comments(node: cst.Dict, code: str, spec, quote: str, newline: str) -> str:
+    """Put the comments of the v1 dict on the v2 entries their fields became (nothing is lost).
+
+    A comment on a field's line goes to the end of the line of the v2 key the field moved into; an own-line
+    comment above a field goes above that key; a comment whose field v2 drops goes above the closing brace.
+    """
+    elements = [el for el in node.elements if isinstance(el, cst.DictElement)]
+    trailing: dict[int, list[str]] = {}
+    leading: dict[int, list[str]] = {}
+    head, own = _comments_of(node.lbrace.whitespace_after)
+    leading.setdefault(0, []).extend(own)
+    for i, el in enumerate(elements):
+        ws = el.comma.whitespace_after if isinstance(el.comma, cst.Comma) else None
+        if i == len(elements) - 1 and ws is None:
+            ws = node.rbrace.whitespace_before
+        same, own = _comments_of(ws)
+        if same:
+            trailing.setdefault(i, []).append(same)
+        if own:
+            leading.setdefault(i + 1, []).extend(own)
+    if not (head or trailing or leading.get(0) or any(leading.values())):
+        return code
+    lines = code.split("\n")
+
+    def line_of(v1_key: str) -> int | None:
+        field = spec.fields.get(v1_key)
+        target = (field.to or "").split(".")[0] if field is not None else ""
+        for j, text in enumerate(lines):
+            if text.startswith(f"    {quote}{target}{quote}:"):
+                return j
+        return None
+
+    before: dict[int | None, list[str]] = {}
+    after: dict[int | None, list[str]] = {}
+    for i, el in enumerate(elements):
+        j = line_of(str_of(el.key) or "")
+        before.setdefault(j, []).extend(leading.get(i, []))
+        after.setdefault(j, []).extend(trailing.get(i, []))
+    orphans = before.pop(None, []) + after.pop(None, []) + leading.get(len(elements), [])
+    out = []
+    for j, text in enumerate(lines):
+        if j == 0 and head:
+            text = f"{text}  {head}"
+        if j == len(lines) - 1:
+            out.extend(f"    {c}" for c in orphans)
+        out.extend(f"    {c}" for c in before.get(j, []))
+        if after.get(j):
+            text = f"{text}  {'  '.join(after[j])}"
+        out.append(text)
+    return "\n".join(out)
 
 
 @rule.applies("dict")

@@ -28,6 +28,6 @@ def plan_call(cf: CallFact, plan) -> None:
 
 
 @rule.param
-def plan_param(cf: CallFact, element, name: str, spec, plan) -> None:
-    plan.edit(Edit("key", element.key, "Q01", spec.to))
-    plan.find(element.key, "Q01", "param", f"query parameter {name} -> {spec.to}", True, cf.route)
+def plan_param(cf: CallFact, key_node, name: str, spec, plan) -> None:
+    plan.edit(Edit("key", key_node, "Q01", spec.to))
+    plan.find(key_node, "Q01", "param", f"query parameter {name} -> {spec.to}", True, cf.route)
