@@ -97,10 +97,11 @@ def decide(plan: "Plan") -> None:
     facts, an = plan.facts, plan.an
     n_calls = len(facts.calls)
     # pseudo-units: calls of this service's v1 that no route matches, and /v1 calls on a shared base of another host
-    extra = [("unmatched", u) for u in facts.unmatched] + [("foreign", f) for f in facts.foreign]
+    extra = ([("unmatched", u) for u in facts.unmatched] + [("foreign", f) for f in facts.foreign]
+             + [("unresolved", u) for u in facts.unresolved])
     total = n_calls + len(extra)
     fam = _Families(total)
-    sites = [cf.site for cf in facts.calls] + [(e[1][0] if e[0] == "unmatched" else e[1]) for e in extra]
+    sites = [cf.site for cf in facts.calls] + [(e[1] if e[0] == "foreign" else e[1][0]) for e in extra]
 
     # 1. what ties calls together: a literal of their URL, the helper they go through, an edit they share
     by_node: dict[int, int] = {}
@@ -141,6 +142,14 @@ def decide(plan: "Plan") -> None:
                    f"(a part is only known at run time, or v1 never had it); migrate it by hand")
             plan.unit = u
             plan.flag(site.call, rule, "call", None, why)
+            block(u, rule, why)
+        elif kind == "unresolved":
+            _site, route = item
+            rule = _route_rule(route, site)
+            why = (f"{route.label()} on a base address the rewrite cannot trace to this service (set at run time); "
+                   f"migrate base and path together by hand ({plan.rule_text(rule)})")
+            plan.unit = u
+            plan.flag(site.call, rule, "indirect", route, why)
             block(u, rule, why)
         else:
             block(u, "L01", f"line {line}: a call through the same base is not one of this API's v1 routes")
@@ -209,7 +218,7 @@ def decide(plan: "Plan") -> None:
             plan.findings[u] = [_unfixed(f) for f in plan.findings.get(u, ())]
             for flag in plan.flags[u]:
                 line, col, text = an.where(flag.node)
-                if not any(f.line == line and f.rule == flag.rule for f in plan.findings[u]):
+                if not any(f.line == line and (f.rule == flag.rule or f.kind == "call") for f in plan.findings[u]):
                     plan.findings[u].append(Finding(flag.rule, line, col, flag.message, False,
                                                     cf.route.label(), cf.route.v2_label(), flag.kind, text))
         for u in list(plan.findings):
@@ -223,11 +232,24 @@ def decide(plan: "Plan") -> None:
 
 
 def _call_rule(cf) -> str:
-    """The rule a call stays v1 under: its verb path, its billing meaning, or its path."""
-    rules = cf.route.op.rules
-    for rule in ("L04", "Q01", "L01"):
-        if rule in rules:
-            return rule
+    return _route_rule(cf.route, cf.site)
+
+
+def _route_rule(route, site) -> str:
+    """The rule a call stays v1 under: the change it most needs (verb path, list envelope, body, billing, path)."""
+    rules = route.op.rules
+    if route.op.v2 is None:
+        removed = [r for r in rules if r.startswith("R")]
+        if removed:
+            return removed[0]
+    if "L04" in rules:
+        return "L04"
+    if "Q01" in rules:
+        return "Q01"
+    if route.op.shape == "list":
+        return "Q02"
+    if route.op.request is not None and site.body_expr is not None:
+        return "L02"
     return "L01"
 
 

@@ -28,11 +28,23 @@ from mappings.translate import InvalidValue, NeedsLookup, PolicyRefused, transla
 rule = Rule("L02", __name__, order=40)
 
 
-class _Marker:
-    """An expression whose value is only known at run time."""
+class _Marker(str):
+    """An expression whose value is only known at run time, carried through the translator as a sentinel string.
 
-    def __init__(self, code: str) -> None:
+    A str (the translator checks types), compared by identity afterwards: a marker found in the v2 body as
+    the same object was moved or renamed, and its source is put back; a sentinel found inside another string
+    was consumed by a conversion, which a value only known at run time does not allow.
+    """
+
+    code: str
+
+    def __new__(cls, code: str, n: int):
+        self = super().__new__(cls, f"\x00v1bridge-value-{n}\x00")
         self.code = code
+        return self
+
+
+_SENTINEL = "\x00v1bridge-value-"
 
 
 def _substitute(value):
@@ -55,9 +67,41 @@ def has_marker(value) -> bool:
     return False
 
 
+def _consumed(value) -> bool:
+    """A sentinel inside a value that is not the marker itself: a conversion used a run-time value."""
+    if isinstance(value, _Marker):
+        return False
+    if isinstance(value, str):
+        return _SENTINEL in value
+    if isinstance(value, dict):
+        return any(_consumed(k) or _consumed(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_consumed(v) for v in value)
+    return False
+
+
+def _value(node: cst.BaseExpression, an, counter: list) -> object:
+    """The JSON value of an expression: literals as they are, lists and dicts element by element, anything
+    else a marker for its source."""
+    if isinstance(node, (cst.List, cst.Tuple)) and all(isinstance(e, cst.Element) for e in node.elements):
+        return [_value(e.value, an, counter) for e in node.elements]
+    if isinstance(node, cst.Dict) and all(isinstance(e, cst.DictElement) and str_of(e.key) is not None
+                                          for e in node.elements):
+        return {str_of(e.key): _value(e.value, an, counter) for e in node.elements}
+    code = an.code_of(node).strip()
+    try:
+        value = ast.literal_eval(code)
+        if isinstance(value, (str, int, float, bool, type(None))):
+            return value
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        pass
+    counter.append(None)
+    return _Marker(code, len(counter))
+
+
 def static_only(field_spec, value) -> bool:
     """The default body-field check: a field that needs a conversion must have a value known statically."""
-    return not (has_marker(value) and (field_spec.convert or field_spec.compose or field_spec.selects))
+    return not (has_marker(value) and field_spec.convert)
 
 
 def _body_flag(cf: CallFact, plan) -> None:
@@ -81,6 +125,7 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
     an, kb, route = plan.an, plan.kb, cf.route
     spec = kb.mappings.requests[map_id]
     body: dict = {}
+    counter: list = []
     quote = '"'
     for element in node.elements:
         if not isinstance(element, cst.DictElement):
@@ -92,11 +137,7 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
             return
         if isinstance(element.key, cst.SimpleString):
             quote = element.key.quote if len(element.key.quote) == 1 else quote
-        code = an.code_of(element.value)
-        try:
-            body[key] = ast.literal_eval(code.strip())
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            body[key] = _Marker(code.strip())
+        body[key] = _value(element.value, an, counter)
     for key, value in body.items():
         field = spec.fields.get(key)
         if field is None:
@@ -128,6 +169,11 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
             field.to is None or (policy is not None and policy.id in result.emulations)
         ):
             plan.flag(node, rule_id, "body-field", route, f"v1 body field {key!r}: {plan.rule_text(rule_id)}")
+    if _consumed(result.body):
+        rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
+        plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
+                  + plan.rule_text(rule_id))
+        return
     new_body = _substitute(result.body)
     original = an.code_of(node)
     multiline = "\n" in original

@@ -69,7 +69,8 @@ class C:
     analysis = analyze_python(src, "x.py")
     assert analysis.indirect_only and analysis.uses_v1
     assert [(f.kind, f.route, f.fixable) for f in analysis.findings] == [("indirect", "GET /pods", False)]
-    assert analysis.edits == []
+    # never edited; flagged for a person (base and path must move together)
+    assert [e.kind for e in analysis.edits] == ["comment"] and analysis.manual[0][1] == "Q02"
 
 
 def test_file_that_does_not_parse_is_reported() -> None:
