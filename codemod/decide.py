@@ -89,6 +89,8 @@ def _references(an, node: cst.CSTNode) -> list[cst.CSTNode]:
             continue
         if isinstance(p, cst.Attribute) and p.attr is n:
             continue
+        if isinstance(p, cst.Arg) and p.keyword is n:
+            continue
         out.append(n)
     return out
 
@@ -208,6 +210,10 @@ def decide(plan: "Plan") -> None:
             cf = facts.calls[u]
             own = [f for f in plan.flags.get(u, ()) if f.blocking]
             plan.flags[u] = own
+            call_stmt = an.statement_of(cf.call)
+            if own and not any(an.statement_of(f.node) is call_stmt for f in own):
+                # the reason sits elsewhere (a query key, a body built above): the call says so too
+                plan.flags[u].append(Flag(cf.call, own[0].rule, "call", cf.route, own[0].message, True))
             if not own:
                 cause_unit, cause_rule, cause = reasons[root][0]
                 cause_line = an.where(sites[cause_unit].call)[0]

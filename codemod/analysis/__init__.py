@@ -142,7 +142,10 @@ class Analyzer(Strings, Calls, Flow):
             path = flat[info.path_start: info.path_end].lstrip(HOLE)
             routes = kb.match(path, site.method)
             if routes:
-                self.facts.unresolved.append((site, routes[0]))
+                if info.kind == "unknown":
+                    self.facts.unresolved.append((site, routes[0]))  # a base from elsewhere (env, argument)
+                else:
+                    self.facts.relative.append((site, routes[0]))  # no base at all: a server route, a test client
             return
         if info.kind != "v1":
             return

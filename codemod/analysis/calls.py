@@ -124,7 +124,11 @@ class Calls:
                     if factory:
                         library = factory
                     elif self._is_helper_call(call):
-                        return self._helper_site(call)
+                        helper_site = self._helper_site(call)
+                        if helper_site is not None:
+                            return helper_site
+                        # a function of that name that makes no call of its own (a Protocol stub): an HTTP
+                        # object handed in (`self.http.request(...)`), read like any client
                 elif self._is_helper_call(call):
                     return self._helper_site(call)
             if attr in REQUEST_FUNCS:
@@ -162,6 +166,8 @@ class Calls:
 
     def _data_body(self, data: cst.CSTNode, library: str) -> tuple[cst.CSTNode | None, str | None]:
         """`data=json.dumps(payload)` sends `payload` as JSON; urllib's `data=` is the body itself."""
+        if isinstance(data, cst.IfExp) and isinstance(data.orelse, cst.Name) and data.orelse.value == "None":
+            data = data.body  # `json.dumps(body) if body is not None else None`
         if isinstance(data, cst.Call) and self._origin(dotted(data.func) or "") == "json.dumps" and data.args:
             return data.args[0].value, "data-json"
         if library == "urllib":
@@ -239,7 +245,9 @@ class Calls:
         for call in self.ix.calls:
             if self._enclosing_fn(call) is not fn or call is None:
                 continue
-            inner = self._call_site_no_helper(call) if not self._is_helper_call(call) else self._helper_site(call, inner=True)
+            inner = self._helper_site(call, inner=True) if self._is_helper_call(call) else None
+            if inner is None:
+                inner = self._call_site_no_helper(call)
             if inner is None or inner.url is None:
                 continue
             path_param = next((p.param for p in inner.url.pieces if p.param), None)

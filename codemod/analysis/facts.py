@@ -65,6 +65,7 @@ class FileFacts:
     module: cst.Module | None = None
     calls: list[CallFact] = field(default_factory=list)
     unresolved: list[tuple["CallSite", Route]] = field(default_factory=list)
+    relative: list[tuple["CallSite", Route]] = field(default_factory=list)  # "/pods" with no base: reported only
     unmatched: list[tuple["CallSite", str, list[Route]]] = field(default_factory=list)  # ours, no v1 route
     foreign: list["CallSite"] = field(default_factory=list)
     shared_helpers: set[int] = field(default_factory=set)  # id(helper fn) also used by v2 or job-API calls  # a v1-shaped base on another host, not our route

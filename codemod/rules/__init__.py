@@ -246,7 +246,7 @@ def plan_strings(plan: "Plan") -> None:
 
 def plan_unresolved(plan: "Plan") -> None:
     """A v1-shaped path whose base cannot be traced to this service: never edited, flagged by the decision."""
-    for site, route in plan.facts.unresolved:
+    for site, route in plan.facts.unresolved + plan.facts.relative:
         plan.find(site.call, route.op.rules[0] if route.op.rules else "L01", "indirect",
                   f"{route.label()} through a base address defined elsewhere; check it by hand", False, route)
 

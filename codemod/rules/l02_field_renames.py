@@ -99,6 +99,13 @@ def _value(node: cst.BaseExpression, an, counter: list) -> object:
     return _Marker(code, len(counter))
 
 
+class Replace:
+    """A body-field hook's answer: the v2 value of the field, written by the rule itself (the translator skips it)."""
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+
 def static_only(field_spec, value) -> bool:
     """The default body-field check: a field that needs a conversion must have a value known statically."""
     return not (has_marker(value) and field_spec.convert)
@@ -125,6 +132,7 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
     an, kb, route = plan.an, plan.kb, cf.route
     spec = kb.mappings.requests[map_id]
     body: dict = {}
+    replaced: dict = {}  # v1 key -> v2 value a rule module wrote itself
     counter: list = []
     quote = '"'
     for element in node.elements:
@@ -145,14 +153,18 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
             return
         owner = RULES.get(field.rule or "")
         check = owner.on_body_field if owner is not None and owner.on_body_field is not None else None
-        if not (check(field, value, plan) if check else static_only(field, value)):
+        verdict = check(field, value, plan) if check else static_only(field, value)
+        if isinstance(verdict, Replace):
+            replaced[key] = verdict.value
+            continue
+        if not verdict:
             plan.flag(node, field.rule or "L02", "body-field", route,
                       f"v1 body field {key!r} needs a conversion its run-time value does not allow here: "
                       + plan.rule_text(field.rule or "L02"))
             return
     strict = {policy: False for policy in kb.mappings.policies}
     try:
-        result = translators().request(map_id, body, strict=strict)
+        result = translators().request(map_id, {k: v for k, v in body.items() if k not in replaced}, strict=strict)
     except NeedsLookup:
         rule_id = next((f.rule for k, f in spec.fields.items() if k in body and f.compose and f.rule), "L02")
         plan.flag(node, rule_id, "body-field", route)
@@ -174,6 +186,12 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
         plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
                   + plan.rule_text(rule_id))
         return
+    for key, value in replaced.items():
+        target = result.body
+        parts = spec.fields[key].to.split(".")
+        for part in parts[:-1]:
+            target = target.setdefault(part, {})
+        target[parts[-1]] = value
     new_body = _substitute(result.body)
     original = an.code_of(node)
     multiline = "\n" in original

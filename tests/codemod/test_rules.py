@@ -299,6 +299,7 @@ REWRITES = {
         print(pod["machineId"])
     ''', '''
         import requests
+        # v1bridge: R07 read dataCenterId
         pod = requests.get("https://rest.runpod.io/v1/pods/p1").json()
         # v1bridge: R07 read dataCenterId
         print(pod["machineId"])
