@@ -507,6 +507,26 @@ def billing_gpu_type(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> s
     return ctx.lookups.get("pod_gpu", {}).get(obj.get("podId"))
 
 
+# What each response converter reads of the v2 object besides its `from` (dotted paths, `.0.` = any list item):
+# `v1bridge mappings check` compares these in a new v2 document with the one the mapping was built on.
+RESPONSE_READS: dict[str, tuple[str, ...]] = {
+    "args_cmd": ("args",),
+    "args_entrypoint": ("args",),
+    "pod_mount_path": ("mounts.persistent.path", "mounts.network.0.path"),
+    "pod_network_volume": ("mounts.network.0.volumeId",),
+    "pod_gpu": ("gpu.id", "gpu.count"),
+    "runtime_port_mappings": ("runtime.ports.0.private", "runtime.ports.0.public"),
+    "runtime_public_ip": ("runtime.ports.0.ip",),
+    "pod_machine": ("dataCenterId", "gpu.id", "cloud"),
+    "endpoint_compute_type": ("gpu", "cpu"),
+    "endpoint_gpu_types": ("gpu.pools", "gpu.excludedTypes"),
+    "endpoint_instance_ids": ("cpu.0.id", "cpu.0.vcpuCount", "cpu.0.memory"),
+    "endpoint_scaler_value": ("scaling",),
+    "endpoint_workers": ("id",),
+    "template_is_platform": ("id",),
+    "billing_gpu_type": ("podId",),
+}
+
 RESPONSE_CONVERTERS: dict[str, Callable[[Any, dict[str, Any], ResponseContext], Any]] = {
     "args_cmd": args_cmd,
     "args_entrypoint": args_entrypoint,

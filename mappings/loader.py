@@ -234,6 +234,7 @@ def _cross_check(m: Mappings) -> None:
 
     for policy in m.policies.values():
         need("rule", policy.rule, m.rules, f"policies.yaml: entry {policy.id!r}")
+    need("rule", m.conventions.pagination.rule, m.rules, "conventions.yaml: pagination")
     seen_routes: set[tuple[str, str]] = set()
     for op in m.operations:
         where = f"operations.yaml: entry {op.id!r}"
@@ -297,6 +298,8 @@ def _cross_check(m: Mappings) -> None:
             need("rule", spec.rule, m.rules, where)
             need("value map", spec.values, m.values, where)
             need("response converter", spec.convert, converters.RESPONSE_CONVERTERS, where)
+            if spec.convert in converters.RESPONSE_CONVERTERS and spec.convert not in converters.RESPONSE_READS:
+                problems.append(f"{where}: converter {spec.convert!r} does not declare what it reads (RESPONSE_READS)")
             sources = sum([spec.source is not None or spec.convert is not None, spec.has_const, spec.omit])
             if sources != 1:
                 problems.append(f"{where}: needs exactly one of from/convert, const or omit")

@@ -328,6 +328,7 @@ class Pagination(Strict):
     next: str
     more: str
     max_pages: int = 10_000
+    rule: str | None = None
 
 
 class Conventions(Strict):

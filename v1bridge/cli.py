@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "rewrite": ("codemod.cli_rewrite", "rewrite Python v1 client code to v2"),
     "audit": ("codemod.cli_audit", "report what still depends on v1, in code or in proxy traffic"),
     "routes": ("mappings.cli", "print the v1 -> v2 operation table"),
+    "mappings": ("mappings.cli_check", "check a v2 OpenAPI document against what the mapping depends on"),
     "rules": ("codemod.cli_rules", "list every rule (ID, class, severity, fixable) or explain one"),
 }
 
