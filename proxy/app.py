@@ -79,6 +79,11 @@ def _middleware(app: web.Application):
     metrics = app[METRICS]
     perf_counter = time.perf_counter
     observe_failed: list[bool] = []  # logged once per process
+    limit = config.max_inflight or 0
+    shed_message = (f"the proxy is answering {limit} requests already; retry after {config.retry_after} s "
+                    "(overload: requests past the in-flight limit are refused, not queued)")
+    shed_headers = {"Retry-After": str(config.retry_after)}
+    inflight = 0
 
     def render(info: RequestInfo, status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
         if info.api == "v2":
@@ -172,14 +177,23 @@ def _middleware(app: web.Application):
             info.api = "ops"
         request[INFO] = info
         status = 500
+        nonlocal inflight
+        counted = False
         try:
-            try:  # errors answered here, not in a nested coroutine: one await level less per request
-                if info.api != "ops" and not request.headers.get("Authorization", "").isascii():
-                    # raw bytes in a key: aiohttp's client would drop them and forward a different credential
-                    raise V1Error(400, "the Authorization header must be ASCII; it was not forwarded")
-                response = await handler(request)
-            except Exception as exc:
-                response = failed(request, info, exc)
+            if limit and inflight >= limit and info.api != "ops":  # ops (health, metrics) answer under load
+                if info.api == "v1":  # the metrics label and usage record name the operation refused
+                    info.route = table.routes.get(request.match_info.route.name or "")
+                response = render(info, 503, shed_message, shed_headers)
+            else:
+                inflight += 1
+                counted = True
+                try:  # errors answered here, not in a nested coroutine: one await level less per request
+                    if info.api != "ops" and not request.headers.get("Authorization", "").isascii():
+                        # raw bytes in a key: aiohttp's client would drop them and forward a different credential
+                        raise V1Error(400, "the Authorization header must be ASCII; it was not forwarded")
+                    response = await handler(request)
+                except Exception as exc:
+                    response = failed(request, info, exc)
             status = response.status
             if info.api == "v1" and not response.prepared:
                 headers = response.headers
@@ -195,6 +209,8 @@ def _middleware(app: web.Application):
             status = getattr(exc, "status", 499)  # 499: the client went away mid-stream
             raise
         finally:
+            if counted:
+                inflight -= 1
             try:  # nothing after the answer may change it: a record that cannot be made is counted, not raised
                 observe(request, info, status, perf_counter() - started)
             except Exception:  # noqa: BLE001
@@ -389,6 +405,7 @@ async def _records(app: web.Application) -> AsyncIterator[None]:
     finally:
         usage.close()
         access.close()
+        app[METRICS].close()
 
 
 async def _freeze_gc(app: web.Application) -> None:
@@ -409,7 +426,7 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
     app[CONFIG] = config
     app[TABLE] = table
     app[PASSTHROUGH] = PassThroughRoutes(table.mappings)
-    app[METRICS] = Metrics()
+    app[METRICS] = Metrics(config.metrics_dir)
     app[USAGE] = UsageLog(config.usage_dir, metrics=app[METRICS])
     app[ACCESS] = AccessLog(config.access_log, metrics=app[METRICS])
     app[SERVICE] = V1Service(table, config, lambda: app[UPSTREAM])
@@ -429,7 +446,11 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
 
 
 async def gunicorn_app() -> web.Application:
-    """gunicorn 'proxy.app:gunicorn_app' --worker-class aiohttp.GunicornWebWorker: configured from V1BRIDGE_* env."""
-    from proxy.cli_proxy import config_from_env
+    """gunicorn 'proxy.app:gunicorn_app' --worker-class aiohttp.GunicornWebWorker: configured from V1BRIDGE_* env.
+    Every worker writes its metrics where all can read them (PROMETHEUS_MULTIPROC_DIR, or one directory per
+    gunicorn master), so a scrape answered by any worker counts them all."""
+    from proxy.cli_proxy import config_from_env, gunicorn_metrics_dir
 
-    return create_proxy_app(config_from_env(os.environ))
+    config = config_from_env(os.environ)
+    config.metrics_dir = gunicorn_metrics_dir(os.environ)
+    return create_proxy_app(config)

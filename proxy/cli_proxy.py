@@ -6,13 +6,17 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import glob
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 from typing import Mapping
 
 from mappings import default_mappings
 from proxy.config import ProxyConfig, default_salt
+from proxy.telemetry import MULTIPROC_ENV
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +38,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keys-file", help="embedded sandbox API keys, one per line")
     parser.add_argument("--db", metavar="PATH", help="embedded sandbox database (default: in memory)")
     parser.add_argument("--no-access-log", action="store_true")
+    parser.add_argument("--max-inflight", type=int, default=ProxyConfig.max_inflight, metavar="N",
+                        help="requests one process answers at once; past it a 503 with Retry-After (0: no limit)")
 
 
 def _validate_policies(names: list[str]) -> frozenset[str]:
@@ -67,6 +73,7 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
         keys=keys,
         db_path=args.db,
         access_log=not args.no_access_log,
+        max_inflight=max(0, args.max_inflight),
     )
     return config, generated
 
@@ -94,7 +101,28 @@ def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
         usage_dir=env.get("V1BRIDGE_USAGE_DIR") or None,
         keys=keys,
         db_path=env.get("V1BRIDGE_DB") or None,
+        max_inflight=max(0, int(env.get("V1BRIDGE_MAX_INFLIGHT", ProxyConfig.max_inflight))),
     )
+
+
+def gunicorn_metrics_dir(env: Mapping[str, str]) -> str:
+    """Under gunicorn every worker builds its own app: PROMETHEUS_MULTIPROC_DIR when the operator set it
+    (prometheus-client's convention: an empty directory per start), else one directory per gunicorn master
+    (the workers' parent) under the temp directory."""
+    return env.get(MULTIPROC_ENV) or os.path.join(tempfile.gettempdir(), f"v1bridge-metrics-{os.getppid()}")
+
+
+def shared_metrics_dir(env: Mapping[str, str]) -> tuple[str, bool]:
+    """`--workers N`: the directory all workers write their metrics to, and whether this process made it (and
+    removes it at exit). PROMETHEUS_MULTIPROC_DIR is used when set, emptied of earlier runs' *.db files first
+    (a counter file left from an earlier start would be added to this one's)."""
+    given = env.get(MULTIPROC_ENV)
+    if given:
+        os.makedirs(given, exist_ok=True)
+        for stale in glob.glob(os.path.join(given, "*.db")):
+            os.unlink(stale)
+        return given, False
+    return tempfile.mkdtemp(prefix="v1bridge-metrics-"), True
 
 
 def _serve(config: ProxyConfig, sock: socket.socket | None = None) -> None:
@@ -125,6 +153,10 @@ def _reuseport_socket(host: str, port: int) -> socket.socket:
 def _worker(config: ProxyConfig) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
     _serve(config, _reuseport_socket(config.host, config.port))
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _start_shared_sandbox(config: ProxyConfig) -> tuple[multiprocessing.Process, str]:
@@ -177,6 +209,8 @@ def run(args: argparse.Namespace) -> int:
         sandbox, url = _start_shared_sandbox(config)
         children.append(sandbox)
         config.upstream = url
+    config.metrics_dir, made = shared_metrics_dir(os.environ)
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: workers drain, the parent cleans up
     workers = [ctx.Process(target=_worker, args=(config,), daemon=False) for _ in range(config.workers)]
     for w in workers:
         w.start()
@@ -192,6 +226,8 @@ def run(args: argparse.Namespace) -> int:
                 child.terminate()
         for child in children:
             child.join(timeout=5)
+        if made:
+            shutil.rmtree(config.metrics_dir, ignore_errors=True)
     return 0
 
 

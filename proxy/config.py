@@ -51,6 +51,11 @@ class ProxyConfig:
     # how long catalog lookups are reused
     catalog_ttl: float = 60.0
     access_log: bool = True
+    # overload: requests (v1 and v2) answered at once by this process; past it a 503 with Retry-After (0: no limit)
+    max_inflight: int = 256
+    # several processes: the directory where each writes its metrics for one scrape to cover all (telemetry.Metrics)
+    metrics_dir: str | None = None
+    retry_after: int = 1
 
     def strict_map(self, policy_ids: list[str]) -> dict[str, bool]:
         """The translator's {policy: strict?}; policies not named keep their mapping default."""

@@ -35,32 +35,85 @@ _FINGERPRINT_CACHE = 4096
 log = logging.getLogger("v1bridge.proxy")
 
 
+# name, help, label names of each metric (the in-process Collector and the shared files use the same)
+REQUESTS = ("v1bridge_requests", "Requests served, by v1 operation or route template and status",
+            ("api", "operation", "route", "method", "status"))
+EMULATIONS = ("v1bridge_emulations", "Emulations applied, by policy", ("policy",))
+REQUEST_SECONDS = ("v1bridge_request_seconds",
+                   "Time to answer a request, by api (v1 translated, v2 pass-through, ops)", ("api",))
+UPSTREAM_SECONDS = ("v1bridge_upstream_seconds", "Latency of calls to the v2 upstream, by call kind", ("call",))
+RECORD_FAILURES = ("v1bridge_record_write_failures",
+                   "Writes of the access log or usage records that failed (the answer stood)", ("log",))
+RECORD_LINES_LOST = ("v1bridge_record_lines_lost", "Access-log or usage lines that were not written", ("log",))
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
 class Metrics:
     """One registry per app, so several apps (tests, workers) never share counters.
 
     The hot path only touches plain Python numbers: a dict of counters keyed by the label tuple and, per
     histogram, one list of bucket counts plus a sum (bisect over the bucket bounds). No prometheus_client
-    child, lock or label validation per request; a custom Collector turns them into the same metric
-    families (names, labels, buckets) at scrape time. One event loop per process, so no lock is needed.
+    child, lock or label validation per request. One event loop per process, so no lock is needed.
+
+    One process (`shared_dir` None): a custom Collector turns the numbers into metric families at scrape time.
+    Several processes (`--workers N`, gunicorn): each process also writes every changed value into its own
+    files in `shared_dir`, in prometheus-client's multiprocess format (counter_<pid>.db, histogram_<pid>.db,
+    written with the library's MmapedDict under its mmap keys), and a scrape, whichever process answers it,
+    reads all of them with the library's MultiProcessCollector: one scrape covers every process, including
+    workers that have exited (counters never go back).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, shared_dir: str | None = None) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self._requests: dict[tuple[str, str, str, str, str], list[int]] = {}
-        self._emulations: dict[str, list[int]] = {}
+        self._requests: dict[tuple[str, str, str, str, str], list[Any]] = {}  # key -> [count, mmap key]
+        self._emulations: dict[str, list[Any]] = {}
         self._request_latency: dict[str, list[Any]] = {}  # api -> [bucket counts..., sum]
         self._upstream_latency: dict[str, list[Any]] = {}  # call -> [bucket counts..., sum]
+        self._shared_keys: dict[int, list[str]] = {}  # id(histogram slots) -> mmap keys, same order
         self._statuses: dict[int, str] = {}
-        self._record_failures: dict[str, list[int]] = {}  # log -> [failed writes, lines lost]
-        self.registry.register(_Collector(self))
+        self._record_failures: dict[str, list[Any]] = {}  # log -> [failed writes, lines lost, mmap keys]
+        self.shared_dir = shared_dir
+        self._counter_file: Any = None
+        self._histogram_file: Any = None
+        if shared_dir:
+            from prometheus_client.mmap_dict import MmapedDict
+            from prometheus_client.multiprocess import MultiProcessCollector
+
+            os.makedirs(shared_dir, exist_ok=True)
+            pid = os.getpid()
+            self._counter_file = MmapedDict(os.path.join(shared_dir, f"counter_{pid}.db"))
+            self._histogram_file = MmapedDict(os.path.join(shared_dir, f"histogram_{pid}.db"))
+            MultiProcessCollector(self.registry, path=shared_dir)
+        else:
+            self.registry.register(_Collector(self))
 
     @staticmethod
-    def _observe(store: dict[str, list[Any]], key: str, seconds: float) -> None:
+    def _counter_key(metric: tuple[str, str, tuple[str, ...]], values: tuple[str, ...]) -> str:
+        from prometheus_client.mmap_dict import mmap_key
+
+        name, doc, labels = metric
+        return mmap_key(name, name + "_total", list(labels), list(values), doc)
+
+    def _observe(self, metric: tuple[str, str, tuple[str, ...]], store: dict[str, list[Any]], key: str,
+                 seconds: float) -> None:
         slots = store.get(key)
         if slots is None:
             slots = store[key] = [0] * (len(LATENCY_BUCKETS) + 1) + [0.0]
-        slots[bisect_left(LATENCY_BUCKETS, seconds)] += 1
+            if self._histogram_file is not None:
+                from prometheus_client.mmap_dict import mmap_key
+
+                name, doc, labels = metric
+                keys = [mmap_key(name, name + "_bucket", [*labels, "le"], [key, bound], doc) for bound in _BOUNDS]
+                keys.append(mmap_key(name, name + "_sum", list(labels), [key], doc))
+                self._shared_keys[id(slots)] = keys
+        index = bisect_left(LATENCY_BUCKETS, seconds)
+        slots[index] += 1
         slots[-1] += seconds
+        shared = self._histogram_file
+        if shared is not None:
+            keys = self._shared_keys[id(slots)]
+            shared.write_value(keys[index], slots[index], 0.0)
+            shared.write_value(keys[-1], slots[-1], 0.0)
 
     def count_request(self, api: str, operation: str, route: str, method: str, status: int, seconds: float) -> None:
         code = self._statuses.get(status)
@@ -69,36 +122,53 @@ class Metrics:
         key = (api, operation, route, method, code)
         slot = self._requests.get(key)
         if slot is None:
-            slot = self._requests[key] = [0]
+            slot = self._requests[key] = [0, self._counter_key(REQUESTS, key) if self._counter_file else None]
         slot[0] += 1
-        self._observe(self._request_latency, api, seconds)
+        if self._counter_file is not None:
+            self._counter_file.write_value(slot[1], slot[0], 0.0)
+        self._observe(REQUEST_SECONDS, self._request_latency, api, seconds)
 
     def count_emulation(self, policy: str) -> None:
         slot = self._emulations.get(policy)
         if slot is None:
-            slot = self._emulations[policy] = [0]
+            slot = self._emulations[policy] = [0, self._counter_key(EMULATIONS, (policy,)) if self._counter_file
+                                               else None]
         slot[0] += 1
+        if self._counter_file is not None:
+            self._counter_file.write_value(slot[1], slot[0], 0.0)
 
     def count_record_failure(self, log_name: str, lines: int) -> None:
         """A batch of access-log or usage lines (or one request's observation) that could not be recorded."""
         slot = self._record_failures.get(log_name)
         if slot is None:
-            slot = self._record_failures[log_name] = [0, 0]
+            keys = ((self._counter_key(RECORD_FAILURES, (log_name,)), self._counter_key(RECORD_LINES_LOST, (log_name,)))
+                    if self._counter_file else None)
+            slot = self._record_failures[log_name] = [0, 0, keys]
         slot[0] += 1
         slot[1] += lines
+        if self._counter_file is not None:
+            self._counter_file.write_value(slot[2][0], slot[0], 0.0)
+            self._counter_file.write_value(slot[2][1], slot[1], 0.0)
 
     def observe_upstream(self, call: str, seconds: float) -> None:
-        self._observe(self._upstream_latency, call or "other", seconds)
+        self._observe(UPSTREAM_SECONDS, self._upstream_latency, call or "other", seconds)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)
+
+    def close(self) -> None:
+        for shared in (self._counter_file, self._histogram_file):
+            if shared is not None:
+                shared.close()
+        self._counter_file = self._histogram_file = None
 
 
 _BOUNDS = [*(floatToGoString(b) for b in LATENCY_BUCKETS), "+Inf"]
 
 
-def _histogram(name: str, doc: str, label: str, store: dict[str, list[Any]]) -> HistogramMetricFamily:
-    family = HistogramMetricFamily(name, doc, labels=[label])
+def _histogram(metric: tuple[str, str, tuple[str, ...]], store: dict[str, list[Any]]) -> HistogramMetricFamily:
+    name, doc, labels = metric
+    family = HistogramMetricFamily(name, doc, labels=list(labels))
     for key, slots in list(store.items()):
         counts = slots[:-1]
         total = 0
@@ -111,7 +181,7 @@ def _histogram(name: str, doc: str, label: str, store: dict[str, list[Any]]) -> 
 
 
 class _Collector:
-    """The Metrics counters as prometheus metric families, built at scrape time."""
+    """The Metrics counters as prometheus metric families, built at scrape time (one process)."""
 
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
@@ -121,25 +191,18 @@ class _Collector:
 
     def collect(self):
         m = self.metrics
-        requests = CounterMetricFamily("v1bridge_requests", "Requests served, by v1 operation or route template and status",
-                                       labels=["api", "operation", "route", "method", "status"])
+        requests = CounterMetricFamily(REQUESTS[0], REQUESTS[1], labels=list(REQUESTS[2]))
         for key, slot in list(m._requests.items()):
             requests.add_metric(list(key), slot[0])
         yield requests
-        yield _histogram("v1bridge_upstream_seconds", "Latency of calls to the v2 upstream, by call kind", "call",
-                         m._upstream_latency)
-        emulations = CounterMetricFamily("v1bridge_emulations", "Emulations applied, by policy", labels=["policy"])
+        yield _histogram(UPSTREAM_SECONDS, m._upstream_latency)
+        emulations = CounterMetricFamily(EMULATIONS[0], EMULATIONS[1], labels=list(EMULATIONS[2]))
         for policy, slot in list(m._emulations.items()):
             emulations.add_metric([policy], slot[0])
         yield emulations
-        yield _histogram("v1bridge_request_seconds",
-                         "Time to answer a request, by api (v1 translated, v2 pass-through, ops)", "api",
-                         m._request_latency)
-        failures = CounterMetricFamily("v1bridge_record_write_failures",
-                                       "Writes of the access log or usage records that failed (the answer stood)",
-                                       labels=["log"])
-        lost = CounterMetricFamily("v1bridge_record_lines_lost", "Access-log or usage lines that were not written",
-                                   labels=["log"])
+        yield _histogram(REQUEST_SECONDS, m._request_latency)
+        failures = CounterMetricFamily(RECORD_FAILURES[0], RECORD_FAILURES[1], labels=list(RECORD_FAILURES[2]))
+        lost = CounterMetricFamily(RECORD_LINES_LOST[0], RECORD_LINES_LOST[1], labels=list(RECORD_LINES_LOST[2]))
         for name, slot in list(m._record_failures.items()):
             failures.add_metric([name], slot[0])
             lost.add_metric([name], slot[1])

@@ -6,6 +6,10 @@ cd "$(dirname "$0")/.."
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "chromium could not be installed; the browser test will be skipped" >&2
 fi
+# The benchmark harness test drives wrk against nginx (bench/hotpath.py); Debian's packages.
+if { ! command -v wrk >/dev/null 2>&1 || ! command -v nginx >/dev/null 2>&1; } && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && apt-get install -y -qq wrk nginx-light >/dev/null) || echo "wrk/nginx could not be installed; the harness test will be skipped" >&2
+fi
 # The SARIF test validates against the official SARIF 2.1.0 JSON schema, which
 # Microsoft ships in an npm package; fetched once into .cache/ (not committed).
 if [ ! -f .cache/sarif-2.1.0.json ] && command -v npm >/dev/null 2>&1; then

@@ -1,0 +1,97 @@
+"""The benchmark harness runs end to end (bench/hotpath.py, bench/fast_upstream.py, bench/naive_translator.py).
+Its figures are not asserted (a timed test on a shared machine is noise): that every target answered, that the
+fast upstream replays the sandbox's bytes, and that the naive reference renames what v1bridge renames."""
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import fast_upstream as fu  # noqa: E402
+import hotpath  # noqa: E402
+import naive_translator  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def captured() -> fu.Captured:
+    return fu.capture()
+
+
+def test_capture_records_the_three_v2_answers(captured):
+    paths = [(a.method, a.path, a.status) for a in captured.answers]
+    pod = captured.pod_id
+    assert paths == [("GET", "/v2/pods", 200), ("GET", f"/v2/pods/{pod}", 200),
+                     ("POST", f"/v2/pods/{pod}/action", 200)]
+    listed = orjson.loads(captured.answers[0].body)
+    assert len(listed["pods"]) == 20 and listed["pods"][0]["id"] == pod
+
+
+async def _fetch(port: int, request: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+    body = await reader.readexactly(length)
+    writer.close()
+    return head.split(b"\r\n")[0] + b" " + body
+
+
+@pytest.mark.parametrize("prefer_nginx", [False, True], ids=["python", "nginx"])
+def test_fast_upstream_replays_the_captured_bytes(captured, tmp_path, prefer_nginx):
+    if prefer_nginx and not shutil.which("nginx"):
+        pytest.skip("nginx not installed (scripts/test.sh installs it when run as root)")
+    port = hotpath.pb.free_port()
+    upstream = fu.FastUpstream(captured, port, tmp_path, prefer_nginx=prefer_nginx)
+    try:
+        assert upstream.kind == ("nginx" if prefer_nginx else "python")
+        pod = captured.pod_id
+        got = asyncio.run(_fetch(port, f"POST /v2/pods/{pod}/action HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\n"
+                                       'Content-Type: application/json\r\n\r\n{"action":"stop"}'.encode()))
+        assert got == b"HTTP/1.1 200 OK " + captured.answers[2].body
+        got = asyncio.run(_fetch(port, b"GET /v2/pods HTTP/1.1\r\nHost: x\r\n\r\n"))
+        assert got == b"HTTP/1.1 200 OK " + captured.answers[0].body
+    finally:
+        upstream.stop()
+
+
+def test_naive_translator_renames_as_v1bridge_does(captured):
+    from mappings import default_mappings
+    from proxy.backward import Backward
+    from proxy.routes import RouteTable
+
+    v2 = orjson.loads(captured.answers[1].body)
+    table = RouteTable(default_mappings())
+    ours = Backward(table).translators.response("pod", v2)
+    naive = naive_translator.pod(v2)
+    # the same values under the same v1 names; v1bridge leaves out what v2 has no value for
+    assert {k: ours.get(k) for k in naive} == naive
+    assert {k for k, v in naive.items() if v is None} == set(naive) - set(ours)
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk not installed (scripts/test.sh installs it as root)")
+def test_hot_path_harness_runs_every_target(tmp_path):
+    bench = hotpath.Bench(tmp_path)
+    try:
+        results = hotpath.hot_path(bench, rounds=1, seconds=1, connections=4, routes=("get", "stop"))
+        over = hotpath.overload(bench, 1, levels=(8,))
+        workers = hotpath.workers(bench, 1, 4, runs=((2, True),))
+    finally:
+        bench.stop()
+    for route in ("get", "stop"):
+        for target in hotpath.TARGETS:
+            r = results[route][target]
+            assert r["rps"] > 0 and r["cpu_us"] > 0, (route, target, r)
+            assert r["non2xx"] == 0, (route, target, r)  # every target answered every request with a 2xx
+    assert over[0]["connections"] == 8 and over[0]["requests"] > 0
+    assert workers[0]["workers"] == 2 and workers[0]["non2xx"] == 0 and workers[0]["requests"] > 0
+    table = "\n".join(hotpath.render_hot_path(results, bench, 1, 1, 4))
+    assert "| GET /v1/pods/{id} | direct (upstream CPU) |" in table
+    assert "| POST /v1/pods/{id}/stop | " in table and "GET /v1/pods (20 pods)" not in table
