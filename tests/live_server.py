@@ -39,3 +39,25 @@ class LiveServer:
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
+
+
+def wait_listening(port: int, count: int, timeout: float = 60.0) -> None:
+    """Wait until `count` sockets listen on `port` (each `--workers` process binds its own, SO_REUSEPORT): the
+    first worker answers before the others are up, and until they are, the kernel gives it every connection."""
+    import time
+    from pathlib import Path
+
+    hexport = f":{port:04X}"
+    deadline = time.monotonic() + timeout
+    while True:
+        found = 0
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            path = Path(table)
+            if path.exists():
+                rows = [line.split() for line in path.read_text().splitlines()[1:]]
+                found += sum(1 for r in rows if r[1].endswith(hexport) and r[3] == "0A")
+        if found >= count or not Path("/proc/net/tcp").exists():
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{found} of {count} workers listening on {port}")
+        time.sleep(0.1)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.live_server import wait_listening
+
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "k1"
 REQUESTS = 40
@@ -64,6 +66,15 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait(5)
 
 
+def _booted(master: int, workers: int) -> None:
+    """gunicorn's workers share the master's socket: wait until all are forked and have built their app."""
+    deadline = time.monotonic() + 40
+    while len(Path(f"/proc/{master}/task/{master}/children").read_text().split()) < workers:
+        assert time.monotonic() < deadline, "gunicorn workers never started"
+        time.sleep(0.1)
+    time.sleep(2)
+
+
 @pytest.fixture
 def sandbox_url():
     port = _free_port()
@@ -105,6 +116,7 @@ def test_one_scrape_counts_both_cli_workers(sandbox_url, tmp_path):
                             start_new_session=True)
     try:
         _wait(port, proc)
+        wait_listening(port, 2)
         _served_by_every_worker_and_counted_by_every_scrape(port, tmp_path / "usage", proc)
         files = sorted(p.name.split("_")[0] for p in shared.glob("*.db"))
         assert files == ["counter", "counter", "histogram", "histogram"]
@@ -147,7 +159,7 @@ def test_one_scrape_counts_both_gunicorn_workers(sandbox_url, tmp_path):
                             start_new_session=True)
     try:
         _wait(port, proc)
-        time.sleep(1)  # both workers booted (gunicorn answers as soon as the first one is up)
+        _booted(proc.pid, 2)
         _served_by_every_worker_and_counted_by_every_scrape(port, tmp_path / "usage", proc)
         assert [p.name for p in tmp_path.glob("v1bridge-metrics-*")] == [f"v1bridge-metrics-{proc.pid}"]
     finally:

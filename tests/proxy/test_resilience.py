@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from proxy.app import create_proxy_app
+from tests.live_server import wait_listening
 from proxy.config import ProxyConfig
 
 REGISTRY = {"id": "r1", "name": "reg"}
@@ -149,6 +150,7 @@ def test_two_workers_answer_on_one_port(tmp_path: Path):
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise AssertionError(f"proxy never answered: {proc.stderr.read().decode() if proc.poll() is not None else ''}")
                 time.sleep(0.1)
+        wait_listening(port, 2)
 
         def call(method: str, path: str, body: dict | None = None):
             req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
