@@ -66,8 +66,6 @@ def rss_mb(pid: int) -> float:
 
 def proxy_hot_path(rounds: int, seconds: int, connections: int, overload_seconds: int) -> dict:
     """Hot path, overload and --workers against the fast upstream, in one set of processes."""
-    from proxy.config import ProxyConfig
-
     with tempfile.TemporaryDirectory(prefix="hotpath-") as tmp:
         bench = hotpath.Bench(Path(tmp))
         try:
@@ -84,7 +82,7 @@ def proxy_hot_path(rounds: int, seconds: int, connections: int, overload_seconds
              f"Load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}; the machine's 2 cores are "
              "shared with other work, so absolute req/s move between runs; the ratios come from interleaved rounds "
              "of one run.", "",
-             "## Overload", "", *hotpath.render_overload(over, ProxyConfig().max_inflight), "",
+             "## Overload", "", *hotpath.render_overload(over), "",
              "## --workers N", "", *hotpath.render_workers(workers, bench.pinned), ""]
     return {"results": results, "overload": over, "workers": workers, "load_before": load_before,
             "load_after": load_after, "upstream": bench.upstream.kind, "pinned": bench.pinned, "lines": lines}

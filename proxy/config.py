@@ -51,8 +51,9 @@ class ProxyConfig:
     # how long catalog lookups are reused
     catalog_ttl: float = 60.0
     access_log: bool = True
-    # overload: requests (v1 and v2) answered at once by this process; past it a 503 with Retry-After (0: no limit)
-    max_inflight: int = 256
+    # overload: requests (v1 and v2) answered at once by this process; past it a 503 with Retry-After (0: no limit).
+    # High enough that a slow upstream (requests waiting, not computing) is not throttled by it.
+    max_inflight: int = 1024
     # several processes: the directory where each writes its metrics for one scrape to cover all (telemetry.Metrics)
     metrics_dir: str | None = None
     retry_after: int = 1
