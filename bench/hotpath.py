@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,6 +119,15 @@ def measure(url: str, pids: list[int], seconds: int, connections: int, script: s
     return got
 
 
+def first_answers(url: str, count: int) -> None:
+    """Blocking calls on fresh connections until each has an answer: a new process's first requests (lazy imports,
+    first translations) can take longer than a short wrk run on a loaded machine."""
+    for _ in range(count):
+        req = urllib.request.Request(url, headers={"Authorization": f"Bearer {pb.KEY}", "Connection": "close"})
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            resp.read()
+
+
 def median_of(runs: list[dict]) -> dict:
     keys = ("rps", "p50", "p99", "cpu_us", "load")
     out = {k: statistics.median(r[k] for r in runs) for k in keys}
@@ -169,6 +179,8 @@ class Bench:
         for port in self.ports.values():
             pb.wait_up(port)
         self.upstream_url = upstream_url
+        for target in ("plain", "naive", "v1bridge"):
+            first_answers(self.url(target, requests_for("get", target, self.pod)[0]), 2)
 
     def pids(self, target: str) -> list[int]:
         return [self.upstream.pid] if target == "direct" else [self.procs[target].pid]
@@ -222,6 +234,7 @@ def overload(bench: Bench, seconds: int, levels: tuple[int, ...] = (50, 200, 400
         if bench.pinned:
             fu.pin(limited.pid, {PROXY_CPU})
         pb.wait_up(port)
+        first_answers(f"http://127.0.0.1:{port}{path}", 2)
         rows = []
         for limit, url, pid in ((ProxyConfig.max_inflight, bench.url("v1bridge", path), bench.procs["v1bridge"].pid),
                                 (SHED_LIMIT, f"http://127.0.0.1:{port}{path}", limited.pid)):
@@ -259,6 +272,7 @@ def workers(bench: Bench, seconds: int, connections: int,
                     fu.pin(pid, {PROXY_CPU})
             path, _ = requests_for("get", "v1bridge", bench.pod)
             url = f"http://127.0.0.1:{port}{path}"
+            first_answers(url, 4 * count)
             wrk(url, 1, connections, 1, None, bench.workdir)
             got = measure(url, children, seconds, connections, None, bench.workdir, threads=2)
             rows.append({"workers": count, "pinned": bench.pinned and pinned, "per_worker": got["rps"] / count, **got})
