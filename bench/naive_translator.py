@@ -11,22 +11,26 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-# v1 name -> v2 dotted path: the plain renames of a pod (mappings/data/responses.yaml `pod`, converters left out)
+# v1 name -> v2 dotted path(s), first present wins: the plain renames of a pod (mappings/data/responses.yaml
+# `pod`, converters left out)
 POD_FIELDS = {
     "id": "id", "name": "name", "desiredStatus": "status", "image": "image", "containerDiskInGb": "disk",
     "volumeInGb": "mounts.persistent.size", "ports": "ports", "env": "env", "containerRegistryAuthId": "registry",
-    "costPerHr": "cost", "adjustedCostPerHr": "cost", "cpuFlavorId": "cpu.id", "vcpuCount": "cpu.vcpuCount",
-    "memoryInGb": "cpu.memory", "locked": "locked", "templateId": "template", "lastStartedAt": "startedAt",
+    "costPerHr": "cost", "adjustedCostPerHr": "cost", "cpuFlavorId": "cpu.id", "vcpuCount": ("cpu.vcpuCount", "gpu.vcpuCount"),
+    "memoryInGb": ("cpu.memory", "gpu.memory"), "locked": "locked", "templateId": "template", "lastStartedAt": "startedAt",
 }
-_PATHS = [(v1, v2.split(".")) for v1, v2 in POD_FIELDS.items()]
+_PATHS = [(v1, [p.split(".") for p in ((v2,) if isinstance(v2, str) else v2)]) for v1, v2 in POD_FIELDS.items()]
 
 
 def pod(v2: dict) -> dict:
     out = {}
-    for v1, parts in _PATHS:
-        value = v2
-        for part in parts:
-            value = value.get(part) if isinstance(value, dict) else None
+    for v1, choices in _PATHS:
+        for parts in choices:
+            value = v2
+            for part in parts:
+                value = value.get(part) if isinstance(value, dict) else None
+            if value is not None:
+                break
         out[v1] = value
     return out
 

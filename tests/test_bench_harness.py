@@ -30,7 +30,8 @@ def test_capture_records_the_three_v2_answers(captured):
     assert paths == [("GET", "/v2/pods", 200), ("GET", f"/v2/pods/{pod}", 200),
                      ("POST", f"/v2/pods/{pod}/action", 200)]
     listed = orjson.loads(captured.answers[0].body)
-    assert len(listed["pods"]) == 20 and listed["pods"][0]["id"] == pod
+    assert len(listed["pods"]) == 20 and pod in [p["id"] for p in listed["pods"]]
+    assert listed["pagination"] == {"nextCursor": None, "hasNextPage": False}  # one page: the proxy follows none
 
 
 async def _fetch(port: int, request: bytes) -> bytes:
