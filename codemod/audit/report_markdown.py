@@ -22,10 +22,16 @@ def render(report: AuditReport) -> str:
     out += ["", f"**{len(findings)}** unresolved finding(s), {sum(f.fixable for f in findings)} fixable by "
                 f"`v1bridge rewrite`; {sum(f.suppressed == 'keep-v1' for f in suppressed)} kept on v1 on purpose; "
                 f"{sum(f.suppressed == 'ignore' for f in suppressed)} marked false positive.", ""]
+    if report.baseline is not None:
+        b = report.baseline
+        out += [f"Baseline: **{b['new']} new** finding(s) (listed first); {b['matched']} of {b['entries']} known "
+                f"finding(s) still present, {b['fixed']} fixed since.", ""]
+        findings = sorted(findings, key=lambda f: f.baseline != "new")
     if findings:
         out += ["| file | rule | class | severity | fixable | finding | v2 remedy |", "|---|---|---|---|---|---|---|"]
         for f in findings[:MAX_ROWS]:
-            out.append(f"| `{_cell(f.path)}:{f.line}:{f.column}` | {f.rule} | {f.rule_class} | {f.severity} | "
+            new = " **new**" if f.baseline == "new" else ""
+            out.append(f"| `{_cell(f.path)}:{f.line}:{f.column}` | {f.rule}{new} | {f.rule_class} | {f.severity} | "
                        f"{'yes' if f.fixable else 'no'} | {_cell(f.message)} | {_cell(f.remedy)} |")
         if len(findings) > MAX_ROWS:
             out.append(f"\n_{len(findings) - MAX_ROWS} more finding(s) not shown; run `v1bridge audit --format json`._")

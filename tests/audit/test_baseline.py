@@ -159,3 +159,16 @@ def test_an_unknown_rule_token_is_a_usage_error(tmp_path, capsys):
     repo = _repo(tmp_path, BASH_CLIENT)
     assert main(["audit", str(repo), "--select", "Q99"]) == 2
     assert "unknown rule, class or prefix: 'Q99'" in capsys.readouterr().err
+
+
+def test_markdown_with_a_baseline_lists_new_findings_first(tmp_path, capsys):
+    """Guards the pull-request comment of a gated repository: the new finding first, marked, with the counts."""
+    repo = _repo(tmp_path, BASH_CLIENT)
+    file = _baseline(tmp_path, repo, capsys)
+    (repo / "bin" / "rp.sh").write_text(BASH_CLIENT + '\npod_reset() {\n  rp::http POST "/pods/$1/reset"\n}\n')
+    assert main(["audit", str(repo), "--format", "markdown", "--baseline", str(file), "--fail-on-legacy"]) == 1
+    text = capsys.readouterr().out
+    assert "Baseline: **1 new** finding(s) (listed first); 6 of 6 known finding(s) still present, 0 fixed since." in text
+    rows = [line for line in text.splitlines() if line.startswith("| `bin/rp.sh")]
+    assert rows[0].startswith("| `bin/rp.sh:19:") and "| R01 **new** |" in rows[0]
+    assert not any("**new**" in r for r in rows[1:])
