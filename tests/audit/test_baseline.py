@@ -172,3 +172,20 @@ def test_markdown_with_a_baseline_lists_new_findings_first(tmp_path, capsys):
     rows = [line for line in text.splitlines() if line.startswith("| `bin/rp.sh")]
     assert rows[0].startswith("| `bin/rp.sh:19:") and "| R01 **new** |" in rows[0]
     assert not any("**new**" in r for r in rows[1:])
+
+
+def test_sarif_with_a_baseline_is_valid_sarif(tmp_path, capsys):
+    """Guards `baselineState` and the fingerprints against the SARIF 2.1.0 schema (the project's subset, and the
+    official schema when scripts/test.sh could fetch it)."""
+    import jsonschema
+
+    root = Path(__file__).resolve().parents[2]
+    repo = _repo(tmp_path, BASH_CLIENT)
+    file = _baseline(tmp_path, repo, capsys)
+    (repo / "bin" / "rp.sh").write_text(BASH_CLIENT + '\npod_reset() {\n  rp::http POST "/pods/$1/reset"\n}\n')
+    main(["audit", str(repo), "--format", "sarif", "--baseline", str(file)])
+    sarif = json.loads(capsys.readouterr().out)
+    assert {r["baselineState"] for r in sarif["runs"][0]["results"]} == {"new", "unchanged"}
+    for schema in (root / "tests/audit/schemas/sarif-2.1.0-subset.json", root / ".cache/sarif-2.1.0.json"):
+        if schema.exists():
+            jsonschema.Draft7Validator(json.loads(schema.read_text())).validate(sarif)
