@@ -68,6 +68,8 @@ GRAMMARS: dict[str, Grammar] = {
     ".go": Grammar("go", _load("tree_sitter_go")),
     ".sh": Grammar("shell", _load("tree_sitter_bash")),
     ".bash": Grammar("shell", _load("tree_sitter_bash")),
+    ".ksh": Grammar("shell", _load("tree_sitter_bash")),  # the bash grammar reads ksh and zsh scripts' strings,
+    ".zsh": Grammar("shell", _load("tree_sitter_bash")),  # expansions and calls (error-tolerant elsewhere)
     ".ps1": Grammar("powershell", _load("tree_sitter_powershell")),
     ".psm1": Grammar("powershell", _load("tree_sitter_powershell")),
 }
@@ -475,6 +477,9 @@ class _Bash(_Walker):
         t = node.type
         if t in ("string", "raw_string", "concatenation", "heredoc_body"):
             return True
+        if t in ("expansion", "simple_expansion") and node.parent is not None \
+                and node.parent.type in ("variable_assignment", "command"):
+            return True  # RP=${RP:-https://...} unquoted
         if t == "word":
             parent = node.parent
             return parent is not None and parent.type in ("command", "variable_assignment", "concatenation") \

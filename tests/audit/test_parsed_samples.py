@@ -104,3 +104,16 @@ def test_powershell_is_parsed_and_reported_as_powershell():
     }
     langs = {f["language"] for f in data["findings"] if f["path"].endswith(".ps1")}
     assert langs == {"powershell"}
+
+
+def test_zsh_and_ksh_scripts_are_parsed_with_the_bash_grammar():
+    """Guards zsh/ksh clients: an unquoted ${VAR:-base} and a curl through it, comments not findings."""
+    from codemod.audit.engine import analyze_source
+
+    source = ('#!/bin/zsh\nRP=${RP:-https://rest.runpod.io/v1}\n# curl $RP/pods/reset\n'
+              'curl -X POST "$RP/pods/$1/stop"\n')
+    for name in ("ops.zsh", "ops.ksh"):
+        result = analyze_source(source, name)
+        assert {(f.rule, f.line, f.route) for f in result.findings} == {
+            ("L01", 2, None), ("L04", 4, "POST /pods/{podId}/stop"), ("Q24", 4, "POST /pods/{podId}/stop")}
+        assert result.language == "shell"
