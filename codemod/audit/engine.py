@@ -100,6 +100,8 @@ def analyze_source(text: str, rel: str, suffix: str | None = None) -> FileResult
         else:
             scanned = scan_text(text, rel, PYTHON_TEXT)
             raw, signals = scanned.findings, scanned.signals
+    elif rel.lower().endswith(PAGE_SUFFIXES) and SCRIPT_BLOCK.search(text):
+        return _analyze_page(text, rel, cat)
     elif rel.lower().endswith(parsed_mod.SUFFIXES):
         analysis = parsed_mod.scan_parsed(text, rel)
         marker_map = markers_mod.parse(text)
@@ -132,6 +134,46 @@ def _python_graphql(text: str) -> list:
         return []
     lines = _Lines(text)
     return graphql.scan_strings(graphql.python_strings(text, lines), lines.source)
+
+
+PAGE_SUFFIXES = (".vue", ".svelte", ".html", ".htm", ".astro")
+SCRIPT_BLOCK = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def _analyze_page(text: str, rel: str, cat) -> FileResult:
+    """Vue/Svelte/HTML: `<script>` blocks parsed as JavaScript or TypeScript (`lang="ts"`), the markup read by
+    the text scanner; one view of the file each, same line and column numbers."""
+    script_parts, markup_parts, pos, ts = [], [], 0, False
+    for m in SCRIPT_BLOCK.finditer(text):
+        body_start, body_end = m.start(2), m.end(2)
+        ts = ts or bool(re.search(r"""lang\s*=\s*["']?ts""", m.group(1)))
+        script_parts.append(_blank(text[pos:body_start]) + text[body_start:body_end])
+        markup_parts.append(text[pos:body_start] + _blank(text[body_start:body_end]))
+        pos = body_end
+    script_parts.append(_blank(text[pos:]))
+    markup_parts.append(text[pos:])
+    scripts = parsed_mod.scan_parsed("".join(script_parts), rel + (".ts" if ts else ".js"))
+    markup = scan_text("".join(markup_parts), rel, language_for(rel))
+    seen = set()
+    raw = []
+    for f in sorted(scripts.findings + markup.findings, key=lambda f: (f.line, f.column, f.rule)):
+        if (f.rule, f.line, f.column) not in seen:
+            seen.add((f.rule, f.line, f.column))
+            raw.append(f)
+    a, b = scripts.signals, markup.signals
+    signals = Signals(a.uses_v1 or b.uses_v1, a.uses_v2 or b.uses_v2, a.serverless_runtime or b.serverless_runtime,
+                      bool(raw) and all(f.kind == "indirect" for f in raw))
+    marker_map = markers_mod.parse(text)
+    result = FileResult(rel, markup.language, enrich(raw, rel, markup.language, cat, marker_map), signals,
+                        markers=len(marker_map.markers))
+    result.wrappers = {w.name: w.kind for w in scripts.wrappers}
+    result.deferred = [(d.callee, f) for d in scripts.deferred for f in enrich([d.finding], rel, markup.language, cat,
+                                                                               marker_map)]
+    return finish(result)
 
 
 def join_wrappers(results: list[FileResult]) -> None:

@@ -117,3 +117,21 @@ def test_zsh_and_ksh_scripts_are_parsed_with_the_bash_grammar():
         assert {(f.rule, f.line, f.route) for f in result.findings} == {
             ("L01", 2, None), ("L04", 4, "POST /pods/{podId}/stop"), ("Q24", 4, "POST /pods/{podId}/stop")}
         assert result.language == "shell"
+
+
+def test_vue_script_blocks_are_parsed_and_markup_scanned():
+    """Guards single-file components: `<script lang="ts">` parsed as TypeScript (a base with a ?? default, a
+    path built in an arrow function), comments inside it not findings, and the markup still read."""
+    from codemod.audit.engine import analyze_source
+
+    source = ('<template>\n  <div>{{ pod.desiredStatus }}</div>\n</template>\n<script setup lang="ts">\n'
+              "// fetch(`${BASE}/pods/reset`) old\n"
+              'const BASE = import.meta.env.VITE_RUNPOD ?? "https://rest.runpod.io/v1";\n'
+              "const url = (id: string) => `${BASE}/pods/${id}/stop`;\n"
+              'export const stop = (id: string) => fetch(url(id), { method: "POST" });\n</script>\n')
+    result = analyze_source(source, "App.vue")
+    assert {(f.rule, f.line, f.route) for f in result.findings} == {
+        ("Q13", 2, None),  # pod.desiredStatus in the template
+        ("L01", 6, None),  # the base in the script block
+        ("L04", 7, "POST /pods/{podId}/stop"), ("Q24", 7, "POST /pods/{podId}/stop"),
+    }
