@@ -62,6 +62,20 @@ class Rule(Strict):
         return value
 
 
+class WalkAnswer(Strict):
+    """A v2 answer to one choice of a fallback walk that means "this choice cannot be had": try the next.
+
+    Matches when the status is equal and, if given, the problem detail contains `detail` (case-insensitive) and
+    the media type is `media_type`. Any answer no entry matches ends the walk with that answer.
+    """
+
+    id: str
+    status: int
+    detail: str | None = None
+    media_type: str | None = None
+    meaning: str
+
+
 class Policy(Strict):
     """A v1 behaviour that v2 dropped and the proxy keeps, unless strict."""
 
@@ -71,6 +85,7 @@ class Policy(Strict):
     header: str
     summary: str
     strict_message: str
+    walk_on: list[WalkAnswer] = []
 
 
 # ---------------------------------------------------------------------- operations

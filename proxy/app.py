@@ -133,6 +133,8 @@ def _middleware(app: web.Application):
         client = fingerprints(headers.get("Authorization"))
         stamp = now_iso()
         duration_ms = round(duration * 1000, 3)
+        transport = request.transport
+        delivered = transport is not None and not transport.is_closing()  # False: the client had gone
         if api == "v1" and usage.enabled:
             usage.write(
                 {
@@ -146,6 +148,8 @@ def _middleware(app: web.Application):
                     "emulations": info.emulations,
                     "rules": info.rules,
                     "duration_ms": duration_ms,
+                    "delivered": delivered,
+                    "outcome": info.outcome,
                 }
             )
         if access.enabled:
@@ -161,6 +165,8 @@ def _middleware(app: web.Application):
                     "client": client,
                     "emulations": [policy_header[p] for p in info.emulations if p in policy_header],
                     "request_id": headers.get("x-request-id"),
+                    "delivered": delivered,
+                    "outcome": info.outcome,
                 }
             )
 

@@ -32,6 +32,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="emulate a policy even under --strict all or a strict mapping default")
     parser.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="total upstream timeout")
+    parser.add_argument("--deadline", type=float, default=20.0, metavar="SECONDS",
+                        help="overall deadline of one v1 request: no emulation step starts after it (default 20)")
+    parser.add_argument("--upstream-connections", type=int, default=100, metavar="N",
+                        help="open connections to the upstream per process (default 100)")
+    parser.add_argument("--stream-idle-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="a /v2 stream silent this long is cut (default 60)")
     parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES")
     parser.add_argument("--usage-dir", metavar="DIR", help="append usage records (JSON Lines) here, one file per process")
     parser.add_argument("--keys", help="embedded sandbox API keys, comma-separated")
@@ -67,6 +73,9 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
         emulate=_validate_policies(args.emulate),
         connect_timeout=args.connect_timeout,
         total_timeout=args.timeout,
+        request_deadline=args.deadline,
+        upstream_connections=max(1, args.upstream_connections),
+        stream_idle_timeout=args.stream_idle_timeout,
         max_body=args.max_body,
         usage_dir=args.usage_dir,
         fingerprint_salt=default_salt(),
@@ -97,6 +106,9 @@ def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
         emulate=listed("V1BRIDGE_EMULATE"),
         connect_timeout=float(env.get("V1BRIDGE_CONNECT_TIMEOUT", 3.0)),
         total_timeout=float(env.get("V1BRIDGE_TIMEOUT", 30.0)),
+        request_deadline=float(env.get("V1BRIDGE_DEADLINE", 20.0)),
+        upstream_connections=max(1, int(env.get("V1BRIDGE_UPSTREAM_CONNECTIONS", 100))),
+        stream_idle_timeout=float(env.get("V1BRIDGE_STREAM_IDLE_TIMEOUT", 60.0)),
         max_body=int(env.get("V1BRIDGE_MAX_BODY", 1024 * 1024)),
         usage_dir=env.get("V1BRIDGE_USAGE_DIR") or None,
         keys=keys,

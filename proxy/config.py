@@ -46,6 +46,15 @@ class ProxyConfig:
     stream_idle_timeout: float = 60.0
     # reset emulation: how long start may keep answering 409 while the stop settles
     reset_wait_seconds: float = 60.0
+    # ... and how many times it is re-sent at most
+    step_retries: int = 8
+    # one v1 request's overall deadline: no emulation step (walk create, reset stop/start, follow-up PATCH,
+    # retry) starts after it; well under the 30-60 s clients commonly wait
+    request_deadline: float = 20.0
+    # per-item reads of an include* expansion in flight at once, per request
+    lookup_concurrency: int = 16
+    # JSON nesting a v1 body may have (v1 bodies are 3 deep; validators recurse)
+    max_body_depth: int = 32
     # how long a client may take to send its whole request body (slow-client guard, 408 after)
     client_timeout: float = 30.0
     # how long catalog lookups are reused

@@ -8,6 +8,7 @@ error that says what happened; none is reported as success after a failure.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import re
 import time
@@ -18,6 +19,7 @@ from aiohttp import web
 
 from mappings import load_schema
 from mappings.converters import get_path, set_path
+from mappings.models import WalkAnswer
 from mappings.translate import Catalog, NeedsLookup
 
 from proxy.backward import Backward, ListBuilder, values_at
@@ -38,7 +40,7 @@ _SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
 class RequestInfo:
     """What the middlewares learn about a request as the handler runs (a slotted class: one per request)."""
 
-    __slots__ = ("api", "route", "params", "emulations", "rules", "v2_path")
+    __slots__ = ("api", "route", "params", "emulations", "rules", "v2_path", "outcome")
 
     def __init__(self, api: str = "other") -> None:
         self.api = api  # v1 | v2 | ops | other
@@ -47,6 +49,50 @@ class RequestInfo:
         self.emulations: list[str] = []
         self.rules: list[str] = []
         self.v2_path: str | None = None
+        # what an emulation did when its client left or its deadline passed (access log and usage record)
+        self.outcome: str | None = None
+
+
+class Watch:
+    """One v1 request's overall deadline and its client, checked before every step of an emulation.
+
+    A step is one v2 call that changes something (a create of the fallback walk, stop/start of a reset, the
+    follow-up PATCH, a retry of any of them). Before it starts: if the client has disconnected, nothing more is
+    sent (499); if the deadline has passed, nothing more is sent (504). A step already sent is finished and its
+    outcome recorded (RequestInfo.outcome); aiohttp does not cancel handlers when a client leaves.
+    """
+
+    __slots__ = ("request", "info", "ends", "seconds")
+
+    def __init__(self, request: web.Request, info: RequestInfo, seconds: float) -> None:
+        self.request = request
+        self.info = info
+        self.seconds = seconds
+        self.ends = time.monotonic() + seconds
+
+    def client_gone(self) -> bool:
+        transport = self.request.transport
+        return transport is None or transport.is_closing()
+
+    def remaining(self) -> float:
+        return self.ends - time.monotonic()
+
+    def before(self, step: str, done: str) -> None:
+        """Raise instead of starting `step` when the client left or the deadline passed; `done` says what stands."""
+        if self.client_gone():
+            self.info.outcome = f"the client disconnected; {step} was not sent ({done})"
+            raise V1Error(499, self.info.outcome)
+        if self.remaining() <= 0:
+            self.info.outcome = f"the request reached its {self.seconds:g}s deadline; {step} was not sent ({done})"
+            raise V1Error(504, self.info.outcome)
+
+    def sent(self, step: str, resp: UpstreamResponse) -> None:
+        """After a step: if the client has left meanwhile, record what the step did (it was finished)."""
+        if self.client_gone():
+            data = resp.json() if resp.ok else None
+            ident = data.get("id") if isinstance(data, dict) else None
+            self.info.outcome = (f"{step} answered {resp.status}" + (f" (id {ident})" if ident else "")
+                                 + " after the client disconnected")
 
 
 INFO: web.RequestKey[RequestInfo] = web.RequestKey("v1bridge_info", RequestInfo)
@@ -64,6 +110,21 @@ class V1Service:
         self._v1_schema = orjson.dumps(load_schema("v1"))
         self.lookups = self.m.conventions.lookups
         self.pagination = self.m.conventions.pagination
+        # fallback walks, by the v2 path of the choice: when to move on (policies.yaml walk_on), and how many
+        # choices v1 itself accepted (the v1 field's maxItems, else its enum's size, from v1.json)
+        self.walk_rules: dict[str, list[WalkAnswer]] = {}
+        self.walk_limits: dict[str, tuple[str, int]] = {}
+        v1_schemas = load_schema("v1").get("components", {}).get("schemas", {})
+        for request in self.m.requests.values():
+            for name, spec in request.fields.items():
+                policy = self.m.policies.get(spec.policy) if spec.policy else None
+                if policy is None or not policy.walk_on or not spec.to:
+                    continue
+                self.walk_rules[spec.to] = list(policy.walk_on)
+                prop = v1_schemas.get(request.v1_schema, {}).get("properties", {}).get(name, {})
+                most = prop.get("maxItems") or len((prop.get("items") or {}).get("enum") or []) or None
+                if most:
+                    self.walk_limits[spec.to] = (name, int(most))
 
     @property
     def upstream(self) -> Upstream:
@@ -79,6 +140,20 @@ class V1Service:
         return handle
 
     async def serve(self, request: web.Request, route: Route) -> web.StreamResponse:
+        if route.op.v1.method == "GET":
+            return await self._serve(request, route)
+        # A change must not be cut half-way when the client leaves and the server cancels handlers on disconnect
+        # (aiohttp's handler_cancellation, on in its test server): the work runs in its own task, which finishes
+        # the step already sent and starts nothing new (Watch); its outcome is recorded before this request is.
+        task = asyncio.ensure_future(self._serve(request, route))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            with contextlib.suppress(BaseException):
+                await task
+            raise
+
+    async def _serve(self, request: web.Request, route: Route) -> web.StreamResponse:
         info: RequestInfo = request[INFO]
         info.route = route
         params = dict(request.match_info)
@@ -87,6 +162,7 @@ class V1Service:
                 raise V1Error(400, f"{name} is not a valid id: 1 to 128 letters, digits, '-', '_' or '.', "
                                    "not starting with '.'")
         info.params = params
+        watch = Watch(request, info, self.config.request_deadline)
         auth = request.headers.get("Authorization")
         rid = request.headers.get("x-request-id")
         body: Any = None
@@ -101,6 +177,8 @@ class V1Service:
                     body = orjson.loads(raw)
                 except orjson.JSONDecodeError:
                     raise V1Error(400, "the request body is not valid JSON") from None
+                if _deeper_than(body, self.config.max_body_depth):  # validators recurse: refuse before them
+                    raise V1Error(400, f"the request body is nested deeper than {self.config.max_body_depth} levels")
         plan: Plan | None = None
         try:
             plan = await self._plan(route, params, list(request.query.items()), body, auth, rid)
@@ -111,10 +189,10 @@ class V1Service:
             if route.op.policy == "local":
                 return web.Response(body=self._v1_schema, content_type=_JSON)
             if plan.steps:
-                resp = await self._run_steps(plan, auth, rid)
+                resp = await self._run_steps(plan, auth, rid, watch)
             else:
-                resp = await self._call_with_walk(plan, auth, rid)
-            return await self._answer(plan, resp, auth, rid)
+                resp = await self._call_with_walk(plan, auth, rid, watch)
+            return await self._answer(plan, resp, auth, rid, watch)
         finally:
             if plan is not None:
                 info.emulations = plan.emulations
@@ -153,7 +231,11 @@ class V1Service:
                                        label="lookup", request_id=rid)
         if not got.ok:
             raise V1Error(502, f"the GPU catalog could not be read from v2 (status {got.status})")
-        catalog = Catalog.from_v2(got.json() or {})
+        data = got.json()
+        if not isinstance(data, dict):
+            raise V1Error(502, f"the GPU catalog from v2 (GET {spec.path}) answered {got.status} with "
+                               f"{_kind(got, data)} where an object was expected")
+        catalog = Catalog.from_v2(data)
         self._catalog = (time.monotonic(), catalog)
         return catalog
 
@@ -164,13 +246,22 @@ class V1Service:
             req.method, req.path, authorization=auth, query=req.query, body=req.body, label=label, request_id=rid
         )
 
-    async def _call_with_walk(self, plan: Plan, auth, rid) -> UpstreamResponse:
-        """One call, or the v1 fallback walk: next choice on a capacity 400, stop on anything else (R02)."""
+    async def _call_with_walk(self, plan: Plan, auth, rid, watch: Watch) -> UpstreamResponse:
+        """One call, or the v1 fallback walk (R02): the next choice only on an answer the mapping's `walk_on` says
+        means "this choice cannot be had" (capacity, a type-specific limit); any other answer ends the walk."""
         assert plan.request is not None
+        for path, choices in plan.alternatives.items():
+            limit = self.walk_limits.get(path)
+            if limit is not None and len(choices) > limit[1]:
+                raise V1Error(400, f"{limit[0]} lists {len(choices)} entries; v1 accepted at most {limit[1]} "
+                                   f"(one per type it knows)")
         if plan.orderings:
             await self._rank_choices(plan, auth, rid)
-        resp = await self._send(plan.request, auth, rid, plan.route.op_id)
-        if resp.status != 400 or not plan.alternatives:
+        label = plan.route.op_id
+        watch.before(f"{plan.request.method} {plan.request.path}", "nothing was sent")
+        resp = await self._send(plan.request, auth, rid, label)
+        watch.sent(f"{plan.request.method} {plan.request.path}", resp)
+        if not plan.alternatives or not self._walks_on(plan, resp):
             return resp
         tried: list[str] = []
         for path, choices in plan.alternatives.items():
@@ -181,16 +272,18 @@ class V1Service:
                 body = copy.deepcopy(plan.request.body)
                 set_path(body, path, choice)
                 attempt = V2Request(plan.request.method, plan.request.path, plan.request.query, body)
+                watch.before(f"the create with {choice}", f"{', '.join(tried)} had no capacity; nothing was created")
                 try:
-                    resp = await self._send(attempt, auth, rid, plan.route.op_id)
+                    resp = await self._send(attempt, auth, rid, label)
                 except V1Error as exc:
                     exc.message = (f"the fallback stopped at {choice} after {', '.join(tried)} had no capacity: "
                                    f"{exc.message}; whether {choice} was placed is unknown")
                     raise
+                watch.sent(f"the create with {choice}", resp)
                 tried.append(str(choice))
-                if resp.status != 400:
+                if not self._walks_on(plan, resp):
                     plan.request = attempt
-                    if not resp.ok:  # a failure other than capacity ends the walk, and says where
+                    if not resp.ok:  # an answer that is not "cannot be had" ends the walk, and says where
                         err = self._error_from(resp, plan, plan.route)
                         err.message = (f"the fallback stopped at {choice} after {', '.join(tried[:-1])} "
                                        f"had no capacity: {err.message}")
@@ -199,6 +292,25 @@ class V1Service:
         err = self._error_from(resp, plan, plan.route)
         err.message = f"no choice could be placed (tried {', '.join(tried)}): {err.message}"
         raise err
+
+    def _walks_on(self, plan: Plan, resp: UpstreamResponse) -> bool:
+        """Does this answer mean "this choice cannot be had" for one of the plan's walks (policies.yaml walk_on)?"""
+        if resp.ok:
+            return False
+        detail: str | None = None
+        media = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        for path in plan.alternatives:
+            for rule in self.walk_rules.get(path, ()):
+                if rule.status != resp.status or (rule.media_type and rule.media_type != media):
+                    continue
+                if rule.detail:
+                    if detail is None:
+                        data = resp.json()
+                        detail = str(data.get("detail") or "") if isinstance(data, dict) else ""
+                    if rule.detail.lower() not in detail.lower():
+                        continue
+                return True
+        return False
 
     async def _rank_choices(self, plan: Plan, auth, rid) -> None:
         """v1's default priority (gpuTypePriority: availability): walk the choices most available first,
@@ -227,31 +339,47 @@ class V1Service:
             plan.alternatives[target] = ordered
             set_path(plan.request.body, target, ordered[0])
 
-    async def _run_steps(self, plan: Plan, auth, rid) -> UpstreamResponse:
-        """reset = stop, then start; a failed step is answered with the step and the state left (R01)."""
+    async def _run_steps(self, plan: Plan, auth, rid, watch: Watch) -> UpstreamResponse:
+        """reset = stop, then start; a failed step is answered with the step and the state left (R01).
+
+        A later step refused with 409 while the previous transition settles is retried, at most
+        `step_retries` times and within reset_wait_seconds and the request's deadline."""
         route = plan.route
         total = len(plan.steps)
         resp: UpstreamResponse | None = None
         for index, (step_req, step_route) in enumerate(zip(plan.steps, route.steps), start=1):
-            deadline = time.monotonic() + self.config.reset_wait_seconds
+            ends = time.monotonic() + self.config.reset_wait_seconds
             delay = 0.05
             failure: V1Error | None = None
+            done = ", ".join(s.label for s in route.steps[: index - 1]) or "nothing"
+            attempts = 0
             while True:
+                try:
+                    watch.before(f"step {index}/{total} ({step_route.label})", f"{done} succeeded")
+                except V1Error as exc:
+                    if exc.status == 499:
+                        raise
+                    failure = exc
+                    break
+                attempts += 1
                 try:
                     resp = await self._send(step_req, auth, rid, step_route.op_id)
                 except V1Error as exc:  # unreachable / too slow: still name the step and the state left
                     failure = exc
                     break
+                watch.sent(f"step {index}/{total} ({step_route.label})", resp)
                 # a later step may be refused while the previous transition settles
-                if index > 1 and resp.status == 409 and time.monotonic() + delay < deadline:
-                    await asyncio.sleep(delay)
+                if (index > 1 and resp.status == 409 and attempts <= self.config.step_retries
+                        and time.monotonic() + delay < ends and not watch.client_gone()):
+                    await asyncio.sleep(max(0.0, min(delay, watch.remaining())))  # the deadline is checked next
                     delay = min(delay * 2, 1.0)
                     continue
                 break
+            if failure is None and resp is not None and resp.ok:
+                failure = _not_an_answer(step_route, resp, f"{step_route.v2_method} {step_req.path}")
             if failure is not None or not resp.ok:
                 err = failure or self._error_from(resp, plan, route)
                 state = await self._state(route, plan.params, auth, rid)
-                done = ", ".join(s.label for s in route.steps[: index - 1]) or "nothing"
                 err.message = (
                     f"{route.label} failed at step {index}/{total} ({step_route.label}) after {done} succeeded: "
                     f"{err.message}; {state}"
@@ -275,6 +403,10 @@ class V1Service:
         v1_value = self.backward.translators.response(route.op.response, obj).get(v1_name)
         return f"the resource was left with {v1_name} {v1_value} (v2 {v2_name} {get_path(obj, v2_name)})"
 
+    def _creates(self, route: Route) -> bool:
+        return bool(route.op.request) and self.m.requests[route.op.request].mode == "create" \
+            and route.v2_method == "POST"
+
     # ----------------------------------------------------------- backward
 
     def _error_from(self, resp: UpstreamResponse, plan: Plan | None, route: Route) -> V1Error:
@@ -292,16 +424,20 @@ class V1Service:
             status = v1_status
         return V1Error(status, message, headers=_upstream_headers(resp))
 
-    async def _answer(self, plan: Plan, resp: UpstreamResponse, auth, rid) -> web.Response:
+    async def _answer(self, plan: Plan, resp: UpstreamResponse, auth, rid, watch: Watch) -> web.Response:
         route = plan.route
         if not resp.ok:
             raise self._error_from(resp, plan, route)
+        if not plan.steps and plan.request is not None:  # each step of a multi-step emulation is checked as it runs
+            problem = _not_an_answer(route, resp, f"{plan.request.method} {plan.request.path}",
+                                     creates=self._creates(route))
+            if problem is not None:
+                raise problem
         data = resp.json()
-        _check_body(route, resp, data)
         if route.paginated and self._more(data):
             return await self._answer_pages(plan, resp, data, auth, rid)
         if plan.follow_up is not None and isinstance(data, dict):
-            data = await self._follow_up(plan, data, auth, rid)
+            data = await self._follow_up(plan, data, auth, rid, watch)
         status = route.op.v1_status
         if route.status_policy and resp.status != status:
             if self.forward.is_strict(route.status_policy):
@@ -384,17 +520,26 @@ class V1Service:
             page += 1
             data, resp = await self._next_page(plan.request.method, plan.request.path, plan.request.query, cursor,
                                                page, auth, rid, route.op_id, route.label)
+            problem = _not_an_answer(route, resp, f"{plan.request.method} {plan.request.path} (page {page})")
+            if problem is not None:
+                raise problem
         body = builder.finish(extra, ctx)
         return web.Response(status=route.op.v1_status, body=body, content_type=_JSON, headers=_upstream_headers(resp))
 
-    async def _follow_up(self, plan: Plan, created: dict[str, Any], auth, rid) -> dict[str, Any]:
+    async def _follow_up(self, plan: Plan, created: dict[str, Any], auth, rid, watch: Watch) -> dict[str, Any]:
         """Fields v2 takes only after a create (locked, R12): PATCH, or say that the create stood alone."""
         follow = plan.route.follow_up
         assert follow is not None and plan.follow_up is not None
         path = plan.follow_up.path
         for v2_name in follow.op.path_params.values():
-            path = path.replace("{" + v2_name + "}", str(created.get(v2_name)))
+            value = created.get(v2_name)
+            if not isinstance(value, str) or not _SAFE_ID.fullmatch(value):  # never PATCH /v2/pods/None
+                raise V1Error(502, f"the v2 upstream created a resource without a usable {v2_name} ({value!r}); "
+                                   f"{follow.label} was not sent")
+            path = path.replace("{" + v2_name + "}", value)
         req = V2Request(plan.follow_up.method, path, body=plan.follow_up.body)
+        fields = ", ".join(sorted(plan.follow_up.body or {}))
+        watch.before(f"{follow.label} ({fields})", f"created {created.get('id')}")
         try:
             got = await self._send(req, auth, rid, follow.op_id)
         except V1Error as exc:
@@ -403,10 +548,11 @@ class V1Service:
         if not got.ok:
             err = self._error_from(got, plan, follow)
             ident = next((created.get(v) for v in follow.op.path_params.values()), None)
-            fields = ", ".join(sorted(plan.follow_up.body or {}))
             err.message = f"created {ident}, but applying {fields} afterwards failed: {err.message}"
             raise err
-        return got.json() or created
+        watch.sent(f"{follow.label} ({fields})", got)
+        data = got.json()
+        return data if isinstance(data, dict) and data.get("id") else created
 
     async def _lookups(self, plan: Plan, data: Any, auth, rid,
                        cache: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -428,10 +574,25 @@ class V1Service:
                 continue
             if spec.ids_from:
                 ids = list(dict.fromkeys(str(v) for o in objects for v in values_at(o, spec.ids_from)))
-                fetched = await asyncio.gather(
-                    *(self.upstream.call("GET", spec.path.replace("{id}", i), authorization=auth,
-                                         query=dict(spec.query) or None, label="lookup", request_id=rid) for i in ids)
-                )
+                bad = next((i for i in ids if not _SAFE_ID.fullmatch(i)), None)
+                if bad is not None:
+                    raise V1Error(502, f"{name}: the v2 upstream listed an id that is not one ({bad[:40]!r})")
+                # at most `lookup_concurrency` reads at once per request (3,000 endpoints are 3,000 reads, not
+                # 3,000 simultaneous connections); the first failure cancels the rest
+                gate = asyncio.Semaphore(self.config.lookup_concurrency)
+
+                async def read(ident: str, spec=spec) -> UpstreamResponse:
+                    async with gate:
+                        return await self.upstream.call("GET", spec.path.replace("{id}", ident), authorization=auth,
+                                                        query=dict(spec.query) or None, label="lookup",
+                                                        request_id=rid)
+
+                try:
+                    async with asyncio.TaskGroup() as group:
+                        tasks = [group.create_task(read(i)) for i in ids]
+                except* V1Error as errors:
+                    raise errors.exceptions[0] from None
+                fetched = [t.result() for t in tasks]
                 found: dict[str, Any] = {}
                 for ident, got in zip(ids, fetched):
                     if got.status == 404:
@@ -468,7 +629,11 @@ class V1Service:
         seen: set[str] = set()
         page = 1
         while True:
-            items = value.get(spec.key, []) if spec.key and isinstance(value, dict) else value
+            items = value.get(spec.key) if spec.key and isinstance(value, dict) else value
+            if (spec.key or spec.index_by or spec.extends_list) and not (
+                    isinstance(items, list) and all(isinstance(i, dict) for i in items)):
+                raise V1Error(502, f"{name} (GET {spec.path}) answered {got.status} with {_kind(got, value)} "
+                                   f"where a list of objects{f' under {spec.key!r}' if spec.key else ''} was expected")
             if spec.index_by and isinstance(items, list):
                 index.update((str(i.get(spec.index_by)), get_path(i, spec.value) if spec.value else i) for i in items)
                 if spec.extends_list:
@@ -479,26 +644,66 @@ class V1Service:
                 break
             cursor = self._next_cursor(value, page, seen, what)
             page += 1
-            value, _ = await self._next_page("GET", spec.path, query, cursor, page, auth, rid, "lookup", what)
+            value, got = await self._next_page("GET", spec.path, query, cursor, page, auth, rid, "lookup", what)
         if spec.index_by and isinstance(items, list):
             return index, collected
         return (collected if isinstance(items, list) else items), collected
 
 
-def _check_body(route: Route, resp: UpstreamResponse, data: Any) -> None:
-    """A 2xx the proxy cannot translate is the upstream's failure (502), never a success with a null or foreign body."""
-    if data is None and resp.body.strip():
-        kind = resp.headers.get("Content-Type", "no content type")
-        raise V1Error(502, f"the v2 upstream answered {resp.status} with a body that is not JSON ({kind})")
+def _kind(resp: UpstreamResponse, data: Any) -> str:
+    """What a v2 body is, for a message: an empty body, a body that is not JSON, or a JSON <type>."""
+    if not resp.body.strip():
+        return "an empty body"
+    if data is None:
+        return f"a body that is not JSON ({resp.headers.get('Content-Type', 'no content type')})"
+    return f"a JSON {type(data).__name__}"
+
+
+def _not_an_answer(route: Route, resp: UpstreamResponse, call: str, *, creates: bool = False) -> V1Error | None:
+    """A 2xx the proxy cannot translate is the upstream's failure (502 naming the call), never a success with a
+    null, a foreign body or an invented id: empty or non-JSON where JSON is expected, an object that is not one,
+    a list that is not a list of objects, a created resource without an id."""
     shape = route.op.shape
-    if data is None or route.op.response is None:
-        return
-    if shape in ("object", "action") and not isinstance(data, dict) or (
-        shape in ("list", "billing") and not isinstance(data, (dict, list))
-    ):
-        expected = "an object" if shape in ("object", "action") else "a list"
-        raise V1Error(502, f"the v2 upstream answered {resp.status} with a JSON {type(data).__name__} "
-                           f"where {expected} was expected")
+    if route.op.response is None or shape in ("empty", "raw"):
+        return None
+    data = resp.json()
+    expected = "an object" if shape in ("object", "action") else "a list"
+    problem: str | None = None
+    if shape in ("object", "action"):
+        if not isinstance(data, dict):
+            problem = f"{_kind(resp, data)} where {expected} was expected"
+        elif creates and not (isinstance(data.get("id"), str) and data["id"]):
+            problem = f"a created object without an id ({data.get('id')!r})"
+    elif shape in ("list", "billing"):
+        key = route.list_key or route.records_key
+        items = data.get(key) if isinstance(data, dict) and key else data
+        where = f" under {key!r}" if isinstance(data, dict) and key else ""
+        if isinstance(items, list) and not all(isinstance(i, dict) for i in items):
+            problem = f"a list{where} whose entries are not all objects"
+        elif not isinstance(items, list):
+            kind = _kind(resp, data) if not isinstance(data, dict) else \
+                ("no list" if items is None else f"a JSON {type(items).__name__}") + where
+            problem = f"{kind} where {expected} was expected"
+    if problem is None:
+        return None
+    return V1Error(502, f"the v2 upstream answered {resp.status} to {call} ({route.op_id}) with {problem}")
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Is a parsed JSON value nested deeper than `limit` (iteratively: no recursion to exhaust)?"""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def _upstream_headers(resp: UpstreamResponse) -> dict[str, str]:

@@ -104,7 +104,8 @@ class Saboteur:
     """Records every request the sandbox receives; rules make chosen ones fail.
 
     A rule is (predicate(Seen, n) -> bool, action); n counts requests from 1.
-    Actions: ("problem", status, detail), ("hang",) until the proxy hangs up, ("drop",) the connection.
+    Actions: ("problem", status, detail), ("hang",) until the proxy hangs up, ("drop",) the connection,
+    ("delay", seconds) then the next matching rule or the real handler, ("raw", status, content_type, body).
     """
 
     seen: list[Seen] = field(default_factory=list)
@@ -146,6 +147,11 @@ def sabotaged_app(sandbox_app: web.Application, saboteur: Saboteur) -> web.Appli
         for predicate, action in saboteur.rules:
             if not predicate(seen, len(saboteur.seen)):
                 continue
+            if action[0] == "delay":  # answer late (the real handler, or the next matching rule)
+                await asyncio.sleep(action[1])
+                continue
+            if action[0] == "raw":  # any status, media type and bytes
+                return web.Response(status=action[1], body=action[3], content_type=action[2])
             if action[0] == "problem":
                 problem = {"title": "injected", "status": action[1], "detail": action[2]}
                 return web.Response(status=action[1], body=orjson.dumps(problem),

@@ -17,9 +17,12 @@ FAULTS = [
     ("close", 502, "the v2 upstream is unreachable (ServerDisconnectedError)"),
     ("reset", 502, "the v2 upstream broke off its answer mid-body (ClientPayloadError)"),
     ("truncated", 502, "the v2 upstream broke off its answer mid-body (ClientPayloadError)"),
-    ("notjson", 502, "the v2 upstream answered 200 with a body that is not JSON (text/html)"),
-    ("badjson", 502, "the v2 upstream answered 200 with a body that is not JSON (application/json)"),
-    ("wrongshape", 502, "the v2 upstream answered 200 with a JSON list where an object was expected"),
+    ("notjson", 502, "the v2 upstream answered 200 to GET /v2/pods/notjson (pods.get) with a body that is not JSON "
+                "(text/html) where an object was expected"),
+    ("badjson", 502, "the v2 upstream answered 200 to GET /v2/pods/badjson (pods.get) with a body that is not JSON "
+                "(application/json) where an object was expected"),
+    ("wrongshape", 502, "the v2 upstream answered 200 to GET /v2/pods/wrongshape (pods.get) with a JSON list where an "
+                   "object was expected"),
     # a v2 5xx keeps its status (DESIGN: v1 clients get the v2 status code) with the problem's words
     ("error500", 502, "the v2 upstream failed (500): database unavailable"),
     ("error503", 502, "the v2 upstream failed (503): the v2 upstream answered 503 without a problem detail"),
