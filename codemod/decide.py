@@ -73,10 +73,22 @@ def _builds_url(an, node: cst.CSTNode) -> bool:
     return False
 
 
+def _binding_scope(an, name: cst.Name):
+    """The function whose local (or parameter) `name` is, or None for a module-level name."""
+    fn = an.scope_of(name)
+    while fn is not None:
+        if name.value in an.ix.assigns.get(id(fn), {}) or an._param(fn, name.value) is not None:
+            return fn
+        fn = an.scope_of(fn)
+    return None
+
+
 def _references(an, node: cst.CSTNode) -> list[cst.CSTNode]:
     """Every read of the variable `node` reads (same name, or same attribute name), targets excluded."""
     if isinstance(node, cst.Name):
-        found = [n for names in an.ix.names.values() for n in names.get(node.value, ())]
+        home = _binding_scope(an, node)
+        found = [n for names in an.ix.names.values() for n in names.get(node.value, ())
+                 if _binding_scope(an, n) is home]
     elif isinstance(node, cst.Attribute):
         found = list(an.ix.attributes.get(node.attr.value, ()))
     else:
@@ -208,6 +220,7 @@ def decide(plan: "Plan") -> None:
             if root not in blocked_roots:
                 continue
             cf = facts.calls[u]
+            plan.notes.pop(u, None)
             own = [f for f in plan.flags.get(u, ()) if f.blocking]
             plan.flags[u] = own
             call_stmt = an.statement_of(cf.call)

@@ -68,6 +68,7 @@ class Plan:
     conflicts: set = field(default_factory=set)
     findings: dict[Any, list[Finding]] = field(default_factory=lambda: defaultdict(list))  # unit -> findings
     flags: dict[Any, list[Flag]] = field(default_factory=lambda: defaultdict(list))
+    notes: dict[Any, list[tuple[cst.CSTNode, str, str]]] = field(default_factory=lambda: defaultdict(list))
     seen: set = field(default_factory=set)
     commented: set = field(default_factory=set)
     unit: Any = None  # the call (index in facts.calls) being planned; "file" for file-level work
@@ -119,6 +120,10 @@ class Plan:
         self.find(node, rule, kind, message or remedy, False, route)
         self.flags[self.unit].append(Flag(node, rule, kind, route, message or remedy, blocking))
 
+    def note(self, node: cst.CSTNode, rule: str, message: str) -> None:
+        """Migrated, with something a person should know (listed in the summary; no comment in the code)."""
+        self.notes[self.unit].append((node, rule, message))
+
     def comment(self, node: cst.CSTNode, rule: str) -> None:
         stmt = self.an.statement_of(node)
         if stmt is None or (id(stmt), rule) in self.commented:
@@ -144,6 +149,9 @@ class Plan:
         for flags in self.flags.values():
             for flag in flags:
                 out.setdefault((self.an.where(flag.node)[0], flag.rule), flag.message)
+        for notes in self.notes.values():
+            for node, rule, message in notes:
+                out.setdefault((self.an.where(node)[0], rule), message)
         return [(line, rule, msg) for (line, rule), msg in sorted(out.items())]
 
     def all_findings(self) -> list[Finding]:

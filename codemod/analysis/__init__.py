@@ -142,7 +142,7 @@ class Analyzer(Strings, Calls, Flow):
             path = flat[info.path_start: info.path_end].lstrip(HOLE)
             routes = kb.match(path, site.method)
             if routes:
-                if info.kind == "unknown":
+                if info.kind == "unknown" or flat.startswith(HOLE):
                     self.facts.unresolved.append((site, routes[0]))  # a base from elsewhere (env, argument)
                 else:
                     self.facts.relative.append((site, routes[0]))  # no base at all: a server route, a test client
@@ -160,9 +160,8 @@ class Analyzer(Strings, Calls, Flow):
                 routes = any_method if len({r.v2_segments for r in any_method}) == 1 else []
             if not routes:
                 fn = self.scope_of(site.call)
-                first = next((i for i, p in enumerate(info.pieces) if p.param), None)
-                tail = flatten(info.pieces[first:]) if first is not None else "x"
-                if not tail.replace(HOLE, "").strip("/") and fn is not None and self._helper(fn) is not None:
+                own_path = flat[info.path_start:].lstrip("/")
+                if own_path.startswith(HOLE) and fn is not None and self._helper(fn) is not None:
                     return  # the call a helper makes for its callers: each caller is a call site of its own
                 if site.url.ours or (site.base is not None and site.base.ours):
                     # this service's v1, but no v1 route: a verb or segment only known at run time, or a

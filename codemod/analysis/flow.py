@@ -31,6 +31,32 @@ class Flow:
             return
         for json_expr in self._json_uses(call_expr):
             self._json_site(json_expr, typed, site)
+        self._returned_response(call_expr, cf, typed)
+
+    def _returned_response(self, expr: cst.CSTNode, cf: CallFact, typed: Typed | None, depth: int = 0) -> None:
+        """`return resp` (or `return session.post(...)`): the callers read the answer; follow them too."""
+        holders = [expr]
+        var = self._bound_name(expr)
+        if var is not None:
+            holders += [use for use in self._uses_after(*var)]
+        for holder in holders:
+            parent = self.parent(holder)
+            if isinstance(parent, cst.Return):
+                fn = self.scope_of(parent)
+                if fn is None or depth > 2 or len(self.ix.functions.get(fn.name.value, [])) != 1:
+                    continue
+                for call in self.ix.calls:
+                    name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
+                        call.func.value if isinstance(call.func, cst.Name) else None)
+                    if name != fn.name.value or self.scope_of(call) is fn:
+                        continue
+                    caller: cst.CSTNode = call
+                    if isinstance(self.parent(call), cst.Await):
+                        caller = self.parent(call)
+                    self._reading = cf
+                    for json_expr in self._json_uses(caller):
+                        self._json_site(json_expr, typed, cf.site)
+                    self._returned_response(caller, cf, typed, depth + 1)
 
     def _helper_error_reads(self, cf: CallFact) -> None:
         """Error reads inside the helper(s) a call goes through (`raise X(resp.json()["message"])`)."""

@@ -302,7 +302,8 @@ class Strings:
                 return "runtime", path_at, None
             for host in kb.v1_hosts:
                 if netloc == host.netloc:
-                    if host.prefix and (path == host.prefix or path.startswith(host.prefix + "/")):
+                    if host.prefix and (path == host.prefix or path.startswith(host.prefix + "/")
+                                        or path.startswith(host.prefix + HOLE)):  # `BASE + path`
                         end = path_at + len(host.prefix)
                         return "v1", end, (0, end, self.v2_base)
                     if path.startswith(kb.v2_prefix + "/") or path == kb.v2_prefix:

@@ -105,9 +105,38 @@ def plan_strings(plan) -> None:
         unit = next((used[id(p.node)] for p in info.pieces if p.node is not None and id(p.node) in used), None)
         if unit is not None:
             plan.find(node, "L01", "base-url", f"v1 base address -> {plan.an.v2_base}", True, unit=unit)
+        elif not plan.an.is_ours(flat):
+            continue  # a /v1 base on another host no v1 call goes through: not provably this service's
+        elif _is_used(plan.an, node):
+            # read somewhere the analysis cannot follow to a call: the calls it serves stay v1, and say so
+            plan.flag(node, "L01", "base-url", None, "v1 base address used where the rewrite cannot follow it to "
+                      "a call; migrate it with its calls by hand (" + plan.rule_text("L01") + ")")
         else:
-            plan.find(node, "L01", "base-url", "v1 base address that no traced call goes through; left as it is ("
+            plan.find(node, "L01", "base-url", "v1 base address that no code reads; left as it is ("
                       + plan.rule_text("L01") + ")", False)
+
+
+def _is_used(an, node) -> bool:
+    """Is the variable this string is assigned to (or the parameter it defaults) read anywhere?"""
+    import libcst as cst
+
+    from codemod.decide import _references
+
+    cur = an.parent(node)
+    while cur is not None and not isinstance(cur, (cst.Assign, cst.AnnAssign, cst.Param, cst.BaseStatement)):
+        cur = an.parent(cur)
+    if isinstance(cur, cst.Assign) and len(cur.targets) == 1:
+        target = cur.targets[0].target
+    elif isinstance(cur, cst.AnnAssign):
+        target = cur.target
+    elif isinstance(cur, cst.Param):
+        target = cur.name
+    else:
+        return True  # a URL in an expression (a call argument, a dict): in use where it stands
+    if not isinstance(target, (cst.Name, cst.Attribute)):
+        return True
+    name = target.attr.value if isinstance(target, cst.Attribute) else target.value
+    return any(r is not target for r in _references(an, target)) or bool(an.ix.attributes.get(name))
 
 
 rule.plan_strings = plan_strings  # type: ignore[attr-defined]

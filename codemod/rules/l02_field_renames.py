@@ -107,8 +107,10 @@ class Replace:
 
 
 def static_only(field_spec, value) -> bool:
-    """The default body-field check: a field that needs a conversion must have a value known statically."""
-    return not (has_marker(value) and field_spec.convert)
+    """The default body-field check. A value only known at run time goes through the translator as a
+    sentinel; whether a conversion consumed it is checked on the result (`_consumed`), so nothing is
+    refused here."""
+    return True
 
 
 def _body_flag(cf: CallFact, plan) -> None:
@@ -170,7 +172,14 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
         plan.flag(node, rule_id, "body-field", route)
         return
     except (InvalidValue, PolicyRefused) as exc:
-        plan.flag(node, "L02", "body-field", route, f"v1 body cannot be translated: {exc}")
+        named = next((k for k in body if str(exc).startswith(k)), None)  # the translator names the field first
+        rule_id = (spec.fields[named].rule if named else None) or "L02"
+        plan.flag(node, rule_id, "body-field", route, f"v1 body cannot be translated: {exc}")
+        return
+    except Exception:  # a converter that needs the value itself (arithmetic, parsing) met a run-time value
+        rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
+        plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
+                  + plan.rule_text(rule_id))
         return
     # what the translation drops or cannot express is a person's decision
     for key in body:
@@ -195,10 +204,12 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
     new_body = _substitute(result.body)
     original = an.code_of(node)
     multiline = "\n" in original
-    # libcst indents continuation lines by the enclosing block itself: render relative to it
-    code = render(new_body, quote=quote, indent="    " if multiline else None, level="")
+    # libcst indents continuation lines by the enclosing block itself: render relative to it, from the
+    # indentation of the line the dict opens on (a dict inside a call's arguments sits deeper than its statement)
+    level = _relative_indent(an, node) if multiline else ""
+    code = render(new_body, quote=quote, indent="    " if multiline else None, level=level)
     if multiline:
-        code = _carry_comments(node, code, spec, quote, an.module.default_newline)
+        code = _carry_comments(node, code, spec, quote, level)
     if code == original:
         return
     plan.edit(Edit("dict", node, "L02", code))
@@ -218,7 +229,20 @@ def _comments_of(ws) -> tuple[str | None, list[str]]:
     return None, []
 
 
-def _carry_comments(node: cst.Dict, code: str, spec, quote: str, newline: str) -> str:
+def _relative_indent(an, node: cst.CSTNode) -> str:
+    """Leading whitespace of the dict's first line beyond that of its statement's first line."""
+    try:
+        line = an.lines[an.pos[node].start.line - 1]
+        stmt = an.statement_of(node)
+        first = an.lines[an.pos[stmt].start.line - 1] if stmt is not None else line
+    except (KeyError, IndexError):
+        return ""
+    own = line[: len(line) - len(line.lstrip(" \t"))]
+    base = first[: len(first) - len(first.lstrip(" \t"))]
+    return own[len(base):] if own.startswith(base) else ""
+
+
+def _carry_comments(node: cst.Dict, code: str, spec, quote: str, level: str) -> str:
     """Put the comments of the v1 dict on the v2 entries their fields became (nothing is lost).
 
     A comment on a field's line goes to the end of the line of the v2 key the field moved into; an own-line
@@ -246,7 +270,7 @@ def _carry_comments(node: cst.Dict, code: str, spec, quote: str, newline: str) -
         field = spec.fields.get(v1_key)
         target = (field.to or "").split(".")[0] if field is not None else ""
         for j, text in enumerate(lines):
-            if text.startswith(f"    {quote}{target}{quote}:"):
+            if text.startswith(f"{level}    {quote}{target}{quote}:"):
                 return j
         return None
 
@@ -262,8 +286,8 @@ def _carry_comments(node: cst.Dict, code: str, spec, quote: str, newline: str) -
         if j == 0 and head:
             text = f"{text}  {head}"
         if j == len(lines) - 1:
-            out.extend(f"    {c}" for c in orphans)
-        out.extend(f"    {c}" for c in before.get(j, []))
+            out.extend(f"{level}    {c}" for c in orphans)
+        out.extend(f"{level}    {c}" for c in before.get(j, []))
         if after.get(j):
             text = f"{text}  {'  '.join(after[j])}"
         out.append(text)

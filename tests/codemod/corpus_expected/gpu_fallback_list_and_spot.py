@@ -1,0 +1,62 @@
+"""Batch render farm: cheap interruptible GPUs, any of several types, locked pods."""
+import os
+
+import requests
+
+API = os.environ.get("RUNPOD_REST_API_URL", "https://rest.runpod.io/v1")
+RENDER_GPUS = ["NVIDIA GeForce RTX 4090", "NVIDIA RTX A5000", "NVIDIA GeForce RTX 3090"]
+
+
+class Farm:
+    def __init__(self, api_key):
+        self.s = requests.Session()
+        self.s.headers["Authorization"] = "Bearer " + api_key
+
+    def spot_node(self, index, image="ghcr.io/acme/blender:4.2"):
+        # v1bridge: R02 try the types in order yourself: create with gpu.id, on a 400 capacity error try the next
+        body = {
+            "name": f"render-{index:03d}",
+            "imageName": image,
+            "gpuTypeIds": RENDER_GPUS,
+            "gpuTypePriority": "custom",
+            "gpuCount": 1,
+            "interruptible": True,
+            "cloudType": "COMMUNITY",
+            "containerDiskInGb": 25,
+            "volumeInGb": 0,
+            "minRAMPerGPU": 16,
+            "supportPublicIp": False,
+        }
+        # v1bridge: R02 try the types in order yourself: create with gpu.id, on a 400 capacity error try the next
+        r = self.s.post(API + "/pods", json=body, timeout=60)
+        r.raise_for_status()
+        return r.json()
+
+    def locked_coordinator(self, image="ghcr.io/acme/render-coord:4"):
+        # v1bridge: R02 try the types in order yourself: create with gpu.id, on a 400 capacity error try the next
+        # v1bridge: R12 create the pod, then PATCH {locked: true}
+        r = self.s.post(API + "/pods", json={
+            "name": "render-coordinator", "imageName": image, "computeType": "CPU",
+            "cpuFlavorIds": ["cpu3g", "cpu5g"], "vcpuCount": 4, "locked": True,
+            "dockerEntrypoint": ["/usr/bin/tini", "--"], "dockerStartCmd": ["coord", "--port", "7000"],
+            "volumeInGb": 0,
+        }, timeout=60)
+        r.raise_for_status()
+        return r.json()
+
+    def nodes(self):
+        # v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
+        return [p for p in self.s.get(API + "/pods", timeout=30).json() if p["name"].startswith("render-")]
+
+    def drain(self):
+        for p in self.nodes():
+            # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
+            self.s.delete(API + "/pods/" + p["id"], timeout=30)
+
+
+def scenario(base_url, api_key, ids):
+    farm = Farm(api_key)
+    farm.spot_node(1)
+    names = sorted(p["name"] for p in farm.nodes())
+    farm.drain()
+    return {"names": names, "after": len(farm.nodes())}
