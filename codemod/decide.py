@@ -177,6 +177,16 @@ def decide(plan: "Plan") -> None:
                 break
             helper = helper.inner.helper if helper.inner is not None else None
 
+    # v1-only names read on answers the analysis could not trace (a dict handed in, a list read elsewhere):
+    # if a family moved, those reads would silently read nothing from its v2 answers
+    untraced = [(name, key) for name, key, written in facts.handed_in if not written]
+    if untraced and n_calls:
+        name, key = untraced[0]
+        line = an.where(key)[0]
+        for u in range(n_calls):
+            block(u, plan.kb.field_rules.get(name, ("L02",))[0],
+                  f"v1 field {name!r} is read at line {line} on an answer the rewrite cannot trace to its call")
+
     # 3. a base that escapes: a variable holding an edited literal also builds URLs the analysis did not follow
     edited_literals: dict[int, set] = {}
     for node_id, spans in plan.spans.items():
