@@ -9,6 +9,7 @@ raising `NeedsLookup`; the caller fetches and translates again.
 from __future__ import annotations
 
 import functools
+import ipaddress
 import json
 import shlex
 from dataclasses import dataclass, field
@@ -434,11 +435,24 @@ def runtime_port_mappings(value: Any, obj: dict[str, Any], ctx: ResponseContext)
     return mapping or None
 
 
+# The edge's proxy addresses (RFC 6598 shared space): the `ip` of an `http` port in runtime.ports is one of
+# these, not the pod's public IP (v1-to-v2.md Q28, runpodctl internal/api/pods_v2.go).
+_PROXY_NETWORK = ipaddress.ip_network("100.64.0.0/10")
+
+
 def runtime_public_ip(value: Any, obj: dict[str, Any], ctx: ResponseContext) -> str | None:
+    """v1 publicIp: the ip of the first `tcp` port outside the proxy range; http ports never count (Q28)."""
     runtime = obj.get("runtime") or {}
     for port in runtime.get("ports") or []:
-        if port.get("ip"):
-            return port["ip"]
+        ip = port.get("ip")
+        if not ip or port.get("type") != "tcp":
+            continue
+        try:
+            if ipaddress.ip_address(ip) in _PROXY_NETWORK:
+                continue
+        except ValueError:
+            continue
+        return ip
     return None
 
 
@@ -516,7 +530,7 @@ RESPONSE_READS: dict[str, tuple[str, ...]] = {
     "pod_network_volume": ("mounts.network.0.volumeId",),
     "pod_gpu": ("gpu.id", "gpu.count"),
     "runtime_port_mappings": ("runtime.ports.0.private", "runtime.ports.0.public"),
-    "runtime_public_ip": ("runtime.ports.0.ip",),
+    "runtime_public_ip": ("runtime.ports.0.ip", "runtime.ports.0.type"),
     "pod_machine": ("dataCenterId", "gpu.id", "cloud"),
     "endpoint_compute_type": ("gpu", "cpu"),
     "endpoint_gpu_types": ("gpu.pools", "gpu.excludedTypes"),

@@ -85,6 +85,8 @@ class Plan:
         out: dict[str, Any] = {"operation": m.op_id, "v1": m.label}
         if self.request is not None:
             out["v2"] = self.request.describe()
+            if m.paginated:
+                out["pages"] = "every page: the cursor is followed while pagination.hasNextPage is true"
         if self.steps:
             out["steps"] = [s.describe() for s in self.steps]
         if self.alternatives:

@@ -48,3 +48,17 @@ def test_routes_reports_a_broken_mapping_dir(tmp_path, capsys):
     assert main(["routes", "--mappings", str(broken)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("v1bridge routes: rules.yaml: entry 'Q01':")
+
+
+def test_sandbox_refuses_a_page_size_below_one(capsys):
+    assert main(["sandbox", "--max-page-size", "0"]) == 2
+    assert "--max-page-size must be at least 1" in capsys.readouterr().err
+
+
+def test_translate_says_a_list_is_read_page_by_page(capsys):
+    assert main(["translate", "GET", "/v1/pods"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["pages"] == "every page: the cursor is followed while pagination.hasNextPage is true"
+    assert "Q30" in plan["rules"]
+    assert main(["translate", "GET", "/v1/networkvolumes"]) == 0
+    assert "pages" not in json.loads(capsys.readouterr().out)  # not a paginated v2 list

@@ -55,6 +55,12 @@ def _ip_for(pod_id: str) -> str:
     return f"{38 + h[0] % 180}.{h[1]}.{h[2]}.{1 + h[3] % 250}"
 
 
+@lru_cache(maxsize=65536)
+def _proxy_ip_for(pod_id: str) -> str:
+    h = hashlib.sha256(("proxy:" + pod_id).encode()).digest()
+    return f"100.{64 + h[0] % 64}.{h[1]}.{1 + h[2] % 250}"
+
+
 def _public_ip(doc: dict[str, Any]) -> str:
     return _ip_for(doc["id"])
 
@@ -126,8 +132,8 @@ def view(sb: Sandbox, doc: dict[str, Any], now: float | None = None) -> dict[str
     if status == "RUNNING":
         ports = []
         for private, proto in _parsed_ports(tuple(doc["ports"])):
-            if proto == "http":
-                ports.append({"private": private, "public": None, "type": "http", "ip": None})
+            if proto == "http":  # served through the edge proxy: its address (100.64.0.0/10), not the pod's
+                ports.append({"private": private, "public": None, "type": "http", "ip": _proxy_ip_for(doc["id"])})
             else:
                 pub = _public_port(doc, private)
                 ports.append({"private": private, "public": pub, "type": proto, "ip": ip})

@@ -231,6 +231,19 @@ def test_pod_response_backward():
     }
 
 
+@pytest.mark.parametrize("ports,expected", [
+    pytest.param([{"private": 8888, "public": None, "type": "http", "ip": "100.72.4.9"},
+                  {"private": 22, "public": 10341, "type": "tcp", "ip": "203.0.113.7"}], "203.0.113.7",
+                 id="http-proxy-address-first-is-skipped"),
+    pytest.param([{"private": 8888, "public": None, "type": "http", "ip": "100.72.4.9"}], None, id="http-only-no-public-ip"),
+    pytest.param([{"private": 22, "public": 10341, "type": "tcp", "ip": "100.100.0.3"}], None, id="tcp-in-proxy-range"),
+])
+def test_public_ip_is_never_the_http_proxy_address(ports, expected):
+    """Q28: an http port's ip is the edge proxy (100.64.0.0/10); publicIp comes from a tcp port outside it."""
+    out = T.response("pod", {"id": "p", "runtime": {"ports": ports}})
+    assert out.get("publicIp") == expected
+
+
 def test_pod_response_include_flags():
     ctx = ResponseContext(includes=frozenset({"includeMachine", "includeSavingsPlans"}))
     v1 = T.response("pod", V2_POD, ctx)

@@ -63,7 +63,7 @@ def v1_pod(p: dict) -> dict:
     mapping = {str(x["private"]): x["public"] for x in ports if x["public"] is not None}
     if mapping:
         out["portMappings"] = mapping
-        out["publicIp"] = next(x["ip"] for x in ports if x["ip"])
+        out["publicIp"] = next(x["ip"] for x in ports if x["type"] == "tcp" and x["ip"])
     return out
 
 
