@@ -99,7 +99,7 @@ def post_script(path: str, body: str) -> str:
 
 def requests_for(route: str, target: str, pod: str) -> tuple[str, str | None]:
     """(path, wrk Lua script or None) of one route for one target."""
-    v1 = target in ("naive", "v1bridge")
+    v1 = target in ("naive", "v1bridge", "baseline")
     if route == "list":
         return ("/v1/pods" if v1 else "/v2/pods"), None
     if route == "get":
@@ -150,14 +150,24 @@ def run_translating(port: int, upstream: str, records: str, max_inflight: int | 
                 host="127.0.0.1", port=port, access_log=None, print=None)
 
 
-class Bench:
-    """The fast upstream and the three proxies, started once, pinned, stopped at exit."""
+def run_baseline(port: int, upstream: str, records: str, tree: str) -> None:
+    """v1bridge as run_translating, from another checkout (`--baseline DIR`, e.g. a `git worktree` of the commit
+    before a change): the A/B of one change, measured in the same interleaved rounds."""
+    sys.path.insert(0, tree)
+    for name in [m for m in sys.modules if m.split(".")[0] in ("proxy", "mappings")]:
+        del sys.modules[name]
+    run_translating(port, upstream, records)
 
-    def __init__(self, workdir: Path) -> None:
+
+class Bench:
+    """The fast upstream and the three proxies (and a baseline v1bridge), started once, pinned, stopped at exit."""
+
+    def __init__(self, workdir: Path, baseline: str | None = None) -> None:
         self.workdir = workdir
         self.captured = fu.capture()
         self.pod = self.captured.pod_id
-        self.ports = {t: pb.free_port() for t in TARGETS}
+        self.targets = TARGETS + (("baseline",) if baseline else ())
+        self.ports = {t: pb.free_port() for t in self.targets}
         self.upstream = fu.FastUpstream(self.captured, self.ports["direct"], workdir)
         upstream_url = f"http://127.0.0.1:{self.ports['direct']}"
         ctx = multiprocessing.get_context("spawn")
@@ -169,6 +179,9 @@ class Bench:
             "v1bridge": ctx.Process(target=run_translating, args=(self.ports["v1bridge"], upstream_url, str(records)),
                                     daemon=True),
         }
+        if baseline:
+            self.procs["baseline"] = ctx.Process(target=run_baseline, args=(self.ports["baseline"], upstream_url,
+                                                                            str(records), baseline), daemon=True)
         for p in self.procs.values():
             p.start()
         self.pinned = two_cpus()
@@ -179,7 +192,7 @@ class Bench:
         for port in self.ports.values():
             pb.wait_up(port)
         self.upstream_url = upstream_url
-        for target in ("plain", "naive", "v1bridge"):
+        for target in self.targets[1:]:
             first_answers(self.url(target, requests_for("get", target, self.pod)[0]), 2)
 
     def pids(self, target: str) -> list[int]:
@@ -190,7 +203,7 @@ class Bench:
 
     def warm(self, connections: int) -> None:
         for route, _ in ROUTES:
-            for target in TARGETS:
+            for target in self.targets:
                 path, script = requests_for(route, target, self.pod)
                 wrk(self.url(target, path), 1, connections, 1, script, self.workdir)
 
@@ -204,9 +217,10 @@ class Bench:
 
 def hot_path(bench: Bench, rounds: int, seconds: int, connections: int,
              routes: tuple[str, ...] = tuple(r for r, _ in ROUTES)) -> dict:
-    seen: dict[str, dict[str, list[dict]]] = {r: {t: [] for t in TARGETS} for r in routes}
+    targets = bench.targets
+    seen: dict[str, dict[str, list[dict]]] = {r: {t: [] for t in targets} for r in routes}
     for n in range(rounds):
-        order = TARGETS[n % len(TARGETS):] + TARGETS[:n % len(TARGETS)]
+        order = targets[n % len(targets):] + targets[:n % len(targets)]
         for route in routes:
             for target in order:
                 path, script = requests_for(route, target, bench.pod)
@@ -325,7 +339,7 @@ def render_hot_path(results: dict, bench: Bench, rounds: int, seconds: int, conn
             continue
         row = results[route]
         plain = row["plain"]
-        for target in TARGETS:
+        for target in [t for t in (*TARGETS, "baseline") if t in row]:
             r = row[target]
             ratio = r["rps"] / plain["rps"]
             cpu_ratio = plain["cpu_us"] / r["cpu_us"] if r["cpu_us"] else float("nan")
@@ -381,18 +395,26 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--routes", default="list,get,stop", help="comma-separated subset of list,get,stop")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="also run v1bridge from this checkout (a worktree of an earlier commit): A/B of a change")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         print("wrk is needed: apt-get update && apt-get install -y wrk", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="hotpath-") as tmp:
-        bench = Bench(Path(tmp))
+        bench = Bench(Path(tmp), args.baseline)
         try:
-            bench.warm(args.connections)
-            results = hot_path(bench, args.rounds, args.seconds, args.connections)
+            results = hot_path(bench, args.rounds, args.seconds, args.connections, tuple(args.routes.split(",")))
         finally:
             bench.stop()
     print("\n".join(render_hot_path(results, bench, args.rounds, args.seconds, args.connections)))
+    if args.baseline:
+        print(f"\nA/B against {args.baseline}: CPU µs/req v1bridge vs baseline (medians of the same rounds)")
+        for route, row in results.items():
+            ours, base = row["v1bridge"]["cpu_us"], row["baseline"]["cpu_us"]
+            print(f"  {route}: {ours:.0f} vs {base:.0f} ({(ours - base) / base:+.1%}); req/s "
+                  f"{row['v1bridge']['rps']:.0f} vs {row['baseline']['rps']:.0f}")
     print(json.dumps(results, indent=1) if os.environ.get("HOTPATH_JSON") else "")
     return 0
 

@@ -181,9 +181,10 @@ class V1Service:
                     raise V1Error(400, f"the request body is nested deeper than {self.config.max_body_depth} levels")
         plan: Plan | None = None
         try:
-            plan = await self._plan(route, params, list(request.query.items()), body, auth, rid)
-            if route.v2_path:
-                info.v2_path = route.v2_url_path(params)
+            query = list(request.query.items()) if "?" in request.raw_path else []  # no parse without a query
+            plan = await self._plan(route, params, query, body, auth, rid)
+            if route.v2_path:  # the path the plan already filled in, when it has one
+                info.v2_path = plan.request.path if plan.request is not None else route.v2_url_path(params)
             elif plan.steps:
                 info.v2_path = plan.steps[-1].path
             if route.op.policy == "local":
@@ -709,8 +710,10 @@ def _deeper_than(value: Any, limit: int) -> bool:
 def _upstream_headers(resp: UpstreamResponse) -> dict[str, str]:
     """End-to-end headers of the v2 answer worth keeping (request id, rate limits, Retry-After)."""
     headers = resp.headers
-    if "Connection" in headers:  # rare: hop-by-hop names listed in Connection are dropped as well
-        return dict(hop_filter(headers, _DROP_FROM_UPSTREAM))
+    if "Connection" in headers:  # hop-by-hop names listed in Connection are dropped as well (rare: usually the
+        listed = headers.getall("Connection")  # one value is keep-alive or close, itself dropped below)
+        if len(listed) > 1 or listed[0].strip().lower() not in _PLAIN_CONNECTION:
+            return dict(hop_filter(headers, _DROP_FROM_UPSTREAM))
     out: dict[str, str] = {}
     for name, value in headers.items():
         keep = _KEEP.get(name)
@@ -723,4 +726,5 @@ def _upstream_headers(resp: UpstreamResponse) -> dict[str, str]:
     return out
 
 
+_PLAIN_CONNECTION = frozenset({"keep-alive", "close"})
 _KEEP: dict[str, bool] = {}  # header name as received -> kept in a v1 answer (saves a lower() per header)
