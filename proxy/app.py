@@ -132,7 +132,7 @@ def _middleware(app: web.Application):
         headers = request.headers
         client = fingerprints(headers.get("Authorization"))
         stamp = now_iso()
-        duration_ms = round(duration * 1000, 3)
+        duration_ms = int(duration * 1_000_000) / 1000  # ms with 3 decimals; round() costs more than the rest
         transport = request.transport
         delivered = transport is not None and not transport.is_closing()  # False: the client had gone
         if api == "v1" and usage.enabled:
