@@ -11,6 +11,7 @@ from .pods import build_pod, parse_ports, status_of, terminate, view as pod_view
 from .problems import Problem
 from .service import DISK_RATE, Sandbox, iso, new_id
 
+_TEMPLATE_EXCLUSIVE = ("image", "args", "entrypoint", "cmd", "disk", "env", "ports", "mounts")
 _ROLES = {"SLURM": ("SLURM_CONTROLLER", "SLURM_COMPUTE"), "RAY": ("RAY_HEAD", "RAY_WORKER")}
 
 
@@ -48,12 +49,18 @@ async def create_cluster(request: web.Request) -> web.Response:
         raise Problem(400, f"compute.gpuTypeId '{compute['gpuTypeId']}' is not a GPU type; see GET /v2/catalog/gpus")
     parse_ports(body.get("ports", []))
     cid = new_id(14)
-    pod_body: dict[str, Any] = {
-        "name": body["name"],
-        "image": body.get("image", "runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404"),
-        "gpu": {"id": gpu.id, "count": compute["gpuCountPerPod"]},
-    }
-    for field in ("args", "disk", "ports", "env", "mounts", "dataCenterIds", "startSsh", "startJupyter"):
+    pod_body: dict[str, Any] = {"name": body["name"], "gpu": {"id": gpu.id, "count": compute["gpuCountPerPod"]}}
+    if "templateId" in body:
+        # every member is built from one pod template, which also brings the registry credential
+        inline = [f for f in _TEMPLATE_EXCLUSIVE if f in body]
+        if inline:
+            raise Problem(400, f"templateId cannot be combined with {', '.join(inline)}; the template supplies "
+                               "the container configuration")
+        pod_body["templateId"] = body["templateId"]
+    else:
+        pod_body["image"] = body.get("image", "runpod/pytorch:1.0.2-cu1281-torch280-ubuntu2404")
+    for field in ("args", "cmd", "entrypoint", "disk", "ports", "env", "mounts", "dataCenterIds", "startSsh",
+                  "startJupyter"):
         if field in body:
             pod_body[field] = body[field]
     roles = _ROLES.get(body["type"])
@@ -80,6 +87,8 @@ async def create_cluster(request: web.Request) -> web.Response:
         "network": {"cidr": "10.65.0.0/16", "vxlanId": 4000 + int(now) % 1000, "vxlanPort": 4789},
         "createdAt": iso(now),
     }
+    if "templateId" in body:
+        doc["template"] = body["templateId"]  # the cluster keeps the link
     n = compute["podCount"]
     sb.meter(doc, {
         "gpu": n * compute["gpuCountPerPod"] * gpu.secure_price,

@@ -235,3 +235,18 @@ async def test_pod_create_over_102400_bytes_is_413_before_auth_and_after_templat
     small = gpu_pod(templateId=tpl["id"], env={"MORE": "z" * 50_000})
     problem = await call(sandbox_client, "POST", "/v2/pods", sandbox_headers, small, 413)
     assert "template" in problem["detail"]
+
+
+async def test_cluster_from_a_template_keeps_the_link_and_refuses_inline_container_fields(sandbox_client,
+                                                                                        sandbox_headers):
+    h = sandbox_headers
+    tpl = await call(sandbox_client, "POST", "/v2/templates", h,
+                     {"name": "trainer", "image": "ghcr.io/acme/train:3", "cmd": ["python", "train.py"]}, 201)
+    body = {"name": "c", "type": "SLURM", "compute": {"gpuTypeId": GPU, "gpuCountPerPod": 1, "podCount": 2},
+            "templateId": tpl["id"]}
+    cluster = await call(sandbox_client, "POST", "/v2/clusters", h, body, 201)
+    assert cluster["template"] == tpl["id"] and cluster["pods"]["total"] == 2
+    members = await call(sandbox_client, "GET", f"/v2/clusters/{cluster['id']}/pods", h)
+    assert {(p["image"], tuple(p["cmd"])) for p in members["pods"]} == {("ghcr.io/acme/train:3", ("python", "train.py"))}
+    problem = await call(sandbox_client, "POST", "/v2/clusters", h, {**body, "image": "x", "env": {"A": "1"}}, 400)
+    assert problem["detail"].startswith("templateId cannot be combined with image, env")
