@@ -19,9 +19,9 @@ per-language grammar wheels). One walk of the tree collects:
 
 Every string expression is evaluated to a text in which the unknown parts are
 holes (`{}`), with literal parts mapped back to their place in the source; the
-route and host matching of `scan_text` then runs on that text. A string
-expression that only builds a value for another one (`url = BASE + "/pods/" +
-id`, later `url + "/stop"`) is not itself a call site: the place that uses it is.
+route and host matching of `scan_text` then runs on that text. A value built
+in a variable (`path="/pods/$1"`) is reported where it is built and where it
+is sent (`rp::http DELETE "$path"`): both lines are part of the call.
 """
 from __future__ import annotations
 
@@ -150,7 +150,6 @@ class ParsedFile:
     functions: dict[int, tuple[str, list[str]]] = field(default_factory=dict)  # node id -> (name, params)
     calls: list[tuple[str, object, list[object], dict[str, object]]] = field(default_factory=list)
     property_refs: list[tuple[str, int]] = field(default_factory=list)
-    used_in_strings: set[str] = field(default_factory=set)  # variables referenced inside a larger string expression
     parents: dict[int, int | None] = field(default_factory=dict)  # function node id -> enclosing function node id
     keys: list[tuple[str, int]] = field(default_factory=list)  # PowerShell hashtable keys (`@{ imageName = ... }`)
     types: list[tuple[int, int]] = field(default_factory=list)  # TypeScript type annotations and declarations
@@ -628,7 +627,6 @@ class _PowerShell(_Walker):
                 out.extend(ev.value(c, nested=True))
             return out
         if t in ("expandable_string_literal", "expandable_here_string_literal"):
-            text = self.t(node)
             quote = 2 if t == "expandable_here_string_literal" else 1
             out = []
             pos = node.start_byte + quote
@@ -643,7 +641,6 @@ class _PowerShell(_Walker):
                 pos = c.end_byte
             if end > pos:
                 out.append(Part(self.src[pos:end].decode("utf-8", "replace"), pos))
-            del text
             return out
         if t in ("verbatim_string_characters", "verbatim_here_string_characters"):
             q = 2 if t.startswith("verbatim_here") else 1
@@ -742,10 +739,6 @@ def parse(text: str, path: str) -> ParsedFile | None:
     for expr in parsed.exprs:
         ev.function = expr.function
         expr.value = ev.value(expr.node)
-    # variables used inside a bigger string expression: their own value is an intermediate
-    for expr in parsed.exprs:
-        for ref in _references(walker, expr.node):
-            parsed.used_in_strings.add(ref)
     parsed.exprs.sort(key=lambda e: e.node.start_byte)
     parsed._walker = walker  # type: ignore[attr-defined]
     parsed._evaluator = ev  # type: ignore[attr-defined]
@@ -774,8 +767,7 @@ REF_TYPES = {"identifier", "variable_name", "variable", "field_identifier", "pro
 
 
 def _references(walker: _Walker, node) -> set[str]:
-    """Variable names a string expression reads (`"$path"` too): their own value is an intermediate,
-    reported where it is used."""
+    """Variable names a string expression reads (`"$path"` too)."""
     names: set[str] = set()
     stack = [node]
     refs = []
@@ -881,7 +873,7 @@ def _call_method(walker: _Walker, ev: _Evaluator, args: list, named: dict) -> st
     return None
 
 
-def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | None = None) -> ParsedAnalysis:
+def scan_parsed(text: str, path: str) -> ParsedAnalysis:
     from codemod.audit.scan_text import IMPORT_LIKE, _anchor, _field_hits, _Hit, _method_near, _normalise, _patterns
 
     parsed = parse(text, path)
@@ -988,7 +980,7 @@ def scan_parsed(text: str, path: str, project_wrappers: dict[str, Wrapper] | Non
                                ("$" + lead) if lead else expr.callee, expr))
 
     # wrappers of this file and of the tree
-    known: dict[str, Wrapper] = dict(project_wrappers or {})
+    known: dict[str, Wrapper] = {}
     for w in wrappers:
         known.setdefault(w.name, w)
     wrapper_args: dict[int, tuple[Wrapper, str | None]] = {}

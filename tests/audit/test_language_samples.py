@@ -3,7 +3,6 @@ every API call line found, with the route it calls; nothing reported on lines th
 comments and docs. Each check names the sample line it guards (the manifest's `at` and `via`)."""
 from __future__ import annotations
 
-import re
 
 import pytest
 import yaml
