@@ -183,6 +183,8 @@ def join_wrappers(results: list[FileResult]) -> None:
     v2 = {name for r in results for name, kind in r.wrappers.items() if kind == "v2"}
     # wrappers whose base variable is set in another file (`"${RP_API}${path}"`, RP_API in lib/config.sh)
     bases = {name: kind for r in results for name, kind in r.bases.items()}
+    v1_go_dirs = {r.path.rsplit("/", 1)[0] if "/" in r.path else "" for r in results
+                  if r.language == "go" and any(f.kind in ("call", "base-url") for f in r.findings)}
     for result in results:
         added = []
         for function, var, finding in result.potential:
@@ -201,8 +203,10 @@ def join_wrappers(results: list[FileResult]) -> None:
         if not result.deferred:
             continue
         # a callee "$NAME": the path follows a variable set in another file; v1 when that file sets a v1 base
+        # "@DIR": a Go file's error type, v1 when another file of its package calls v1
         added = [f for callee, f in result.deferred
-                 if (callee in v1 and callee not in v2) or (callee.startswith("$") and bases.get(callee[1:]) == "v1")]
+                 if (callee in v1 and callee not in v2) or (callee.startswith("$") and bases.get(callee[1:]) == "v1")
+                 or (callee.startswith("@") and callee[1:] in v1_go_dirs)]
         result.deferred = []
         if added:
             # the call through a v1 wrapper replaces the "indirect" guess made at the same place

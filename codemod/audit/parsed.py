@@ -153,9 +153,47 @@ class ParsedFile:
     parents: dict[int, int | None] = field(default_factory=dict)  # function node id -> enclosing function node id
     keys: list[tuple[str, int]] = field(default_factory=list)  # PowerShell hashtable keys (`@{ imageName = ... }`)
     types: list[tuple[int, int]] = field(default_factory=list)  # TypeScript type annotations and declarations
+    error_reads: list[tuple[str, int]] = field(default_factory=list)  # v1 error-body keys read (name, byte offset)
 
 
 # ------------------------------------------------------------------ language walkers
+
+
+ERROR_KEYS = ("message", "error")
+ERROR_READ_NODES = frozenset({"as_expression", "member_expression", "member_access", "field_declaration"})
+
+
+def _error_reads(w: "_Walker", node) -> list[tuple[str, int]]:
+    """Reads of the v1 error body's `message`/`error` in forms that can only be an answer body:
+    `(await res.json()) as { message?: string }`, `(await res.json()).message`,
+    `(... | ConvertFrom-Json).message`, a Go struct field tagged json:"message"."""
+    t = node.type
+    out = []
+    if t == "as_expression" and ".json(" in w.t(node):
+        stack = [c for c in node.named_children if c.type in ("object_type", "type_annotation")]
+        while stack:
+            n = stack.pop()
+            if n.type == "property_signature":
+                name = n.child_by_field_name("name")
+                if name is not None and w.t(name) in ERROR_KEYS:
+                    out.append((w.t(name), name.start_byte))
+            stack.extend(n.named_children)
+    elif t == "member_expression":
+        prop, obj = node.child_by_field_name("property"), node.child_by_field_name("object")
+        if prop is not None and obj is not None and w.t(prop) in ERROR_KEYS and ".json(" in w.t(obj):
+            out.append((w.t(prop), prop.start_byte))
+    elif t == "member_access":
+        kids = node.named_children
+        if kids and kids[-1].type == "member_name" and w.t(kids[-1]).lower() in ERROR_KEYS \
+                and "convertfrom-json" in w.t(node).lower():
+            out.append((w.t(kids[-1]).lower(), kids[-1].start_byte))
+    elif t == "field_declaration":
+        for c in node.named_children:
+            if c.type == "raw_string_literal":
+                m = re.search(r'json:"(message|error)[",]', w.t(c))
+                if m:
+                    out.append((m.group(1), c.start_byte + m.start(1)))
+    return out
 
 
 TYPE_NODES = frozenset({"type_annotation", "object_type", "interface_declaration", "type_alias_declaration",
@@ -203,6 +241,8 @@ class _Walker:
                 continue
             if ntype in TYPE_NODES:
                 self.p.types.append((node.start_byte, node.end_byte))
+            if ntype in ERROR_READ_NODES:
+                self.p.error_reads.extend(_error_reads(self, node))
             info = self.function_info(node) if ntype in self.function_types else None
             if info is not None:
                 self.p.functions[node.id] = info
@@ -1173,6 +1213,11 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
                     for rule_id in cat.field_rules.get(m.group(1), ()):
                         error_reads.append(_Hit("error-read", rule_id, line, col,
                                                 f"v1 error body read `{m.group(1)}`: {cat.rules[rule_id].summary}"))
+    for key, offset in parsed.error_reads:
+        line, col = pos.locate(offset)
+        for rule_id in cat.field_rules.get(key, ()):
+            error_reads.append(_Hit("error-read", rule_id, line, col,
+                                    f"v1 error body read `{key}`: {cat.rules[rule_id].summary}"))
     if error_reads and (strong_v1 or any(w.kind == "v1" for w in wrappers)):
         hits.extend(error_reads)
         error_reads = []
@@ -1193,10 +1238,13 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
             kind = cat.host_kind(hm.group(0)) if hm else None
             if kind in ("v1", "v2") and re.match(r"^(?:[a-z]+://)?[^/]+(?:/v\d+)?/?$", text_value.split("{}")[0]):
                 bases[name] = kind
+    # still undecided: decided with the file holding the wrapper's base, or (Go) with the package's other files
+    keys = ["$" + pw.var for pw in potential[:1]] or (
+        ["@" + path.replace("\\", "/").rsplit("/", 1)[0] if "/" in path else "@"] if parsed.language == "go" else [])
     for h in error_reads:
-        for pw in potential[:1]:
-            deferred.append(Deferred("$" + pw.var, RawFinding(h.rule, h.line, h.column, h.message, False, None, None,
-                                                              h.kind, lines.source(h.line))))
+        for key in keys:
+            deferred.append(Deferred(key, RawFinding(h.rule, h.line, h.column, h.message, False, None, None,
+                                                     h.kind, lines.source(h.line))))
     for pw in potential:
         pw.finding = RawFinding(cat.base_url_rule or "L01", pw.line, pw.column,
                                 f"v1 wrapper `{pw.function}`: sends its `{pw.param}` argument to the v1 base "

@@ -75,6 +75,7 @@ def test_typescript_mcp_server_with_fetch_and_url_search_params():
     assert got == {
         ("L01", 4),  # API_BASE with a ?? default
         ("L01", 8),  # the wrapper's fetch(`${API_BASE}${path}`): the line that sends every call
+        ("Q29", 12),  # (await res.json()).message: the v1 error body
         ("R11", 16),  # known over-report: `version` as a key in a file that calls v1 (generic catalogue name)
         ("L05", 18), ("L05", 20),  # computeType as a tool parameter and a query parameter
         ("R07", 21),  # includeMachine set on URLSearchParams
@@ -135,3 +136,23 @@ def test_vue_script_blocks_are_parsed_and_markup_scanned():
         ("L01", 6, None),  # the base in the script block
         ("L04", 7, "POST /pods/{podId}/stop"), ("Q24", 7, "POST /pods/{podId}/stop"),
     }
+
+
+def test_v1_error_body_reads_in_typescript_powershell_and_go():
+    """Guards Q29 error reads that can only be an answer body, in a file that calls v1: a cast of `res.json()`
+    to `{ message?: string }`, `(... | ConvertFrom-Json).message`, a Go struct field tagged json:"message"."""
+    from codemod.audit.engine import analyze_source
+
+    ts = ('const BASE = "https://rest.runpod.io/v1";\n'
+          "export async function call(path: string) {\n  const res = await fetch(`${BASE}${path}`);\n"
+          "  const err = (await res.json()) as { message?: string };\n  return err;\n}\n")
+    ps = ('$Base = "https://rest.runpod.io/v1"\n'
+          'try { Invoke-RestMethod -Uri "$Base/pods" } catch {\n'
+          '  $m = ($_.ErrorDetails.Message | ConvertFrom-Json).message\n}\n')
+    go = ('package rp\n\nconst Base = "https://rest.runpod.io/v1"\n\n'
+          'type APIError struct {\n\tMessage string `json:"message"`\n}\n')
+    assert ("Q29", 4) in {(f.rule, f.line) for f in analyze_source(ts, "api.ts").findings}
+    assert ("Q29", 3) in {(f.rule, f.line) for f in analyze_source(ps, "ops.ps1").findings}
+    assert ("Q29", 6) in {(f.rule, f.line) for f in analyze_source(go, "client.go").findings}
+    plain = "export const show = (e: Error) => console.log(e.message);\n"
+    assert analyze_source(plain, "ui.ts").findings == [], "an Error's message is not a v1 read"
