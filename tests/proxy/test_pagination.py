@@ -249,3 +249,13 @@ async def test_bad_start_cmd_is_a_v1_400_naming_the_v1_field(proxy, auth, record
     assert await r.json() == {"message": "invalid input: dockerStartCmd: 1 is not of type \"string\"; "
                                          "dockerStartCmd: 2 is not of type \"string\""}
     assert list(recorder) == []
+
+
+def test_the_lists_followed_page_by_page_are_read_from_the_schema():
+    """Which v2 lists paginate comes from v2.json (the cursor parameter), not from a list in code."""
+    from proxy.routes import RouteTable
+
+    table = RouteTable()
+    assert table.paginated == {"/v2/pods", "/v2/serverless", "/v2/templates", "/v2/serverless/{id}/releases",
+                               "/v2/serverless/{id}/builds"}
+    assert {r.op_id for r in table if r.paginated} == {"pods.list", "endpoints.list", "templates.list"}
