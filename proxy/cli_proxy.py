@@ -162,8 +162,25 @@ def _reuseport_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _follow_parent() -> None:
+    """A child of `--workers N` stops (SIGTERM to itself: the graceful path) when its parent is gone, even
+    when the parent was killed with SIGKILL and could not stop it: no orphan keeps serving the port."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="v1bridge-parent-watch", daemon=True).start()
+
+
 def _worker(config: ProxyConfig) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
+    _follow_parent()
     _serve(config, _reuseport_socket(config.host, config.port))
 
 
@@ -198,9 +215,16 @@ def _run_sandbox(keys: list[str], db_path: str | None, port: int) -> None:
 
     from proxy.sandbox import SandboxConfig, create_sandbox_app
 
+    from proxy.sandbox.store import DatabaseLocked
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    web.run_app(create_sandbox_app(SandboxConfig(keys=keys, db_path=db_path)), host="127.0.0.1", port=port,
-                access_log=None, print=None)
+    _follow_parent()
+    try:
+        web.run_app(create_sandbox_app(SandboxConfig(keys=keys, db_path=db_path)), host="127.0.0.1", port=port,
+                    access_log=None, print=None)
+    except DatabaseLocked as exc:
+        print(f"v1bridge proxy: {exc}", file=sys.stderr)
+        sys.exit(2)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -213,7 +237,13 @@ def run(args: argparse.Namespace) -> int:
         if generated:
             print(f"v1bridge proxy: development key (Authorization: Bearer <key>): {config.keys[0]}", file=sys.stderr)
     if config.workers == 1:
-        _serve(config)
+        from proxy.sandbox.store import DatabaseLocked
+
+        try:
+            _serve(config)
+        except DatabaseLocked as exc:
+            print(f"v1bridge proxy: {exc}", file=sys.stderr)
+            return 2
         return 0
     children: list[multiprocessing.Process] = []
     ctx = multiprocessing.get_context("spawn")
@@ -227,20 +257,47 @@ def run(args: argparse.Namespace) -> int:
     for w in workers:
         w.start()
     children.extend(workers)
+    code = 0
     try:
-        for w in workers:
-            w.join()
+        # any child ending on its own (a crash, the sandbox refusing a locked database) stops them all: a
+        # service manager sees the exit and restarts a whole proxy, not one quietly short of a worker
+        from multiprocessing.connection import wait
+
+        ended = wait([c.sentinel for c in children])
+        gone = [c for c in children if c.sentinel in ended]
+        print(f"v1bridge proxy: {', '.join(f'{c.name} (pid {c.pid}) exited with {c.exitcode}' for c in gone)}; "
+              "stopping every process", file=sys.stderr)
+        code = 1
     except KeyboardInterrupt:
         pass
     finally:
-        for child in children:
-            if child.is_alive():
-                child.terminate()
-        for child in children:
-            child.join(timeout=5)
+        for stop in (signal.SIGTERM, signal.SIGINT):  # a second signal must not cut the cleanup short
+            signal.signal(stop, signal.SIG_IGN)
+        _stop_children(workers, children[: len(children) - len(workers)])
         if made:
             shutil.rmtree(config.metrics_dir, ignore_errors=True)
-    return 0
+    return code
+
+
+def _stop_children(workers: list[multiprocessing.Process], others: list[multiprocessing.Process],
+                   grace: float = 10.0) -> None:
+    """Workers first (SIGTERM: they stop accepting, finish their requests, flush their records), then the
+    sandbox they talk to; whatever has not exited after `grace` seconds is killed."""
+    import time
+
+    for group in (workers, others):
+        for child in group:
+            if child.is_alive():
+                child.terminate()
+        ends = time.monotonic() + grace
+        for child in group:
+            child.join(timeout=max(0.0, ends - time.monotonic()))
+        for child in group:
+            if child.is_alive():
+                print(f"v1bridge proxy: {child.name} (pid {child.pid}) did not stop within {grace:g}s; killed",
+                      file=sys.stderr)
+                child.kill()
+                child.join(timeout=5)
 
 
 if __name__ == "__main__":  # pragma: no cover

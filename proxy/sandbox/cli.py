@@ -48,5 +48,12 @@ def run(args: argparse.Namespace) -> int:
         f"(state: {args.db or 'in memory'})",
         file=sys.stderr,
     )
-    web.run_app(create_sandbox_app(config), host=args.host, port=args.port, print=None, access_log=None)
+    from .store import DatabaseLocked
+
+    try:
+        app = create_sandbox_app(config)
+    except DatabaseLocked as exc:
+        print(f"v1bridge sandbox: {exc}", file=sys.stderr)
+        return 2
+    web.run_app(app, host=args.host, port=args.port, print=None, access_log=None)
     return 0

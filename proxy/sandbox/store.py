@@ -8,6 +8,8 @@ which is what keeps concurrent requests consistent.
 """
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import threading
 from typing import Any, Iterator
@@ -32,9 +34,34 @@ CREATE TABLE IF NOT EXISTS account (
 """
 
 
+class DatabaseLocked(RuntimeError):
+    """Another process has this database open: one sandbox per database file."""
+
+
+def _lock(path: str) -> int:
+    """An exclusive lock on `<path>.lock`, held (by its open descriptor) for the life of the process.
+
+    SQLite would let two sandboxes open one file, and each keeps its own in-memory index: their states would
+    diverge and overwrite each other. The lock file names the holder's pid for the error message; the kernel
+    releases the lock when the holder exits, however it exits.
+    """
+    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise DatabaseLocked(f"the sandbox database {path} is already open in another process (pid {holder}); "
+                             "one sandbox per database file: stop it or choose another --db") from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
+
+
 class Store:
     def __init__(self, path: str | None = None) -> None:
         self.path = path
+        self._lock_fd = _lock(path) if path else None
         self._db = sqlite3.connect(path or ":memory:", check_same_thread=False, isolation_level=None)
         if path:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -106,3 +133,6 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the lock
+                self._lock_fd = None
