@@ -232,7 +232,11 @@ def python_strings(text: str, lines) -> list[StringValue]:
             return constants[v.value.id]
         return HOLE
 
+    # docstrings and other bare string statements are documentation, not requests
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
     for node in ast.walk(tree):
+        if id(node) in docs:
+            continue
         if isinstance(node, ast.JoinedStr):
             value = "".join(part(v) for v in node.values)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):

@@ -110,3 +110,10 @@ def test_scope_separates_rest_and_graphql(tmp_path, capsys):
         assert main(["audit", str(repo), "--format", "json", "--scope", scope]) == 0
         classes[scope] = sorted({f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]})
     assert classes == {"rest": ["L01", "L04", "Q24"], "graphql": ["G01"], "all": ["G01", "L01", "L04", "Q24"]}
+
+
+def test_python_docstrings_are_documentation_not_findings():
+    """Guards against a module docstring that shows a GraphQL document being reported."""
+    py = ('"""Stop a pod.\\n\\n    mutation { podStop(input: {podId: $id}) { id } }\\n"""\n'
+          'import requests\nURL = "https://api.runpod.io/graphql"\n')
+    assert _findings(py, "doc.py") == {("G01", 3)}
