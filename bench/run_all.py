@@ -1,6 +1,6 @@
 """Every benchmark of v1bridge in one run, one table of figures and ratios.
 
-    .venv/bin/python bench/run_all.py --quick     # under 3 minutes: 3 rounds x 2 s, 15 s soak, 2,000-file trees
+    .venv/bin/python bench/run_all.py --quick     # under 3 minutes: 3 rounds x 2 s, 10 s soak, 1,000-file trees
     .venv/bin/python bench/run_all.py --full      # ~12 minutes: 5 rounds x 5 s, 5 min soak, 10,000-file trees
 
 Proxy hot path (bench/hotpath.py): against a fast upstream (nginx serving pre-serialised v2 answers, pinned
@@ -64,12 +64,13 @@ def rss_mb(pid: int) -> float:
 # ------------------------------------------------------------------ proxy hot path (fast upstream)
 
 
-def proxy_hot_path(rounds: int, seconds: int, connections: int, overload_seconds: int) -> dict:
+def proxy_hot_path(rounds: int, seconds: int, connections: int, overload_seconds: int, warm: bool) -> dict:
     """Hot path, overload and --workers against the fast upstream, in one set of processes."""
     with tempfile.TemporaryDirectory(prefix="hotpath-") as tmp:
         bench = hotpath.Bench(Path(tmp))
         try:
-            bench.warm(connections)
+            if warm:  # --full: a 1 s wrk run per target and route first (--quick: only the first answers)
+                bench.warm(connections)
             load_before = os.getloadavg()
             results = hotpath.hot_path(bench, rounds, seconds, connections)
             over = hotpath.overload(bench, overload_seconds)
@@ -119,8 +120,9 @@ def proxy_throughput(seconds: int, connections: int, full: bool = True) -> list[
         def path_for(target: str, v1: str, v2: str) -> str:
             return v1 if target.startswith("translating") else v2
 
-        for name, v1, v2 in (("list GET /v1/pods (20 pods)", "/v1/pods", "/v2/pods"),
-                             ("get GET /v1/pods/{id}", f"/v1/pods/{pods[0]}", f"/v2/pods/{pods[0]}")):
+        scenarios = [("list GET /v1/pods (20 pods)", "/v1/pods", "/v2/pods"),
+                     ("get GET /v1/pods/{id}", f"/v1/pods/{pods[0]}", f"/v2/pods/{pods[0]}")]
+        for name, v1, v2 in scenarios if full else scenarios[1:]:  # --quick: get only
             row = {t: pb.wrk(bases[t] + path_for(t, v1, v2), seconds, connections, None, tmp) for t in targets}
             rows.append({"scenario": name, **row})
         if full:  # actions and creates: --full only (they need fresh pods per target)
@@ -267,7 +269,7 @@ def machine() -> str:
 def render(mode: str, args: argparse.Namespace, hot: dict, proxy_rows: list[dict], mem: dict, files: dict,
            started: str) -> str:
     lines = [f"# v1bridge benchmarks ({mode})", "",
-             f"Command: `.venv/bin/python bench/run_all.py --{mode}`; run {started}.",
+             f"Command: `.venv/bin/python bench/run_all.py --{mode}`; run {started}, took {args.elapsed:.0f} s.",
              f"Machine: {machine()}.", "", *hot["lines"],
              "## Sandbox scenario (the sandbox as upstream: measures the whole stack, not the proxy)", "",
              f"wrk -t{pb.THREADS} -c{args.connections} -d{args.sandbox_seconds}s on loopback, unpinned: the sandbox, "
@@ -315,17 +317,19 @@ def main() -> int:
     full = args.full
     rounds, args.seconds = (5, 5) if full else (3, 2)
     args.sandbox_seconds = 5 if full else 2
-    soak = 300 if full else 15
+    soak = 300 if full else 10
     name = "full" if full else "quick"
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    began = time.monotonic()
     print(f"[1/4] proxy hot path, fast upstream ({rounds} rounds x {args.seconds} s), overload, --workers", flush=True)
-    hot = proxy_hot_path(rounds, args.seconds, args.hot_connections, 3 if full else 2)
+    hot = proxy_hot_path(rounds, args.seconds, args.hot_connections, 3 if full else 2, full)
     print(f"[2/4] sandbox scenario ({args.sandbox_seconds} s per run)", flush=True)
     rows = proxy_throughput(args.sandbox_seconds, args.connections, full)
     print(f"[3/4] memory (1,000 connections, {soak} s soak)", flush=True)
     mem = memory(soak, 1000)
-    print(f"[4/4] rewrite and audit ({10_000 if full else 2_000} files)", flush=True)
-    files = files_per_second(10_000 if full else 2_000)
+    print(f"[4/4] rewrite and audit ({10_000 if full else 1_000} files)", flush=True)
+    files = files_per_second(10_000 if full else 1_000)
+    args.elapsed = time.monotonic() - began
     report = render(name, args, hot, rows, mem, files, started)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.md").write_text(report)
