@@ -15,18 +15,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-
-class NeedsLookup(Exception):
-    """The translation needs data the caller must fetch first ('current' or 'catalog')."""
-
-    def __init__(self, what: str, reason: str) -> None:
-        super().__init__(f"needs {what}: {reason}")
-        self.what = what
-        self.reason = reason
-
-
-class InvalidValue(ValueError):
-    """A v1 value that has no faithful v2 form; the message is for the v1 client."""
+from mappings.errors import InvalidValue, NeedsLookup
 
 
 @dataclass

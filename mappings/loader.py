@@ -27,12 +27,10 @@ from mappings.models import (
     ValueMap,
 )
 
+from mappings.errors import MappingError
+
 DATA_DIR = Path(__file__).parent / "data"
 SCHEMA_DIR = Path(__file__).parent / "schemas"
-
-
-class MappingError(ValueError):
-    """A mapping file is malformed; the message names the file and the entry."""
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

@@ -366,6 +366,8 @@ class Conventions(Strict):
     # v2 paths the /v2 pass-through forwards beyond the routes of v2.json: path -> methods
     passthrough_allow: dict[str, list[str]] = {}
     pagination: Pagination
+    # the range v2 stores an integer in; a v1 integer outside it is the client's 400, never a float stored
+    stored_integer: dict[Literal["minimum", "maximum"], int]
 
 
 class ValueMap(Strict):

@@ -26,6 +26,7 @@ from mappings.converters import (
     get_path,
     set_path,
 )
+from mappings.errors import PolicyRefused
 from mappings.loader import Mappings, default_mappings
 from mappings.models import RequestMap, ResponseMap
 
@@ -39,15 +40,6 @@ __all__ = [
     "Translators",
     "translators",
 ]
-
-
-class PolicyRefused(Exception):
-    """A request needs an emulation that is switched to strict (answered 501)."""
-
-    def __init__(self, policy: str, message: str) -> None:
-        super().__init__(message)
-        self.policy = policy
-        self.message = message
 
 
 @dataclass

@@ -22,7 +22,7 @@ from aiohttp import web
 from mappings import default_mappings
 from proxy.config import ProxyConfig
 from proxy.confine import PassThroughRoutes
-from proxy.errors import V1Error
+from mappings.errors import ClientInputError, V1bridgeError
 from proxy.routes import RouteTable
 from proxy.sandbox import redact
 from proxy.telemetry import AccessLog, Fingerprints, Metrics, UsageLog, now_iso
@@ -94,7 +94,7 @@ def _middleware(app: web.Application):
 
     def failed(request: web.Request, info: RequestInfo, exc: Exception) -> web.StreamResponse:
         """The answer for an exception out of the handler (called inside the except block; re-raises what is not ours)."""
-        if isinstance(exc, V1Error):
+        if isinstance(exc, V1bridgeError):
             return render(info, exc.status, exc.message, exc.headers)
         if isinstance(exc, web.HTTPMethodNotAllowed):
             allow = ", ".join(sorted(exc.allowed_methods))
@@ -196,7 +196,7 @@ def _middleware(app: web.Application):
                 try:  # errors answered here, not in a nested coroutine: one await level less per request
                     if info.api != "ops" and not request.headers.get("Authorization", "").isascii():
                         # raw bytes in a key: aiohttp's client would drop them and forward a different credential
-                        raise V1Error(400, "the Authorization header must be ASCII; it was not forwarded")
+                        raise ClientInputError("the Authorization header must be ASCII; it was not forwarded")
                     response = await handler(request)
                 except Exception as exc:
                     response = failed(request, info, exc)
@@ -253,11 +253,12 @@ async def _passthrough(request: web.Request) -> web.StreamResponse:
     aborted (never a second response inside the first)."""
     refusal = request.app[PASSTHROUGH].check(request.method, request.raw_path)
     if refusal is not None:
-        raise V1Error(refusal.status, refusal.detail, headers={"Allow": refusal.allow} if refusal.allow else None)
+        raise ClientInputError(refusal.detail, status=refusal.status,
+                               headers={"Allow": refusal.allow} if refusal.allow else None)
     config = request.app[CONFIG]
     length = request.content_length
     if length is not None and length > config.max_body:
-        raise V1Error(413, f"the request body is larger than {config.max_body} bytes")
+        raise ClientInputError(f"the request body is larger than {config.max_body} bytes", status=413)
     headers = hop_filter(request.headers, _STREAM_DROP_REQUEST)
     if not headers.get("User-Agent"):  # a v2 caller's own User-Agent passes untouched; none at all gets ours
         headers["User-Agent"] = USER_AGENT
@@ -313,10 +314,11 @@ async def _read_bounded(request: web.Request, config: ProxyConfig) -> bytes:
             async for chunk in request.content.iter_any():
                 seen += len(chunk)
                 if seen > limit:
-                    raise V1Error(413, f"the request body is larger than {limit} bytes")
+                    raise ClientInputError(f"the request body is larger than {limit} bytes", status=413)
                 parts.append(chunk)
     except TimeoutError:
-        raise V1Error(408, f"the request body did not arrive within {config.client_timeout:g}s") from None
+        raise ClientInputError(f"the request body did not arrive within {config.client_timeout:g}s",
+                               status=408) from None
     return b"".join(parts)
 
 
@@ -333,7 +335,7 @@ async def _readyz(request: web.Request) -> web.Response:
     try:
         resp = await upstream.call("GET", request.app[TABLE].v2_prefix + "/openapi.json", authorization=None,
                                    label="readyz")
-    except V1Error as exc:
+    except V1bridgeError as exc:
         return web.json_response({"status": "unavailable", "upstream": exc.message}, status=503)
     return web.json_response({"status": "ready", "upstream_status": resp.status})
 

@@ -7,9 +7,8 @@ import sys
 from urllib.parse import parse_qsl, urlsplit
 
 from mappings import default_mappings
-from mappings.translate import NeedsLookup
+from mappings.errors import NeedsLookup, V1bridgeError
 
-from proxy.errors import V1Error
 from proxy.forward import Forward
 from proxy.routes import RouteTable
 
@@ -48,6 +47,10 @@ def translate(method: str, target: str, body: object = None, strict: frozenset[s
     query = parse_qsl(parts.query, keep_blank_values=True)
     lookups: list[dict] = []
     current = catalog = None
+    try:
+        forward.check(route, query, body)
+    except V1bridgeError as exc:
+        return {"v1": route.label, "operation": op.id, "answer": {"status": exc.status, "message": exc.message}}
     for _ in range(3):
         try:
             plan = forward.plan(route, params, query, body, current=current, catalog=catalog)
@@ -64,7 +67,7 @@ def translate(method: str, target: str, body: object = None, strict: frozenset[s
                 except Exception:  # noqa: BLE001 - the lookup decides; say so and stop
                     return {"v1": route.label, "operation": op.id, "needs_lookup": lookups}
             current = {}
-        except V1Error as exc:
+        except V1bridgeError as exc:
             return {"v1": route.label, "operation": op.id, "answer": {"status": exc.status, "message": exc.message}}
     else:  # pragma: no cover
         return {"v1": route.label, "operation": op.id, "needs_lookup": lookups}

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from mappings.models import Lookup, Ordering, QueryParam
-from mappings.translate import Catalog, InvalidValue, PolicyRefused, RequestTranslation, translators
+from mappings.errors import ClientInputError, PolicyRefused, Unsupported
+from mappings.translate import Catalog, RequestTranslation, translators
 
-from proxy.errors import V1Error
 from proxy.routes import Route, RouteTable
-from proxy.validate import BodyChecker
+from proxy.validate import BodyChecker, V1Checker
 
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off", ""})
@@ -136,6 +136,11 @@ class Forward:
         self.neutral = dict(self.m.conventions.neutral_spellings)
         self.lookups = self.m.conventions.lookups
         self.bodies = BodyChecker(self.m)
+        self.v1 = V1Checker(self.m)
+
+    def check(self, route: Route, query: Iterable[tuple[str, str]], body: Any) -> None:
+        """v1.json's verdict on the request as the client sent it, before any mapping or policy decision."""
+        self.v1.check(route.op.v1.method, route.op.v1.path, query, body)
 
     # ------------------------------------------------------------------ policy
 
@@ -144,8 +149,8 @@ class Forward:
             return self.strict[policy]
         return self.m.policies[policy].default == "strict"
 
-    def refuse(self, policy: str) -> V1Error:
-        return V1Error(501, self.m.policies[policy].strict_message, policy=policy)
+    def refuse(self, policy: str) -> PolicyRefused:
+        return PolicyRefused(policy, self.m.policies[policy].strict_message)
 
     def engage(self, plan: Plan, policy: str | None) -> None:
         if policy is None:
@@ -166,14 +171,14 @@ class Forward:
         current: dict[str, Any] | None = None,
         catalog: Catalog | None = None,
     ) -> Plan:
-        """The v2 request(s) for one v1 request. Raises V1Error or NeedsLookup."""
+        """The v2 request(s) for one v1 request. Raises a V1bridgeError (NeedsLookup: fetch and plan again)."""
         op = route.op
         params = dict(params)
         plan = Plan(route=route, params=params, request=None)
         for rule in op.rules:
             plan.add_rule(rule)
         if op.policy == "gone":
-            raise V1Error(404, f"{route.label} has no v2 equivalent" + _rules_suffix(op.rules))
+            raise Unsupported(f"{route.label} has no v2 equivalent" + _rules_suffix(op.rules), status=404)
         if op.policy == "local":
             return plan
         if route.op_emulation:
@@ -190,24 +195,16 @@ class Forward:
             if body is None:
                 body = {}
             if not isinstance(body, dict):
-                raise V1Error(400, "the request body must be a JSON object")
+                raise ClientInputError("the request body must be a JSON object")
             body = {self.neutral.get(k, k): v for k, v in body.items()}
             plan.sent = frozenset(body)
-            try:
-                result: RequestTranslation = self.translators.request(
-                    op.request, body, strict=self.strict, current=current, catalog=catalog
-                )
-            except PolicyRefused as exc:
-                raise V1Error(501, exc.message, policy=exc.policy) from None
-            except InvalidValue as exc:
-                raise V1Error(400, str(exc)) from None
-            except (TypeError, AttributeError, KeyError) as exc:
-                # a v1 value of the wrong JSON type that a converter did not check (v1 answered 400 "Invalid input")
-                raise V1Error(400, f"invalid input: a field has the wrong type ({type(exc).__name__}: {exc})") from None
+            result: RequestTranslation = self.translators.request(
+                op.request, body, strict=self.strict, current=current, catalog=catalog
+            )
             v2_body = result.body
             problems = self.bodies.problems(op.request, v2_body)
             if problems:  # v2 would refuse it: answer v1's 400 with the client's names, send nothing
-                raise V1Error(400, "invalid input: " + "; ".join(problems))
+                raise ClientInputError("invalid input: " + "; ".join(problems))
             for policy in result.emulations:
                 plan.engage(policy)
             for rule in result.rules:
@@ -254,7 +251,7 @@ class Forward:
                 if spec.unsupported:
                     rule = self.m.rules.get(spec.rule or "")
                     why = f" ({spec.rule}: {rule.summary})" if rule else ""
-                    raise V1Error(501, f"the v1 filter {name!r} cannot be applied on v2{why}", rule=spec.rule)
+                    raise Unsupported(f"the v1 filter {name!r} cannot be applied on v2{why}", rule=spec.rule)
                 self.engage(plan, policy)
                 plan.add_rule(spec.rule)
                 allowed = None
@@ -262,7 +259,7 @@ class Forward:
                     table = self.m.values[spec.values].filter
                     unknown = [v for v in split if v not in table]
                     if unknown:
-                        raise V1Error(400, f"invalid value for {name}: {', '.join(unknown)}")
+                        raise ClientInputError(f"invalid value for {name}: {', '.join(unknown)}")
                     allowed = frozenset(str(x) for v in split for x in table[v])
                 plan.filters.append(
                     Filter(name, spec.filter, spec.field or "", split, allowed, after_translation=bool(spec.emulated_by))
@@ -275,7 +272,7 @@ class Forward:
                 if flag in _FALSE:
                     continue
                 if flag not in _TRUE:
-                    raise V1Error(400, f"{name} must be true or false")
+                    raise ClientInputError(f"{name} must be true or false")
                 plan.add_rule(spec.rule)
                 if spec.unsupported:
                     plan.skipped.append(name)
@@ -291,7 +288,8 @@ class Forward:
                 produced = self.m.responses[route.op.response].fields if route.op.response else {}
                 target = produced.get(value)
                 if target is None or target.omit:
-                    raise V1Error(501, f"{name}={value} cannot be rebuilt from v2 records" + _rules_suffix([spec.rule]))
+                    raise Unsupported(f"{name}={value} cannot be rebuilt from v2 records" + _rules_suffix([spec.rule]),
+                                      rule=spec.rule)
                 plan.grouping = value
                 plan.grouping_drop = frozenset(route.query_enums.get(name, ())) - {value}
                 # a joined field (billing gpuTypeId) needs the lookup its own filter parameter names

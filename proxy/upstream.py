@@ -1,6 +1,6 @@
 """The one pooled connection to the v2 upstream, with its fault policy.
 
-Unreachable -> 502, too slow -> 504, both raised as V1Error so every caller
+Unreachable -> 502, too slow -> 504, both raised as UpstreamError so every caller
 answers fast and in the client's shape. Only GETs are retried (1 + get_retries
 attempts), and only when no response came back at all. Underneath, aiohttp
 re-sends an idempotent request (GET, DELETE) once when a kept-alive connection
@@ -19,7 +19,7 @@ import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from proxy.errors import V1Error
+from mappings.errors import UpstreamError
 from v1bridge import __version__
 
 # Every call upstream names the proxy: the edge in front of the v2 service refuses some library-default
@@ -144,23 +144,23 @@ class Upstream:
                     return UpstreamResponse(resp.status, resp.headers, raw)
             except aiohttp.ConnectionTimeoutError:
                 self.observe(label, time.perf_counter() - started)
-                raise V1Error(504, f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s") from None
+                raise UpstreamError(f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s", status=504) from None
             except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
                 self.observe(label, time.perf_counter() - started)
-                raise V1Error(504, f"the v2 upstream did not answer within {self.total_timeout:g}s") from None
+                raise UpstreamError(f"the v2 upstream did not answer within {self.total_timeout:g}s", status=504) from None
             except aiohttp.ClientPayloadError:
                 self.observe(label, time.perf_counter() - started)
-                raise V1Error(502, "the v2 upstream broke off its answer mid-body (ClientPayloadError)") from None
+                raise UpstreamError("the v2 upstream broke off its answer mid-body (ClientPayloadError)", status=502) from None
             except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
                 self.observe(label, time.perf_counter() - started)
                 if attempt + 1 < attempts:
                     await asyncio.sleep(0.05 * (attempt + 1))
                     continue
-                raise V1Error(502, f"the v2 upstream is unreachable ({type(exc).__name__})") from None
+                raise UpstreamError(f"the v2 upstream is unreachable ({type(exc).__name__})", status=502) from None
             except aiohttp.ClientError as exc:
                 self.observe(label, time.perf_counter() - started)
-                raise V1Error(502, f"the v2 upstream failed ({type(exc).__name__})") from None
-        raise V1Error(502, "the v2 upstream is unreachable")  # pragma: no cover - loop always returns or raises
+                raise UpstreamError(f"the v2 upstream failed ({type(exc).__name__})", status=502) from None
+        raise UpstreamError("the v2 upstream is unreachable", status=502)  # pragma: no cover - loop always returns or raises
 
     async def open_stream(self, method: str, path_qs: str, headers: CIMultiDict[str], data: Any) -> aiohttp.ClientResponse:
         """Start a pass-through request; the caller streams and releases the response."""
@@ -178,11 +178,11 @@ class Upstream:
                     skip_auto_headers=("Accept-Encoding", "User-Agent", "Content-Type"),
                 )
         except aiohttp.ConnectionTimeoutError:
-            raise V1Error(504, f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s") from None
+            raise UpstreamError(f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s", status=504) from None
         except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
-            raise V1Error(504, f"the v2 upstream did not answer within {self.total_timeout:g}s") from None
+            raise UpstreamError(f"the v2 upstream did not answer within {self.total_timeout:g}s", status=504) from None
         except aiohttp.ClientError as exc:
-            raise V1Error(502, f"the v2 upstream is unreachable ({type(exc).__name__})") from None
+            raise UpstreamError(f"the v2 upstream is unreachable ({type(exc).__name__})", status=502) from None
         finally:
             self.observe("passthrough", time.perf_counter() - started)
         return resp

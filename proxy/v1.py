@@ -19,12 +19,12 @@ from aiohttp import web
 
 from mappings import load_schema
 from mappings.converters import get_path, set_path
+from mappings.errors import ClientInputError, TranslationError, UpstreamError, V1bridgeError
 from mappings.models import WalkAnswer
 from mappings.translate import Catalog, NeedsLookup
 
 from proxy.backward import Backward, ListBuilder, values_at
 from proxy.config import ProxyConfig
-from proxy.errors import V1Error
 from proxy.forward import Forward, Plan, V2Request
 from proxy.routes import Route, RouteTable
 from proxy.upstream import BODY_HEADERS, HOP_BY_HOP, Upstream, UpstreamResponse, hop_filter
@@ -81,10 +81,10 @@ class Watch:
         """Raise instead of starting `step` when the client left or the deadline passed; `done` says what stands."""
         if self.client_gone():
             self.info.outcome = f"the client disconnected; {step} was not sent ({done})"
-            raise V1Error(499, self.info.outcome)
+            raise ClientInputError(self.info.outcome, status=499)
         if self.remaining() <= 0:
             self.info.outcome = f"the request reached its {self.seconds:g}s deadline; {step} was not sent ({done})"
-            raise V1Error(504, self.info.outcome)
+            raise UpstreamError(self.info.outcome, status=504)
 
     def sent(self, step: str, resp: UpstreamResponse) -> None:
         """After a step: if the client has left meanwhile, record what the step did (it was finished)."""
@@ -159,8 +159,8 @@ class V1Service:
         params = dict(request.match_info)
         for name, value in params.items():  # an id must never name another path, query or header on v2
             if not _SAFE_ID.fullmatch(value):
-                raise V1Error(400, f"{name} is not a valid id: 1 to 128 letters, digits, '-', '_' or '.', "
-                                   "not starting with '.'")
+                raise ClientInputError(f"{name} is not a valid id: 1 to 128 letters, digits, '-', '_' or '.', "
+                                       "not starting with '.'")
         info.params = params
         watch = Watch(request, info, self.config.request_deadline)
         auth = request.headers.get("Authorization")
@@ -171,17 +171,19 @@ class V1Service:
                 async with asyncio.timeout(self.config.client_timeout):
                     raw = await request.read()
             except TimeoutError:
-                raise V1Error(408, f"the request body did not arrive within {self.config.client_timeout:g}s") from None
+                raise ClientInputError(f"the request body did not arrive within {self.config.client_timeout:g}s",
+                                       status=408) from None
             if raw.strip():
                 try:
                     body = orjson.loads(raw)
                 except orjson.JSONDecodeError:
-                    raise V1Error(400, "the request body is not valid JSON") from None
+                    raise ClientInputError("the request body is not valid JSON") from None
                 if _deeper_than(body, self.config.max_body_depth):  # validators recurse: refuse before them
-                    raise V1Error(400, f"the request body is nested deeper than {self.config.max_body_depth} levels")
+                    raise ClientInputError(f"the request body is nested deeper than {self.config.max_body_depth} levels")
+        query = list(request.query.items()) if "?" in request.raw_path else []  # no parse without a query
+        self.forward.check(route, query, body)  # v1.json's verdict first, before any mapping or policy decision
         plan: Plan | None = None
         try:
-            query = list(request.query.items()) if "?" in request.raw_path else []  # no parse without a query
             plan = await self._plan(route, params, query, body, auth, rid)
             if route.v2_path:  # the path the plan already filled in, when it has one
                 info.v2_path = plan.request.path if plan.request is not None else route.v2_url_path(params)
@@ -220,8 +222,8 @@ class V1Service:
                         raise self._error_from(got, None, route) from None
                     current = got.json() or {}
                 else:
-                    raise V1Error(500, f"the translation needs {need.what} and it could not be fetched") from None
-        raise V1Error(500, "the translation did not settle")
+                    raise TranslationError(f"the translation needs {need.what} and it could not be fetched") from None
+        raise TranslationError("the translation did not settle")
 
     async def catalog(self, auth: str | None, rid: str | None) -> Catalog:
         cached = self._catalog
@@ -231,11 +233,12 @@ class V1Service:
         got = await self.upstream.call("GET", spec.path, authorization=auth, query=dict(spec.query) or None,
                                        label="lookup", request_id=rid)
         if not got.ok:
-            raise V1Error(502, f"the GPU catalog could not be read from v2 (status {got.status})")
+            raise UpstreamError(f"the GPU catalog could not be read from v2 (status {got.status})",
+                                upstream_status=got.status)
         data = got.json()
         if not isinstance(data, dict):
-            raise V1Error(502, f"the GPU catalog from v2 (GET {spec.path}) answered {got.status} with "
-                               f"{_kind(got, data)} where an object was expected")
+            raise UpstreamError(f"the GPU catalog from v2 (GET {spec.path}) answered {got.status} with "
+                                f"{_kind(got, data)} where an object was expected")
         catalog = Catalog.from_v2(data)
         self._catalog = (time.monotonic(), catalog)
         return catalog
@@ -254,8 +257,8 @@ class V1Service:
         for path, choices in plan.alternatives.items():
             limit = self.walk_limits.get(path)
             if limit is not None and len(choices) > limit[1]:
-                raise V1Error(400, f"{limit[0]} lists {len(choices)} entries; v1 accepted at most {limit[1]} "
-                                   f"(one per type it knows)")
+                raise ClientInputError(f"{limit[0]} lists {len(choices)} entries; v1 accepted at most {limit[1]} "
+                                       f"(one per type it knows)")
         if plan.orderings:
             await self._rank_choices(plan, auth, rid)
         label = plan.route.op_id
@@ -276,23 +279,19 @@ class V1Service:
                 watch.before(f"the create with {choice}", f"{', '.join(tried)} had no capacity; nothing was created")
                 try:
                     resp = await self._send(attempt, auth, rid, label)
-                except V1Error as exc:
-                    exc.message = (f"the fallback stopped at {choice} after {', '.join(tried)} had no capacity: "
-                                   f"{exc.message}; whether {choice} was placed is unknown")
+                except V1bridgeError as exc:
+                    exc.within(f"the fallback stopped at {choice} after {', '.join(tried)} had no capacity")
+                    exc.message += f"; whether {choice} was placed is unknown"
                     raise
                 watch.sent(f"the create with {choice}", resp)
                 tried.append(str(choice))
                 if not self._walks_on(plan, resp):
                     plan.request = attempt
                     if not resp.ok:  # an answer that is not "cannot be had" ends the walk, and says where
-                        err = self._error_from(resp, plan, plan.route)
-                        err.message = (f"the fallback stopped at {choice} after {', '.join(tried[:-1])} "
-                                       f"had no capacity: {err.message}")
-                        raise err
+                        raise self._error_from(resp, plan, plan.route).within(
+                            f"the fallback stopped at {choice} after {', '.join(tried[:-1])} had no capacity")
                     return resp
-        err = self._error_from(resp, plan, plan.route)
-        err.message = f"no choice could be placed (tried {', '.join(tried)}): {err.message}"
-        raise err
+        raise self._error_from(resp, plan, plan.route).within(f"no choice could be placed (tried {', '.join(tried)})")
 
     def _walks_on(self, plan: Plan, resp: UpstreamResponse) -> bool:
         """Does this answer mean "this choice cannot be had" for one of the plan's walks (policies.yaml walk_on)?"""
@@ -327,7 +326,7 @@ class V1Service:
             try:
                 got = await self.upstream.call("GET", spec.path, authorization=auth, query=query, label="lookup",
                                                request_id=rid)
-            except V1Error:
+            except UpstreamError:
                 continue
             value = got.json() if got.ok else None
             items = value.get(spec.key) if spec.key and isinstance(value, dict) else value
@@ -351,13 +350,13 @@ class V1Service:
         for index, (step_req, step_route) in enumerate(zip(plan.steps, route.steps), start=1):
             ends = time.monotonic() + self.config.reset_wait_seconds
             delay = 0.05
-            failure: V1Error | None = None
+            failure: V1bridgeError | None = None
             done = ", ".join(s.label for s in route.steps[: index - 1]) or "nothing"
             attempts = 0
             while True:
                 try:
                     watch.before(f"step {index}/{total} ({step_route.label})", f"{done} succeeded")
-                except V1Error as exc:
+                except V1bridgeError as exc:
                     if exc.status == 499:
                         raise
                     failure = exc
@@ -365,7 +364,7 @@ class V1Service:
                 attempts += 1
                 try:
                     resp = await self._send(step_req, auth, rid, step_route.op_id)
-                except V1Error as exc:  # unreachable / too slow: still name the step and the state left
+                except UpstreamError as exc:  # unreachable / too slow: still name the step and the state left
                     failure = exc
                     break
                 watch.sent(f"step {index}/{total} ({step_route.label})", resp)
@@ -381,10 +380,8 @@ class V1Service:
             if failure is not None or not resp.ok:
                 err = failure or self._error_from(resp, plan, route)
                 state = await self._state(route, plan.params, auth, rid)
-                err.message = (
-                    f"{route.label} failed at step {index}/{total} ({step_route.label}) after {done} succeeded: "
-                    f"{err.message}; {state}"
-                )
+                err.within(f"{route.label} failed at step {index}/{total} ({step_route.label}) after {done} succeeded")
+                err.message += f"; {state}"
                 raise err
         assert resp is not None
         return resp
@@ -395,7 +392,7 @@ class V1Service:
         try:
             got = await self.upstream.call("GET", route.current.v2_url_path(params), authorization=auth,
                                            label="lookup", request_id=rid)
-        except V1Error:
+        except UpstreamError:
             return "its state could not be read"
         if not got.ok:
             return f"its state could not be read (status {got.status})"
@@ -410,20 +407,21 @@ class V1Service:
 
     # ----------------------------------------------------------- backward
 
-    def _error_from(self, resp: UpstreamResponse, plan: Plan | None, route: Route) -> V1Error:
+    def _error_from(self, resp: UpstreamResponse, plan: Plan | None, route: Route) -> UpstreamError:
         message = self.backward.problem_message(resp.body, plan, resp.status)
         status = resp.status
         if status >= 500:
             # the upstream failed, not the request: a gateway error, named as such (504 stays a timeout)
             gateway = 504 if status == 504 else 502
-            return V1Error(gateway, f"the v2 upstream failed ({status}): {message}", headers=_upstream_headers(resp))
+            return UpstreamError(f"the v2 upstream failed ({status}): {message}", status=gateway, upstream_status=status,
+                                 headers=_upstream_headers(resp))
         v1_status = route.status_errors.get(status)
         # strict: v2's status as is (an error either way; emulating only restores v1's number)
         if v1_status is not None and route.status_policy and not self.forward.is_strict(route.status_policy):
             if plan is not None:
                 plan.engage(route.status_policy)
             status = v1_status
-        return V1Error(status, message, headers=_upstream_headers(resp))
+        return UpstreamError(message, status=status, upstream_status=resp.status, headers=_upstream_headers(resp))
 
     async def _answer(self, plan: Plan, resp: UpstreamResponse, auth, rid, watch: Watch) -> web.Response:
         route = plan.route
@@ -466,14 +464,14 @@ class V1Service:
     def _next_cursor(self, data: dict[str, Any], page: int, seen: set[str], what: str) -> str:
         cursor = data[self.pagination.block].get(self.pagination.next)
         if not isinstance(cursor, str) or not cursor:
-            raise V1Error(502, f"{what}: page {page} of the v2 list says more pages follow but gives no cursor; "
-                               "the list is answered whole or not at all")
+            raise UpstreamError(f"{what}: page {page} of the v2 list says more pages follow but gives no cursor; "
+                                "the list is answered whole or not at all")
         if cursor in seen:
-            raise V1Error(502, f"{what}: the v2 list handed out the same cursor twice (page {page}); "
-                               "the list is answered whole or not at all")
+            raise UpstreamError(f"{what}: the v2 list handed out the same cursor twice (page {page}); "
+                                "the list is answered whole or not at all")
         if page >= self.pagination.max_pages:
-            raise V1Error(502, f"{what}: the v2 list has more than {self.pagination.max_pages} pages; "
-                               "the list is answered whole or not at all")
+            raise UpstreamError(f"{what}: the v2 list has more than {self.pagination.max_pages} pages; "
+                                "the list is answered whole or not at all")
         seen.add(cursor)
         return cursor
 
@@ -484,15 +482,15 @@ class V1Service:
         suffix = "; the list is answered whole or not at all, so no partial list is returned"
         try:
             got = await self._send(req, auth, rid, label)
-        except V1Error as exc:
-            raise V1Error(502, f"{what}: page {page} of the v2 list failed: {exc.message}{suffix}") from None
+        except UpstreamError as exc:
+            raise UpstreamError(f"{what}: page {page} of the v2 list failed: {exc.message}{suffix}") from None
         if not got.ok:
             detail = self.backward.problem_message(got.body, None, got.status)
-            raise V1Error(502, f"{what}: page {page} of the v2 list failed (v2 status {got.status}): {detail}{suffix}",
-                          headers=_upstream_headers(got))
+            raise UpstreamError(f"{what}: page {page} of the v2 list failed (v2 status {got.status}): {detail}{suffix}",
+                                upstream_status=got.status, headers=_upstream_headers(got))
         data = got.json()
         if not isinstance(data, dict):
-            raise V1Error(502, f"{what}: page {page} of the v2 list is not a JSON object{suffix}")
+            raise UpstreamError(f"{what}: page {page} of the v2 list is not a JSON object{suffix}")
         return data, got
 
     async def _answer_pages(self, plan: Plan, resp: UpstreamResponse, data: dict[str, Any], auth, rid) -> web.Response:
@@ -535,22 +533,21 @@ class V1Service:
         for v2_name in follow.op.path_params.values():
             value = created.get(v2_name)
             if not isinstance(value, str) or not _SAFE_ID.fullmatch(value):  # never PATCH /v2/pods/None
-                raise V1Error(502, f"the v2 upstream created a resource without a usable {v2_name} ({value!r}); "
-                                   f"{follow.label} was not sent")
+                raise UpstreamError(f"the v2 upstream created a resource without a usable {v2_name} ({value!r}); "
+                                    f"{follow.label} was not sent")
             path = path.replace("{" + v2_name + "}", value)
         req = V2Request(plan.follow_up.method, path, body=plan.follow_up.body)
         fields = ", ".join(sorted(plan.follow_up.body or {}))
         watch.before(f"{follow.label} ({fields})", f"created {created.get('id')}")
         try:
             got = await self._send(req, auth, rid, follow.op_id)
-        except V1Error as exc:
-            exc.message = f"created {created.get('id')}, but the follow-up {follow.label} failed: {exc.message}"
+        except UpstreamError as exc:
+            exc.within(f"created {created.get('id')}, but the follow-up {follow.label} failed")
             raise
         if not got.ok:
             err = self._error_from(got, plan, follow)
             ident = next((created.get(v) for v in follow.op.path_params.values()), None)
-            err.message = f"created {ident}, but applying {fields} afterwards failed: {err.message}"
-            raise err
+            raise err.within(f"created {ident}, but applying {fields} afterwards failed")
         watch.sent(f"{follow.label} ({fields})", got)
         data = got.json()
         return data if isinstance(data, dict) and data.get("id") else created
@@ -577,7 +574,7 @@ class V1Service:
                 ids = list(dict.fromkeys(str(v) for o in objects for v in values_at(o, spec.ids_from)))
                 bad = next((i for i in ids if not _SAFE_ID.fullmatch(i)), None)
                 if bad is not None:
-                    raise V1Error(502, f"{name}: the v2 upstream listed an id that is not one ({bad[:40]!r})")
+                    raise UpstreamError(f"{name}: the v2 upstream listed an id that is not one ({bad[:40]!r})")
                 # at most `lookup_concurrency` reads at once per request (3,000 endpoints are 3,000 reads, not
                 # 3,000 simultaneous connections); the first failure cancels the rest
                 gate = asyncio.Semaphore(self.config.lookup_concurrency)
@@ -591,7 +588,7 @@ class V1Service:
                 try:
                     async with asyncio.TaskGroup() as group:
                         tasks = [group.create_task(read(i)) for i in ids]
-                except* V1Error as errors:
+                except* V1bridgeError as errors:
                     raise errors.exceptions[0] from None
                 fetched = [t.result() for t in tasks]
                 found: dict[str, Any] = {}
@@ -599,7 +596,8 @@ class V1Service:
                     if got.status == 404:
                         continue
                     if not got.ok:
-                        raise V1Error(502, f"{name} could not be read from v2 for {ident} (status {got.status})")
+                        raise UpstreamError(f"{name} could not be read from v2 for {ident} (status {got.status})",
+                                            upstream_status=got.status)
                     value = got.json()
                     found[ident] = value.get(spec.key) if spec.key and isinstance(value, dict) else value
                 results[spec.provides] = found
@@ -623,7 +621,7 @@ class V1Service:
         got = await self.upstream.call("GET", spec.path, authorization=auth, query=query or None,
                                        label="lookup", request_id=rid)
         if not got.ok:
-            raise V1Error(502, f"{name} could not be read from v2 (status {got.status})")
+            raise UpstreamError(f"{name} could not be read from v2 (status {got.status})", upstream_status=got.status)
         value = got.json()
         index: dict[str, Any] = {}
         collected: list[dict[str, Any]] = []
@@ -633,8 +631,8 @@ class V1Service:
             items = value.get(spec.key) if spec.key and isinstance(value, dict) else value
             if (spec.key or spec.index_by or spec.extends_list) and not (
                     isinstance(items, list) and all(isinstance(i, dict) for i in items)):
-                raise V1Error(502, f"{name} (GET {spec.path}) answered {got.status} with {_kind(got, value)} "
-                                   f"where a list of objects{f' under {spec.key!r}' if spec.key else ''} was expected")
+                raise UpstreamError(f"{name} (GET {spec.path}) answered {got.status} with {_kind(got, value)} "
+                                    f"where a list of objects{f' under {spec.key!r}' if spec.key else ''} was expected")
             if spec.index_by and isinstance(items, list):
                 index.update((str(i.get(spec.index_by)), get_path(i, spec.value) if spec.value else i) for i in items)
                 if spec.extends_list:
@@ -660,7 +658,7 @@ def _kind(resp: UpstreamResponse, data: Any) -> str:
     return f"a JSON {type(data).__name__}"
 
 
-def _not_an_answer(route: Route, resp: UpstreamResponse, call: str, *, creates: bool = False) -> V1Error | None:
+def _not_an_answer(route: Route, resp: UpstreamResponse, call: str, *, creates: bool = False) -> UpstreamError | None:
     """A 2xx the proxy cannot translate is the upstream's failure (502 naming the call), never a success with a
     null, a foreign body or an invented id: empty or non-JSON where JSON is expected, an object that is not one,
     a list that is not a list of objects, a created resource without an id."""
@@ -687,7 +685,7 @@ def _not_an_answer(route: Route, resp: UpstreamResponse, call: str, *, creates: 
             problem = f"{kind} where {expected} was expected"
     if problem is None:
         return None
-    return V1Error(502, f"the v2 upstream answered {resp.status} to {call} ({route.op_id}) with {problem}")
+    return UpstreamError(f"the v2 upstream answered {resp.status} to {call} ({route.op_id}) with {problem}")
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

@@ -6,11 +6,13 @@ from http import HTTPStatus
 import orjson
 from aiohttp import web
 
+from mappings.errors import V1bridgeError
+
 PROBLEM_JSON = "application/problem+json"
 
 
-class Problem(Exception):
-    """Raised anywhere in a handler; the error middleware turns it into the answer."""
+class Problem(V1bridgeError):
+    """The sandbox's member of the one error root: raised anywhere in a handler, answered by the middleware."""
 
     def __init__(
         self,
@@ -19,11 +21,9 @@ class Problem(Exception):
         errors: list[str] | None = None,
         headers: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(detail)
-        self.status = status
+        super().__init__(detail, status=status, headers=headers)
         self.detail = detail
         self.errors = errors
-        self.headers = headers or {}
 
     def body(self) -> dict:
         out: dict = {"title": title(self.status), "status": self.status, "detail": self.detail}

@@ -17,6 +17,25 @@ import orjson
 
 _DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
+# What the service stores an integer in (SQLite INTEGER, a signed 64-bit value): a request integer outside
+# it is refused with 422 like any other schema failure, never stored as a float (3.1e20) and echoed back.
+STORED_INTEGER = {"minimum": -(2**63), "maximum": 2**63 - 1}
+
+
+def bounded(node: Any) -> Any:
+    """A copy of a schema tree in which every integer schema is held to STORED_INTEGER (tighter bounds stay)."""
+    if isinstance(node, list):
+        return [bounded(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: bounded(value) for key, value in node.items()}
+    kind = node.get("type")
+    if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+        low, high = out.get("minimum"), out.get("maximum")
+        out["minimum"] = STORED_INTEGER["minimum"] if low is None else max(low, STORED_INTEGER["minimum"])
+        out["maximum"] = STORED_INTEGER["maximum"] if high is None else min(high, STORED_INTEGER["maximum"])
+    return out
+
 
 def spec_path() -> Path:
     """Locate mappings/schemas/v2.json without importing the mappings package."""
@@ -133,6 +152,7 @@ class CompiledSpec:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.raw = spec
         self.components = spec["components"]
+        self.request_components = bounded(self.components)  # bodies and queries: integers as stored
         self.operations: dict[str, Operation] = {}
         self._schemas: dict[str, Validator] = {}
         for path, item in spec["paths"].items():
@@ -153,7 +173,7 @@ class CompiledSpec:
         body = op.get("requestBody")
         if body:
             schema = body["content"]["application/json"]["schema"]
-            result.body = Validator(schema, self.components)
+            result.body = Validator(bounded(schema), self.request_components)
         for param in list(shared) + list(op.get("parameters", [])):
             param = _deref(param, spec)
             if param.get("in") != "query":
@@ -167,7 +187,7 @@ class CompiledSpec:
                 QueryParam(
                     name=param["name"],
                     schema=schema,
-                    validator=Validator(schema, self.components),
+                    validator=Validator(bounded(schema), self.request_components),
                     kind=kind,
                     item_kind=item_kind,
                     default=_deref(schema, spec).get("default"),

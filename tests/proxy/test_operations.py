@@ -14,11 +14,19 @@ from proxy.config import ProxyConfig
 from tests.proxy.test_routes import create_pod, sent
 
 
-async def test_body_v2_would_refuse_is_a_v1_400_naming_v1_fields_and_never_sent(proxy, auth, recorder):
+async def test_body_v1_refuses_is_a_v1_400_naming_v1_fields_and_never_sent(proxy, auth, recorder):
     r = await proxy.post("/v1/pods", json={"imageName": "i", "gpuTypeIds": ["NVIDIA A40"], "containerDiskInGb": "big"},
                          headers=auth)
     assert r.status == 400
-    assert await r.json() == {"message": 'invalid input: containerDiskInGb: "big" is not of type "integer"'}
+    assert await r.json() == {"message": 'invalid input: containerDiskInGb: "big" is not of types "null", "integer"'}
+    assert recorder == []
+
+
+async def test_body_v2_would_refuse_is_a_v1_400_naming_v1_fields_and_never_sent(proxy, auth, recorder):
+    """v1 took a pod with neither image nor template (PodCreateInput requires nothing); v2 does not."""
+    r = await proxy.post("/v1/pods", json={"gpuTypeIds": ["NVIDIA A40"]}, headers=auth)
+    assert r.status == 400
+    assert await r.json() == {"message": "invalid input: imageName: required"}
     assert [s for s in recorder if s.method == "POST"] == []
 
 
@@ -212,5 +220,5 @@ async def test_endpoint_gpu_types_of_wrong_type_are_400_before_any_v2_call(proxy
     r = await proxy.post("/v1/endpoints", json={"templateId": "t1", "gpuTypeIds": ["NVIDIA A40", {"id": 1}]},
                          headers=auth)
     assert r.status == 400
-    assert await r.json() == {"message": "gpuTypeIds must be a list of GPU type id strings"}
+    assert await r.json() == {"message": 'invalid input: gpuTypeIds.1: {"id":1} is not of type "string"'}
     assert list(recorder) == []  # not even the catalog
