@@ -46,6 +46,8 @@ class ComposeContext:
     explicit: set[str]
     current: dict[str, Any] | None = None
     catalog: Catalog | None = None
+    templated: bool = False  # the request references a template (the map's template_field)
+    template: dict[str, Any] | None = None  # that template as v2 serves it, when a composer asked for it
     engaged: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -155,8 +157,31 @@ def engages(converter: str | None, value: Any) -> bool:
 # ----------------------------------------------------------------- composers
 
 
-def _mount_path(values: dict[str, Any]) -> str:
-    return values.get("volumeMountPath") or "/workspace"
+def _mount_path(values: dict[str, Any], ctx: ComposeContext | None = None) -> str:
+    """The client's path, else the referenced template's (a template's values stand in for v1's), else v1's."""
+    if values.get("volumeMountPath"):
+        return values["volumeMountPath"]
+    if ctx is not None and ctx.templated:
+        return str(get_path(ctx.template or {}, "mounts.persistent.path") or "/workspace")
+    return "/workspace"
+
+
+def _template_mount(values: dict[str, Any], ctx: ComposeContext) -> dict[str, Any] | None:
+    """Half a volume given with a template: the other half is the template's, so the template is needed."""
+    given = {"volumeInGb", "volumeMountPath"} & ctx.explicit
+    if not ctx.templated or not given or given == {"volumeInGb", "volumeMountPath"}:
+        return None
+    if ctx.template is None:
+        raise NeedsLookup("template", "a volume given in part takes the rest from the referenced template")
+    persistent = dict(get_path(ctx.template, "mounts.persistent") or {})
+    if "volumeInGb" in given:
+        persistent["size"] = values["volumeInGb"]
+    if "volumeMountPath" in given:
+        persistent["path"] = values["volumeMountPath"]
+    if not persistent.get("size"):
+        return None  # the template has no volume and the client named only a path: v1 made none either
+    persistent.setdefault("path", "/workspace")
+    return persistent
 
 
 def pod_mounts(values: dict[str, Any], out: dict[str, Any], ctx: ComposeContext) -> None:
@@ -191,8 +216,8 @@ def pod_mounts(values: dict[str, Any], out: dict[str, Any], ctx: ComposeContext)
         out["mounts"] = {"persistent": persistent}
         return
     if values.get("networkVolumeId"):
-        out["mounts"] = {"network": [{"volumeId": values["networkVolumeId"], "path": _mount_path(values)}]}
-        if "volumeMountPath" not in ctx.explicit:
+        out["mounts"] = {"network": [{"volumeId": values["networkVolumeId"], "path": _mount_path(values, ctx)}]}
+        if "volumeMountPath" not in ctx.explicit and not ctx.templated:
             ctx.engage("v1-defaults")
         return
     size = values.get("volumeInGb")
@@ -200,9 +225,13 @@ def pod_mounts(values: dict[str, Any], out: dict[str, Any], ctx: ComposeContext)
         if "volumeInGb" in ctx.explicit and size:
             ctx.notes.append("volumeInGb dropped: v2 CPU pods take no persistent volume (L05)")
         return
+    from_template = _template_mount(values, ctx)
+    if from_template is not None:
+        out["mounts"] = {"persistent": from_template}
+        return
     if not size:
         return
-    out["mounts"] = {"persistent": {"size": size, "path": _mount_path(values)}}
+    out["mounts"] = {"persistent": {"size": size, "path": _mount_path(values, ctx)}}
     if "volumeInGb" not in ctx.explicit:
         ctx.engage("v1-defaults")
 
@@ -341,14 +370,22 @@ FINALIZERS: dict[str, Callable[[dict[str, Any], dict[str, Any], ComposeContext],
 }
 
 
-def endpoint_name(v1: dict[str, Any]) -> str:
+def endpoint_name(v1: dict[str, Any], catalog: Catalog | None) -> str:
     """v2 requires an endpoint name; v1 did not. Derive a stable one from the template."""
     template = v1.get("templateId")
     return f"endpoint-{template}" if template else "my endpoint"
 
 
-DEFAULT_FACTORIES: dict[str, Callable[[dict[str, Any]], Any]] = {
+def serverless_gpu_types(v1: dict[str, Any], catalog: Catalog | None) -> list[str]:
+    """v1 placed an endpoint given no GPU types on any serverless GPU: every type the catalog pools."""
+    if catalog is None:
+        raise NeedsLookup("catalog", "an endpoint without gpuTypeIds runs on any serverless GPU of the catalog")
+    return sorted(type_id for type_id, pool in catalog.pool_of_type.items() if pool)
+
+
+DEFAULT_FACTORIES: dict[str, Callable[[dict[str, Any], Catalog | None], Any]] = {
     "endpoint_name": endpoint_name,
+    "serverless_gpu_types": serverless_gpu_types,
 }
 
 

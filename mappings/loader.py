@@ -75,6 +75,7 @@ class Mappings:
     graphql: GraphQLInventory | None = None
     operations_by_id: dict[str, Operation] = field(default_factory=dict)
     routes: list[CompiledRoute] = field(default_factory=list)
+    _v1_names: dict[str, list[tuple[str, tuple[str, ...]]]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.operations_by_id = {op.id: op for op in self.operations}
@@ -96,6 +97,30 @@ class Mappings:
 
     def rule(self, rule_id: str) -> Rule:
         return self.rules[rule_id]
+
+    def v1_names(self, map_id: str) -> list[tuple[str, tuple[str, ...]]]:
+        """The reverse index of one request map: each v2 path (and every parent of it) -> the v1 fields that
+        land there, in mapping order, longest path first. Error messages put v2 names back to v1 names with it:
+        `gpu` -> gpuTypeIds, `mounts.network` -> networkVolumeId, `$.image` -> imageName."""
+        cached = self._v1_names.get(map_id)
+        if cached is not None:
+            return cached
+        index: dict[str, list[str]] = {}
+        for v1_name, spec in self.requests[map_id].fields.items():
+            if not spec.to:
+                continue
+            parts = spec.to.split(".")
+            for end in range(len(parts), 0, -1):
+                if parts[end - 1].isdigit():
+                    continue
+                prefix = ".".join(parts[:end])
+                for spelling in {prefix, re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", prefix)}:
+                    names = index.setdefault(spelling, [])
+                    if v1_name not in names:
+                        names.append(v1_name)
+        result = sorted(((k, tuple(v)) for k, v in index.items()), key=lambda item: -len(item[0]))
+        self._v1_names[map_id] = result
+        return result
 
     def list_key(self, resource: str) -> str:
         return self.conventions.list_keys[resource]
@@ -273,6 +298,11 @@ def _cross_check(m: Mappings) -> None:
             need("converter", spec.convert, converters.REQUEST_CONVERTERS, where)
             need("composer", spec.compose, converters.COMPOSERS, where)
             need("default factory", spec.default_from, converters.DEFAULT_FACTORIES, where)
+            need("policy", spec.default_policy, m.policies, where)
+            if (spec.template_provides or spec.default_policy) and not spec.has_default:
+                problems.append(f"{where}: template_provides and default_policy qualify a default; the field has none")
+            if spec.template_provides and request.template_field is None:
+                problems.append(f"{where}: template_provides needs the entry's template_field")
             if spec.compose and spec.compose not in request.composers:
                 problems.append(f"{where}: composer {spec.compose!r} is not listed in the entry's composers")
             if spec.orders is not None:
@@ -282,6 +312,8 @@ def _cross_check(m: Mappings) -> None:
                     problems.append(f"{where}: the ordered field {spec.orders.field!r} has no v2 target")
             if spec.to is None and spec.rule is None and not spec.selects:
                 problems.append(f"{where}: a dropped field needs the rule that explains it")
+        if request.template_field is not None:
+            need("template field", request.template_field, request.fields, f"requests.yaml: entry {request.id!r}")
         for name in request.composers:
             need("composer", name, converters.COMPOSERS, f"requests.yaml: entry {request.id!r}")
         for name in request.finalizers:

@@ -166,6 +166,12 @@ class RequestField(Strict):
     and `rule` says why. `convert` names a converter in mappings.converters;
     `compose` hands the field to a named whole-body composer; `default` is the
     v1 default that v2 dropped, applied when the client omitted the field.
+    `unset` lists v1's spellings of "not set" for this field (`""`, `[]`, `null`
+    where v1 allowed it): such a value counts as omitted, so the default applies.
+    `template_provides`: the referenced template (the map's `template_field`)
+    supplies this field, so its v1 default is not applied when one is referenced.
+    `default_policy`: the policy engaged when the default is applied, when it is
+    not the field's own `policy` (v1's own choice of CPU flavors or GPU types).
     """
 
     to: str | None = None
@@ -178,6 +184,9 @@ class RequestField(Strict):
     rule: str | None = None
     policy: str | None = None
     orders: Ordering | None = None
+    unset: list[Any] = []
+    template_provides: bool = False
+    default_policy: str | None = None
     note: str | None = None
 
     @property
@@ -213,6 +222,8 @@ class RequestMap(Strict):
     mode: Literal["create", "update"] = "create"
     compute_field: str | None = None
     compute_default: Literal["GPU", "CPU"] = "GPU"
+    # the v1 field that references a template whose values stand in for `template_provides` defaults
+    template_field: str | None = None
     fields: dict[str, RequestField]
     constants: dict[str, ConstantField] = {}
     composers: list[str] = []
@@ -362,10 +373,12 @@ class Conventions(Strict):
     neutral_spellings: dict[str, str]
     serverless_runtime_paths: list[str]
     lookups: dict[str, Lookup] = {}
-    empty_means_unset: list[str] = []
     # v2 paths the /v2 pass-through forwards beyond the routes of v2.json: path -> methods
     passthrough_allow: dict[str, list[str]] = {}
     pagination: Pagination
+    # lowercase v2 field names that v2 problem details use bare ("exactly one of gpu or cpu"); dotted and
+    # camelCase names are recognised as field names by their shape, plain words only when listed here
+    bare_field_names: list[str] = []
     # the range v2 stores an integer in; a v1 integer outside it is the client's 400, never a float stored
     stored_integer: dict[Literal["minimum", "maximum"], int]
 

@@ -70,6 +70,7 @@ class _CompiledRequest:
         self.fields = spec.fields
         self.composed = {name: f for name, f in spec.fields.items() if f.compose}
         self.defaults = {name: f for name, f in spec.fields.items() if f.has_default}
+        self.unset = {name: f.unset for name, f in spec.fields.items() if f.unset}
         self.composers = [COMPOSERS[name] for name in spec.composers]
         self.finalizers = [FINALIZERS[name] for name in spec.finalizers]
 
@@ -80,10 +81,17 @@ class _CompiledRequest:
         strict: TMapping[str, bool],
         current: dict[str, Any] | None,
         catalog: Catalog | None,
+        template: dict[str, Any] | None = None,
     ) -> RequestTranslation:
         if not isinstance(body, dict):
             raise InvalidValue("the request body must be a JSON object")
         spec = self.spec
+        fields = self.fields
+        # v1's spellings of "not set" (requests.yaml `unset`, per field) count as omitted
+        if self.unset:
+            body = {name: value for name, value in body.items()
+                    if name not in self.unset or not _is_unset(value, self.unset[name])}
+        templated = bool(spec.template_field and body.get(spec.template_field))
         family = None
         if spec.compute_field:
             family = body.get(spec.compute_field) or spec.compute_default
@@ -104,7 +112,7 @@ class _CompiledRequest:
         values: dict[str, Any] = {}
         explicit: set[str] = set()
         for name, value in body.items():
-            rule = self.fields.get(name)
+            rule = fields.get(name)
             if rule is None:
                 result.ignored.append(name)
                 continue
@@ -116,8 +124,9 @@ class _CompiledRequest:
                 rules.append(rule.rule)
             if rule.selects:
                 continue
-            # a field with a v1 default names the policy that applies that default, not its use
-            if rule.policy and not rule.has_default and engages(rule.convert, value):
+            # a field with a v1 default names the policy that applies that default, not its use,
+            # unless the default has its own (default_policy)
+            if rule.policy and (not rule.has_default or rule.default_policy) and engages(rule.convert, value):
                 engage(rule.policy)
                 if rule.policy == "locked-after-create" and value:
                     result.follow_up[name] = value
@@ -126,8 +135,15 @@ class _CompiledRequest:
             for name, rule in self.defaults.items():
                 if name in explicit or (rule.only_for and rule.only_for != family):
                     continue
-                values[name] = DEFAULT_FACTORIES[rule.default_from](body) if rule.default_from else copy.deepcopy(rule.default)
-                if not rule.compose:
+                if templated and rule.template_provides:
+                    continue  # the referenced template supplies it; a v1 default would overwrite the template's
+                if rule.default_from:
+                    values[name] = DEFAULT_FACTORIES[rule.default_from](body, catalog)
+                else:
+                    values[name] = copy.deepcopy(rule.default)
+                if rule.default_policy:
+                    engage(rule.default_policy)
+                elif not rule.compose:
                     engage(rule.policy)
         for name, value in values.items():
             rule = self.fields[name]
@@ -142,7 +158,8 @@ class _CompiledRequest:
                 if isinstance(value, list) and rule.convert == "first_item" and len(value) > 1:
                     result.alternatives[rule.to] = list(value)
             set_path(out, rule.to, converted)
-        ctx = ComposeContext(mode=spec.mode, family=family, explicit=explicit, current=current, catalog=catalog)
+        ctx = ComposeContext(mode=spec.mode, family=family, explicit=explicit, current=current, catalog=catalog,
+                             templated=templated, template=template)
         for composer in self.composers:
             composer(values, out, ctx)
         for name, constant in spec.constants.items():
@@ -157,6 +174,12 @@ class _CompiledRequest:
         result.rules = rules
         result.notes = ctx.notes
         return result
+
+
+def _is_unset(value: Any, spellings: list[Any]) -> bool:
+    """Equal to one of the field's "not set" spellings, type included (0 is not False, "" is not [])."""
+    kind = type(value)
+    return any(kind is type(spelling) and value == spelling for spelling in spellings)
 
 
 _Getter = Callable[[dict[str, Any], ResponseContext], Any]
@@ -317,7 +340,6 @@ class Translators:
         self.mappings = mappings
         self.requests = {key: _CompiledRequest(spec, mappings) for key, spec in mappings.requests.items()}
         self.responses = {key: _CompiledResponse(spec, mappings) for key, spec in mappings.responses.items()}
-        self.empty_means_unset = frozenset(mappings.conventions.empty_means_unset)
 
     def request(
         self,
@@ -327,16 +349,11 @@ class Translators:
         strict: TMapping[str, bool] | None = None,
         current: dict[str, Any] | None = None,
         catalog: Catalog | None = None,
+        template: dict[str, Any] | None = None,
     ) -> RequestTranslation:
-        """v1 request body -> v2 body. Raises InvalidValue, PolicyRefused or NeedsLookup.
-
-        A field of `conventions.empty_means_unset` sent as "" is v1's "not set": it is left out, never sent
-        to v2 as an empty reference (`"registry": ""`).
-        """
-        unset = self.empty_means_unset
-        if unset and isinstance(body, dict) and any(v == "" and k in unset for k, v in body.items()):
-            body = {k: v for k, v in body.items() if not (v == "" and k in unset)}
-        return self.requests[map_id].translate(body, strict=strict or {}, current=current, catalog=catalog)
+        """v1 request body -> v2 body. Raises InvalidValue, PolicyRefused or NeedsLookup."""
+        return self.requests[map_id].translate(body, strict=strict or {}, current=current, catalog=catalog,
+                                               template=template)
 
     def response(self, map_id: str, obj: dict[str, Any], ctx: ResponseContext | None = None) -> dict[str, Any]:
         return self.responses[map_id].translate(obj, ctx or ResponseContext())

@@ -23,7 +23,7 @@ class Backward:
         self.error_key = self.m.conventions.v1_error_key
         t = translators()
         self.translators = t if t.mappings is self.m else __import__("mappings.translate").translate.Translators(self.m)
-        self._patterns: dict[str, list[tuple[re.Pattern[str], str]]] = {}
+        self._bare = frozenset(self.m.conventions.bare_field_names)
 
     # ----------------------------------------------------------------- errors
 
@@ -48,17 +48,29 @@ class Backward:
             errors = [errors]
         pairs = self._pairs(plan)
         if pairs:
-            detail = _rename(str(detail), pairs, quoted_only=True)
-            errors = [_rename(str(e), pairs, quoted_only=False) for e in errors]
+            detail = _rename(str(detail), pairs, self._is_bare_name)
+            errors = [_rename(str(e), pairs, lambda name: True) for e in errors]
         message = str(detail)
         if errors:
             message += ": " + "; ".join(str(e) for e in errors)
         return message
 
     def _pairs(self, plan: Plan | None) -> list[tuple[str, str]]:
-        if plan is None or not plan.sent:
+        """(v2 name, v1 name) from the mapping's reverse index, longest first: of the v1 fields that land on a
+        v2 name, the one the client sent, else the first the mapping lists (`gpu` -> gpuTypeIds)."""
+        if plan is None or not plan.route.op.request:
             return []
-        return [(v2, v1) for v2, v1 in plan.route.reverse_fields if v1 in plan.sent and v2 != v1]
+        sent = plan.sent
+        pairs = []
+        for v2, v1_names in self.m.v1_names(plan.route.op.request):
+            v1 = next((name for name in v1_names if name in sent), v1_names[0])
+            if v1 != v2:
+                pairs.append((v2, v1))
+        return pairs
+
+    def _is_bare_name(self, name: str) -> bool:
+        """Whether prose may name this v2 field without quotes: dotted and camelCase names, and listed words."""
+        return "." in name or "[" in name or name != name.lower() or name in self._bare
 
     # ---------------------------------------------------------------- success
 
@@ -141,14 +153,16 @@ class ListBuilder:
 # ------------------------------------------------------------------ helpers
 
 
-def _rename(text: str, pairs: list[tuple[str, str]], *, quoted_only: bool) -> str:
+def _rename(text: str, pairs: list[tuple[str, str]], bare) -> str:
+    """v2 field names in a problem text put back to v1's: quoted ('image') and JSON-path ($.image) forms always,
+    bare words when `bare(name)` says prose uses the name as a field name (gpu, mounts.persistent)."""
     for v2, v1 in pairs:
         escaped = re.escape(v2)
-        if quoted_only:
-            text = re.sub(r"(['\"`])" + escaped + r"\1", lambda m, v1=v1: m.group(1) + v1 + m.group(1), text)
-            text = re.sub(r"(\$\.)" + escaped + r"(?![\w.])", lambda m, v1=v1: m.group(1) + v1, text)
-        else:
-            text = re.sub(r"(?<![\w\[])(?<!\w\.)" + escaped + r"(?![\w])", v1, text)
+        if bare(v2):
+            text = re.sub(r"(?<![\w\[])(?<!\w\.)" + escaped + r"(?![\w])", lambda m, v1=v1: v1, text)
+            continue
+        text = re.sub(r"(['\"`])" + escaped + r"\1", lambda m, v1=v1: m.group(1) + v1 + m.group(1), text)
+        text = re.sub(r"(\$\.)" + escaped + r"(?![\w.])", lambda m, v1=v1: m.group(1) + v1, text)
     return text
 
 

@@ -46,14 +46,14 @@ def translate(method: str, target: str, body: object = None, strict: frozenset[s
     route = table[op.id]
     query = parse_qsl(parts.query, keep_blank_values=True)
     lookups: list[dict] = []
-    current = catalog = None
+    current = catalog = template = None
     try:
         forward.check(route, query, body)
     except V1bridgeError as exc:
         return {"v1": route.label, "operation": op.id, "answer": {"status": exc.status, "message": exc.message}}
-    for _ in range(3):
+    for _ in range(4):
         try:
-            plan = forward.plan(route, params, query, body, current=current, catalog=catalog)
+            plan = forward.plan(route, params, query, body, current=current, catalog=catalog, template=template)
             break
         except NeedsLookup as need:
             lookups.append(_lookup_of(need, route, params, m))
@@ -62,11 +62,15 @@ def translate(method: str, target: str, body: object = None, strict: frozenset[s
 
                 catalog = Catalog()  # translated as if the catalog were empty; the lookup is named
                 try:
-                    plan = forward.plan(route, params, query, body, current=current, catalog=catalog)
+                    plan = forward.plan(route, params, query, body, current=current, catalog=catalog,
+                                        template=template)
                     break
                 except Exception:  # noqa: BLE001 - the lookup decides; say so and stop
                     return {"v1": route.label, "operation": op.id, "needs_lookup": lookups}
-            current = {}
+            elif need.what == "template":
+                template = {}  # translated as if the template had no volume; the lookup is named
+            else:
+                current = {}
         except V1bridgeError as exc:
             return {"v1": route.label, "operation": op.id, "answer": {"status": exc.status, "message": exc.message}}
     else:  # pragma: no cover
@@ -81,6 +85,8 @@ def _lookup_of(need: NeedsLookup, route, params, m) -> dict:
     if need.what == "catalog":
         spec = m.conventions.lookups["catalog"]
         return {"what": "catalog", "request": f"GET {spec.path}", "reason": need.reason}
+    if need.what == "template":
+        return {"what": "template", "request": f"GET {m.conventions.lookups['template'].path}", "reason": need.reason}
     target = route.current.v2_url_path(params) if route.current else "?"
     return {"what": "current", "request": f"GET {target}", "reason": need.reason}
 

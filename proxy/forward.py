@@ -170,6 +170,7 @@ class Forward:
         *,
         current: dict[str, Any] | None = None,
         catalog: Catalog | None = None,
+        template: dict[str, Any] | None = None,
     ) -> Plan:
         """The v2 request(s) for one v1 request. Raises a V1bridgeError (NeedsLookup: fetch and plan again)."""
         op = route.op
@@ -199,7 +200,7 @@ class Forward:
             body = {self.neutral.get(k, k): v for k, v in body.items()}
             plan.sent = frozenset(body)
             result: RequestTranslation = self.translators.request(
-                op.request, body, strict=self.strict, current=current, catalog=catalog
+                op.request, body, strict=self.strict, current=current, catalog=catalog, template=template
             )
             v2_body = result.body
             problems = self.bodies.problems(op.request, v2_body)
@@ -211,7 +212,7 @@ class Forward:
                 plan.add_rule(rule)
             plan.alternatives = dict(result.alternatives)
             for name, ordering, target in route.orderings:
-                if len(plan.alternatives.get(target, ())) > 1 and body.get(name, ordering.default) in ordering.when:
+                if len(plan.alternatives.get(target, ())) > 1 and (body.get(name) or ordering.default) in ordering.when:
                     plan.orderings.append((target, ordering))
             plan.ignored = list(result.ignored)
             plan.notes = list(result.notes)

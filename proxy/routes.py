@@ -35,8 +35,6 @@ class Route:
     query_map: QueryMap | None
     # v1 query name (aliases and neutral spellings included) -> (canonical name, spec)
     query_params: dict[str, tuple[str, QueryParam]]
-    # v2 body path -> v1 field name, longest first, for error messages
-    reverse_fields: list[tuple[str, str]]
     # the op-level emulation (update alias, reset), when the operation is emulated
     op_emulation: str | None
     # v2 success status of the target, from v2.json; differs from op.v1_status on creates (Q23)
@@ -110,19 +108,6 @@ def _v1_query_enums(method: str, path: str) -> dict[str, list[str]]:
     return out
 
 
-def _reverse_fields(m: Mappings, map_id: str | None) -> list[tuple[str, str]]:
-    if not map_id:
-        return []
-    pairs = []
-    for v1_name, spec in m.requests[map_id].fields.items():
-        if spec.to:
-            pairs.append((spec.to, v1_name))
-            # a list index in the mapping (mounts.network.0.volumeId) appears as [0] in validator paths
-            if ".0." in spec.to:
-                pairs.append((spec.to.replace(".0.", "[0]."), v1_name))
-    return sorted(pairs, key=lambda p: -len(p[0]))
-
-
 def _orderings(m: Mappings, map_id: str | None) -> tuple[tuple[str, Ordering, str], ...]:
     if not map_id:
         return ()
@@ -184,7 +169,6 @@ class RouteTable:
                 records_key=records_key,
                 query_map=qmap,
                 query_params=_query_params(m, qmap),
-                reverse_fields=_reverse_fields(m, op.request),
                 op_emulation=op.emulation if op.policy == "emulate" else None,
                 v2_success=v2_success,
                 status_policy=op.status.policy if op.status else None,

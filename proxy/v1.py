@@ -208,12 +208,16 @@ class V1Service:
     async def _plan(self, route: Route, params, query, body, auth, rid) -> Plan:
         current: dict[str, Any] | None = None
         catalog: Catalog | None = None
-        for _ in range(3):
+        template: dict[str, Any] | None = None
+        for _ in range(4):
             try:
-                return self.forward.plan(route, params, query, body, current=current, catalog=catalog)
+                return self.forward.plan(route, params, query, body, current=current, catalog=catalog,
+                                         template=template)
             except NeedsLookup as need:
                 if need.what == "catalog" and catalog is None:
                     catalog = await self.catalog(auth, rid)
+                elif need.what == "template" and template is None:
+                    template = await self._template(route, body, auth, rid)
                 elif need.what == "current" and current is None and route.current is not None:
                     got = await self.upstream.call(
                         "GET", route.current.v2_url_path(params), authorization=auth, label="lookup", request_id=rid
@@ -225,6 +229,19 @@ class V1Service:
                     raise TranslationError(f"the translation needs {need.what} and it could not be fetched") from None
         raise TranslationError("the translation did not settle")
 
+    async def _template(self, route: Route, body: Any, auth, rid) -> dict[str, Any]:
+        """The template the request references, as v2 serves it (its values stand in for v1's defaults)."""
+        field = self.m.requests[route.op.request].template_field if route.op.request else None
+        ident = str(body.get(field)) if field and isinstance(body, dict) else ""
+        if not _SAFE_ID.fullmatch(ident):
+            raise ClientInputError(f"{field} is not a valid id: 1 to 128 letters, digits, '-', '_' or '.'")
+        got = await self.upstream.call("GET", self.lookups["template"].path.replace("{id}", ident),
+                                       authorization=auth, label="lookup", request_id=rid)
+        if not got.ok:
+            raise self._error_from(got, None, route)
+        value = got.json()
+        return value if isinstance(value, dict) else {}
+
     async def catalog(self, auth: str | None, rid: str | None) -> Catalog:
         cached = self._catalog
         if cached and time.monotonic() - cached[0] < self.config.catalog_ttl:
@@ -233,8 +250,7 @@ class V1Service:
         got = await self.upstream.call("GET", spec.path, authorization=auth, query=dict(spec.query) or None,
                                        label="lookup", request_id=rid)
         if not got.ok:
-            raise UpstreamError(f"the GPU catalog could not be read from v2 (status {got.status})",
-                                upstream_status=got.status)
+            raise self._lookup_error("the GPU catalog", got)
         data = got.json()
         if not isinstance(data, dict):
             raise UpstreamError(f"the GPU catalog from v2 (GET {spec.path}) answered {got.status} with "
@@ -406,6 +422,14 @@ class V1Service:
             and route.v2_method == "POST"
 
     # ----------------------------------------------------------- backward
+
+    def _lookup_error(self, what: str, got: UpstreamResponse) -> UpstreamError:
+        """A read the proxy makes on the client's behalf failed. Refused credentials or rate (401, 403, 429) are
+        the client's to see as v2 said them; anything else is the upstream's failure (502) naming the read."""
+        if got.status in (401, 403, 429):
+            return UpstreamError(self.backward.problem_message(got.body, None, got.status), status=got.status,
+                                 upstream_status=got.status, headers=_upstream_headers(got))
+        return UpstreamError(f"{what} could not be read from v2 (status {got.status})", upstream_status=got.status)
 
     def _error_from(self, resp: UpstreamResponse, plan: Plan | None, route: Route) -> UpstreamError:
         message = self.backward.problem_message(resp.body, plan, resp.status)
@@ -596,8 +620,7 @@ class V1Service:
                     if got.status == 404:
                         continue
                     if not got.ok:
-                        raise UpstreamError(f"{name} could not be read from v2 for {ident} (status {got.status})",
-                                            upstream_status=got.status)
+                        raise self._lookup_error(f"{name} of {ident}", got)
                     value = got.json()
                     found[ident] = value.get(spec.key) if spec.key and isinstance(value, dict) else value
                 results[spec.provides] = found
@@ -621,7 +644,7 @@ class V1Service:
         got = await self.upstream.call("GET", spec.path, authorization=auth, query=query or None,
                                        label="lookup", request_id=rid)
         if not got.ok:
-            raise UpstreamError(f"{name} could not be read from v2 (status {got.status})", upstream_status=got.status)
+            raise self._lookup_error(name, got)
         value = got.json()
         index: dict[str, Any] = {}
         collected: list[dict[str, Any]] = []

@@ -290,7 +290,6 @@ def build_pod(sb: Sandbox, body: dict[str, Any], owner: str, cluster: dict | Non
             "_sshtag": secrets.token_hex(4),
             "_globalNetworking": global_net,
             "_gnip": f"10.{(now_int := int(now * 1000)) % 200}.{now_int % 250}.{1 + now_int % 250}" if global_net else None,
-            "_template": body.get("templateId"),
             "_cluster": cluster,
         }
     )

@@ -179,7 +179,6 @@ async def create_endpoint(request: web.Request) -> web.Response:
         "timeout": body.get("timeout", 0),
         "flashboot": body.get("flashboot", "OFF"),
         "createdAt": iso(now),
-        "_template": body.get("templateId"),
     })
     _release(doc, now, [])
     sb.meter(doc, _rates(doc))
@@ -288,13 +287,8 @@ async def delete_endpoint(request: web.Request) -> web.Response:
     sb.meter(doc, None)
     doc["_deleted"] = sb.clock()
     sb.store.put("endpoint", doc)
-    bound = doc.get("_template")
-    if bound:  # v2 deletes the endpoint's bound template with it
-        tpl = sb.store.get("template", bound)
-        if tpl is not None and tpl["_owner"] == doc["_owner"] and not any(
-            e.get("_template") == bound for e in sb.live("endpoint", doc["_owner"])
-        ):
-            sb.store.delete("template", bound)
+    # the template the endpoint was created from is the user's own resource: the endpoint took a copy of its
+    # container settings at create (v2 resolves templateId once), so deleting the endpoint leaves it alone
     return no_content()
 
 

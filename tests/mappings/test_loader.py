@@ -34,7 +34,8 @@ def test_packaged_mappings_load(data_copy):
 
 
 def test_unknown_key_is_named(data_copy):
-    edit(data_copy / "requests.yaml", "    imageName: {to: image, rule: L02}", "    imageName: {to: image, rule: L02, renamed_to: image}")
+    edit(data_copy / "requests.yaml", '    imageName: {to: image, rule: L02, unset: [""]}',
+         '    imageName: {to: image, rule: L02, unset: [""], renamed_to: image}')
     with pytest.raises(MappingError, match=r"requests.yaml: entry 'pod.create': fields.imageName.renamed_to: Extra inputs"):
         load(data_copy)
 

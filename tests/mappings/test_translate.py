@@ -176,7 +176,8 @@ def test_endpoint_create_synthesises_what_v2_requires():
 
 
 def test_idle_timeout_is_dropped_with_request_count_scaling():
-    result = T.request("endpoint.create", {"templateId": "t1", "scalerType": "REQUEST_COUNT", "scalerValue": 3, "idleTimeout": 7})
+    result = T.request("endpoint.create", {"templateId": "t1", "scalerType": "REQUEST_COUNT", "scalerValue": 3, "idleTimeout": 7,
+                                           "computeType": "CPU"})
     assert result.body["scaling"] == {"type": "REQUEST_COUNT", "requestCount": 3}
     assert "workers" not in result.body
     assert result.notes == ["idleTimeout dropped: v2 refuses it with REQUEST_COUNT scaling (Q11)"]

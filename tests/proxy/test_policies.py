@@ -163,7 +163,8 @@ async def test_cpu_fallback(proxy, auth, recorder):
     recorder.fail(lambda s: s.method == "POST" and (s.body or {}).get("cpu", {}).get("id") == "cpu3c", 400,
                   "There are no instances currently available")
     r = await proxy.post("/v1/pods", json={"name": "c", "imageName": "img", "computeType": "CPU",
-                                           "cpuFlavorIds": ["cpu3c", "cpu5c"], "vcpuCount": 4}, headers=auth)
+                                           "cpuFlavorIds": ["cpu3c", "cpu5c"], "cpuFlavorPriority": "custom",
+                                           "vcpuCount": 4}, headers=auth)
     assert r.status == 201, await r.text()
     assert sent(recorder) == [
         ("POST", "/v2/pods", {"name": "c", "image": "img", "cpu": {"id": "cpu3c", "vcpuCount": 4}, "disk": 50,

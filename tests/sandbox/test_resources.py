@@ -44,26 +44,34 @@ async def test_catalog_template_is_readable_but_not_editable(sandbox_client, san
     assert all(t["public"] for t in community["templates"]) and community["templates"]
 
 
-async def test_template_in_use_by_pod_or_endpoint_cannot_be_deleted(sandbox_client, sandbox_headers):
+async def test_pod_created_from_template_keeps_no_link_and_never_blocks_its_delete(sandbox_client, sandbox_headers):
     h = sandbox_headers
     tpl = await call(sandbox_client, "POST", "/v2/templates", h, {"name": "pt", "image": "i"}, 201)
     pod = await call(sandbox_client, "POST", "/v2/pods", h, {"name": "p", "templateId": tpl["id"],
                                                              "gpu": {"id": "NVIDIA RTX A5000"}}, 201)
-    problem = await call(sandbox_client, "DELETE", f"/v2/templates/{tpl['id']}", h, None, 400)
-    assert problem["detail"] == f"template '{tpl['id']}' is in use by pod '{pod['id']}'; it cannot be deleted"
-    await call(sandbox_client, "DELETE", f"/v2/pods/{pod['id']}", h, None, 204)
+    assert pod["template"] is None
     await call(sandbox_client, "DELETE", f"/v2/templates/{tpl['id']}", h, None, 204)
+    assert (await call(sandbox_client, "GET", f"/v2/pods/{pod['id']}", h))["image"] == "i"
 
+
+async def test_endpoint_from_template_keeps_its_own_copy_and_deleting_either_keeps_the_other(
+        sandbox_client, sandbox_headers):
+    h = sandbox_headers
     sls = await call(sandbox_client, "POST", "/v2/templates", h, {"name": "st", "image": "w", "serverless": True}, 201)
     body = queue_endpoint(templateId=sls["id"])
     del body["image"]
-    ep = await call(sandbox_client, "POST", "/v2/serverless", h, body, 201)
-    assert ep["image"] == "w"
-    problem = await call(sandbox_client, "DELETE", f"/v2/templates/{sls['id']}", h, None, 400)
-    assert problem["detail"] == f"template '{sls['id']}' is bound to serverless endpoint '{ep['id']}'; it cannot be deleted"
-    await call(sandbox_client, "DELETE", f"/v2/serverless/{ep['id']}", h, None, 204)
-    # deleting the endpoint deleted its bound template too
-    await call(sandbox_client, "GET", f"/v2/templates/{sls['id']}", h, None, 404)
+    first = await call(sandbox_client, "POST", "/v2/serverless", h, body, 201)
+    assert first["image"] == "w"
+    await call(sandbox_client, "DELETE", f"/v2/serverless/{first['id']}", h, None, 204)
+    assert (await call(sandbox_client, "GET", f"/v2/templates/{sls['id']}", h))["image"] == "w"
+
+    second = await call(sandbox_client, "POST", "/v2/serverless", h, body, 201)
+    await call(sandbox_client, "PATCH", f"/v2/templates/{sls['id']}", h, {"image": "w:2"})
+    assert (await call(sandbox_client, "GET", f"/v2/serverless/{second['id']}", h))["image"] == "w"
+    await call(sandbox_client, "DELETE", f"/v2/templates/{sls['id']}", h, None, 204)
+    assert (await call(sandbox_client, "GET", f"/v2/serverless/{second['id']}", h))["image"] == "w"
+    templates = await call(sandbox_client, "GET", "/v2/templates", h)
+    assert templates["templates"] == []
 
 
 async def test_network_volume_rules(sandbox_client, sandbox_headers):
