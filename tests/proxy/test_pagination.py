@@ -246,8 +246,9 @@ async def test_bad_start_cmd_is_a_v1_400_naming_the_v1_field(proxy, auth, record
     r = await proxy.post("/v1/pods", json={"imageName": "u", "gpuTypeIds": ["NVIDIA A40"], "dockerStartCmd": [1, 2]},
                          headers=auth)
     assert r.status == 400
-    assert await r.json() == {"message": "invalid input: dockerStartCmd: 1 is not of type \"string\"; "
-                                         "dockerStartCmd: 2 is not of type \"string\""}
+    # v1.json refuses it first (issue 15), naming each element as v1 sees it
+    assert await r.json() == {"message": "invalid input: dockerStartCmd.0: 1 is not of type \"string\"; "
+                                         "dockerStartCmd.1: 2 is not of type \"string\""}
     assert list(recorder) == []
 
 

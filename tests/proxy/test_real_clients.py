@@ -11,6 +11,8 @@ from proxy.app import create_proxy_app
 from tests.proxy.test_routes import emulations, sent, v2
 
 GPU = "NVIDIA A40"
+# what v2 gets for a GPU pod beside the type: the count always (Q31) and v1's placement floors (Q39)
+GPU_V2 = {"id": GPU, "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2}
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ async def test_cli_empty_strings_mean_not_set_and_the_name_default_applies(proxy
                          headers=auth)
     assert r.status == 201, await r.text()
     assert sent(recorder) == [("POST", "/v2/pods", {
-        "name": "my pod", "image": "runpod/base:0.6", "gpu": {"id": GPU}, "disk": 50,
+        "name": "my pod", "image": "runpod/base:0.6", "gpu": GPU_V2, "disk": 50,
         "ports": ["8888/http", "22/tcp"], "mounts": {"persistent": {"size": 20, "path": "/workspace"}}})]
     pod = await r.json()
     assert (pod["name"], pod["image"], pod["volumeMountPath"], pod["volumeInGb"]) == (
@@ -73,11 +75,11 @@ async def test_pod_from_template_takes_the_templates_values_not_v1_defaults(prox
     r = await proxy.post("/v1/pods", json={"templateId": template["id"], "gpuTypeIds": [GPU], "name": "d2"},
                          headers=auth)
     assert r.status == 201, await r.text()
-    assert sent(recorder) == [("POST", "/v2/pods", {"name": "d2", "templateId": template["id"], "gpu": {"id": GPU}})]
+    assert sent(recorder) == [("POST", "/v2/pods", {"name": "d2", "templateId": template["id"], "gpu": GPU_V2})]
     pod = await r.json()
     assert (pod["containerDiskInGb"], pod["volumeInGb"], pod["volumeMountPath"], pod["ports"]) == (
         12, 15, "/data", ["7860/http"])
-    assert emulations(r) == set()
+    assert emulations(r) == {"v1-defaults"}  # the GPU floors only: templates carry none
 
 
 async def test_pod_from_template_body_fields_override_and_half_a_volume_takes_the_rest_from_it(
@@ -90,7 +92,7 @@ async def test_pod_from_template_body_fields_override_and_half_a_volume_takes_th
     assert r.status == 201, await r.text()
     assert sent(recorder) == [
         ("GET", f"/v2/templates/{template['id']}", None),
-        ("POST", "/v2/pods", {"name": "d3", "templateId": template["id"], "gpu": {"id": GPU}, "disk": 30,
+        ("POST", "/v2/pods", {"name": "d3", "templateId": template["id"], "gpu": GPU_V2, "disk": 30,
                               "mounts": {"persistent": {"size": 40, "path": "/data"}}}),
     ]
     pod = await r.json()
@@ -174,13 +176,21 @@ async def test_cpu_endpoint_without_flavors_gets_every_v1_serverless_flavor(prox
 
 
 async def test_v2_problem_naming_v2_fields_reaches_the_v1_client_in_v1_names(proxy, auth, recorder):
-    """v2's handler rule says "exactly one of gpu or cpu"; the v1 client sent gpuTypeIds: []."""
+    """v2's handler rule says "exactly one of gpu or cpu"; the v1 client reads its own field names."""
+    recorder.fail(lambda s: s.method == "POST" and s.path == "/v2/pods", 400, "exactly one of gpu or cpu must be set")
+    r = await proxy.post("/v1/pods", json={"imageName": "img", "gpuTypeIds": [GPU], "name": "x"}, headers=auth)
+    assert r.status == 400
+    assert await r.json() == {"message": "exactly one of gpuTypeIds or cpuFlavorIds must be set"}
+
+
+async def test_gpu_pod_without_types_is_refused_before_v2_in_v1_names(proxy, auth, recorder):
     r = await proxy.post("/v1/pods", json={"imageName": "img", "gpuTypeIds": [], "name": "x"}, headers=auth)
     assert r.status == 400
     assert await r.json() == {"message": "gpuTypeIds: an empty list of types cannot be translated; name at least one"}
     r = await proxy.post("/v1/pods", json={"imageName": "img", "name": "x"}, headers=auth)
     assert r.status == 400
-    assert await r.json() == {"message": "exactly one of gpuTypeIds or cpuFlavorIds must be set"}
+    assert await r.json() == {"message": "invalid input: gpuTypeIds: required"}
+    assert [s for s in recorder if s.method == "POST"] == []
 
 
 async def test_v2_mount_problem_names_the_v1_fields_the_client_used(proxy, auth, recorder):
