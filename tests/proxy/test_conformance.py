@@ -14,6 +14,7 @@ Bounded by max_examples and derandomized: the same cases every CI run, about 40 
 """
 from __future__ import annotations
 
+import jsonschema
 import orjson
 import pytest
 import schemathesis
@@ -23,6 +24,7 @@ from schemathesis.checks import response_schema_conformance
 from mappings import load_schema
 from proxy.app import create_proxy_app
 from proxy.config import ProxyConfig
+from proxy.validate import openapi30_to_json_schema
 
 from tests.live_server import LiveServer
 
@@ -66,9 +68,62 @@ def no_5xx_but_named_gaps(ctx, response, case):
         return None
     if response.status_code == 501:
         body = orjson.loads(response.content)
-        if list(body) == ["message"] and body["message"] and not body["message"].startswith("invalid input"):
-            return None
+        if list(body) != ["message"] or not body["message"]:
+            raise AssertionError(f"a 501 that is not v1-shaped: {response.text[:300]}")
+        refused = _v1_refuses(case)
+        if refused:  # checked with python-jsonschema, independently of the proxy's own v1 check
+            raise AssertionError(f"a request v1.json refuses ({'; '.join(refused)}) met a 501, not v1's 400: "
+                                 f"{body['message']}")
+        return None
     raise AssertionError(f"server error {response.status_code}: {response.text[:300]}")
+
+
+_V1 = load_schema("v1")
+_STORED_BOUNDS = {"minimum": -(2**63), "maximum": 2**63 - 1}
+_COMPONENTS = openapi30_to_json_schema(_V1["components"], _STORED_BOUNDS)
+
+
+def _validator(schema):
+    return jsonschema.Draft202012Validator({**openapi30_to_json_schema(schema, _STORED_BOUNDS),
+                                            "components": _COMPONENTS})
+
+
+def _as_sent(schema: dict, value) -> list:
+    """The typed values a query parameter carries on the wire (each repeated key one value; arrays comma-joined
+    or repeated; booleans and integers as their text)."""
+    kind = schema.get("type")
+    if kind == "array":
+        items = value if isinstance(value, list) else str(value).split(",")
+        return [[str(item) for item in items]]
+    out = []
+    for item in value if isinstance(value, list) else [value]:
+        text = item if isinstance(item, str) else orjson.dumps(item).decode()
+        if kind == "boolean" and text in ("true", "false"):
+            out.append(text == "true")
+        elif kind == "integer" and text.lstrip("-").isdigit():
+            out.append(int(text))
+        else:
+            out.append(text)
+    return out
+
+
+def _v1_refuses(case) -> list[str]:
+    """What v1.json says is wrong with the generated query values and body (undeclared query parameters,
+    which v1 ignored, are not judged)."""
+    op = _V1["paths"][case.operation.path][case.method.lower()]
+    problems: list[str] = []
+    query = case.query or {}
+    for param in op.get("parameters", []):
+        if "$ref" in param:
+            param = _V1["components"]["parameters"][param["$ref"].rsplit("/", 1)[-1]]
+        if param.get("in") == "query" and param["name"] in query:
+            validator = _validator(param["schema"])
+            for value in _as_sent(param["schema"], query[param["name"]]):
+                problems += [f"{param['name']}: {e.message}" for e in validator.iter_errors(value)]
+    content = ((op.get("requestBody") or {}).get("content") or {}).get("application/json")
+    if content and isinstance(case.body, (dict, list, str, int, float, bool)):
+        problems += [f"body: {e.message}" for e in _validator(content["schema"]).iter_errors(case.body)]
+    return problems
 
 
 CHECKS = [no_5xx_but_named_gaps, response_schema_conformance]
