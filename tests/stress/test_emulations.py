@@ -68,9 +68,10 @@ async def test_gpu_walk_stops_at_a_later_choice_on_a_400_about_the_request(proxy
     saboteur.on(is_create_with("NVIDIA A40"), "problem", 400, "mounts.persistent is not supported on CPU pods")
     r = await proxy.post("/v1/pods", json={**V1_POD, "gpuTypeIds": ["NVIDIA H200", "NVIDIA A40", "NVIDIA L4"],
                                            "gpuTypePriority": "custom"}, headers=auth)
+    # v2's field names reach the v1 client in v1 words (issue 15): mounts.persistent is volumeInGb
     assert (r.status, await r.json()) == (400, {"message": (
         "the fallback stopped at NVIDIA A40 after NVIDIA H200 had no capacity: "
-        "mounts.persistent is not supported on CPU pods")})
+        "volumeInGb is not supported on CPU pods")})
     assert creates(saboteur) == ["NVIDIA H200", "NVIDIA A40"]
 
 
