@@ -179,7 +179,7 @@ def decide(plan: "Plan") -> None:
 
     # v1-only names read on answers the analysis could not trace (a dict handed in, a list read elsewhere):
     # if a family moved, those reads would silently read nothing from its v2 answers
-    untraced = [(name, key) for name, key, written in facts.handed_in if not written]
+    untraced = [(name, key) for name, key, written in facts.handed_in if not written] + _untraced_renamed_reads(plan)
     if untraced and n_calls:
         name, key = untraced[0]
         line = an.where(key)[0]
@@ -258,6 +258,43 @@ def decide(plan: "Plan") -> None:
     for flags in plan.flags.values():
         for flag in flags:
             plan.comment(flag.node, flag.rule)
+
+
+def _untraced_renamed_reads(plan: "Plan") -> list:
+    """Reads (`x["k"]`, `x.get("k")`) of a field that v2 renames in an answer this file's calls get, on an object
+    the analysis did not tie to a call: if those calls moved, such a read would silently miss on v2."""
+    an, facts = plan.an, plan.facts
+    responses = plan.kb.mappings.responses
+    renamed: set[str] = set()
+    for cf in facts.calls:
+        rmap = responses.get(cf.route.op.response) if cf.route.op.response else None
+        for key, spec in (rmap.fields.items() if rmap is not None else ()):
+            if spec.source != key or spec.omit or spec.has_const:
+                renamed.add(key)
+    if not renamed:
+        return []
+    judged = {id(r.node) for cf in facts.calls for r in cf.reads}
+    out = []
+    for sub in an.ix.subscripts:
+        if len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index):
+            key = sub.slice[0].slice.value
+            name = _literal(key)
+            if name in renamed and id(key) not in judged and id(key) not in an.read_keys \
+                    and not isinstance(an.parent(sub), cst.AssignTarget):
+                out.append((name, key))
+    for call in an.ix.calls:
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and call.args:
+            key = call.args[0].value
+            name = _literal(key)
+            if name in renamed and id(key) not in judged and id(key) not in an.read_keys:
+                out.append((name, key))
+    return out
+
+
+def _literal(node) -> str | None:
+    from codemod.analysis.syntax import str_of
+
+    return str_of(node)
 
 
 def _call_rule(cf) -> str:
