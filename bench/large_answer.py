@@ -1,15 +1,15 @@
 """Large v2 answers vs /healthz: eight 50 MB billing answers at once, and how long /healthz waits meanwhile.
 
-This measures a limit that is NOT fixed (README, reliability): the proxy reads, parses, translates and serialises
-a v2 answer whole on its event loop. Moving the work to a thread was measured too and did not help (orjson holds
-the GIL while it parses or dumps 50 MB: /healthz worst 4.4 s instead of 6.6 s, peak RSS doubled), so it was not
-kept; the fix is a streamed translation or a process pool.
+Above `--large-answer` bytes (1 MiB by default) the proxy checks, translates and serialises a v2 answer in a small
+process pool (proxy/offload.py); `--mode loop` sets the threshold to 0, which is the old way: everything on the
+event loop. (A thread was measured too and did not help: orjson holds the GIL while it parses or dumps 50 MB.)
 
-    .venv/bin/python bench/large_answer.py [--mb 50] [--concurrent 8]
+    .venv/bin/python bench/large_answer.py [--mb 50] [--concurrent 8] [--mode pool|loop] [--answer-processes N]
 
 The upstream runs in its own thread and loop (a LiveServer), the proxy in another; /healthz is polled every
 10 ms from the main loop while the big calls run. Prints the worst and the median /healthz latency, the wall
-time of the big calls and the process's peak RSS growth.
+time of the big calls, the peak RSS growth of this process and the peak RSS of one pool worker. Run each mode in
+its own process (peak RSS is per process lifetime).
 """
 from __future__ import annotations
 
@@ -74,6 +74,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--concurrent", type=int, default=8)
+    parser.add_argument("--mode", choices=("pool", "loop"), default="pool")
+    parser.add_argument("--answer-processes", type=int, default=ProxyConfig.answer_processes)
     args = parser.parse_args()
     payload = _records(args.mb)
 
@@ -84,19 +86,24 @@ def main() -> None:
     upstream_app.router.add_get("/v2/billing/network-volumes", billing)
     upstream = LiveServer(upstream_app)
     try:
-        for name in ("on the event loop",):
-            rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            proxy = LiveServer(create_proxy_app(ProxyConfig(upstream=upstream.url, access_log=False,
-                                                            fingerprint_salt="s",
-                                                            total_timeout=120.0, request_deadline=120.0)))
-            try:
-                latencies, wall = asyncio.run(_run(proxy.url, args.concurrent))
-            finally:
-                proxy.close()
-            rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            print(f"{name}: {args.concurrent} x {len(payload) / 1e6:.0f} MB answers in {wall:.2f} s; /healthz "
-                  f"worst {max(latencies) * 1000:.0f} ms, median {statistics.median(latencies) * 1000:.1f} ms "
-                  f"over {len(latencies)} polls; peak RSS +{(rss_after - rss_before) / 1024:.0f} MB")
+        name = {"pool": "in the answer pool", "loop": "on the event loop"}[args.mode]
+        threshold = ProxyConfig.large_answer if args.mode == "pool" else 0
+        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        proxy = LiveServer(create_proxy_app(ProxyConfig(upstream=upstream.url, access_log=False,
+                                                        fingerprint_salt="s",
+                                                        total_timeout=120.0, request_deadline=120.0,
+                                                        large_answer=threshold,
+                                                            answer_processes=args.answer_processes)))
+        try:
+            latencies, wall = asyncio.run(_run(proxy.url, args.concurrent))
+        finally:
+            proxy.close()
+        rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        print(f"{name}: {args.concurrent} x {len(payload) / 1e6:.0f} MB answers in {wall:.2f} s; /healthz "
+              f"worst {max(latencies) * 1000:.0f} ms, median {statistics.median(latencies) * 1000:.1f} ms "
+              f"over {len(latencies)} polls; peak RSS +{(rss_after - rss_before) / 1024:.0f} MB"
+              + (f", one pool worker's peak RSS {worker / 1024:.0f} MB" if args.mode == "pool" else ""))
     finally:
         upstream.close()
 

@@ -38,6 +38,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="open connections to the upstream per process (default 100)")
     parser.add_argument("--stream-idle-timeout", type=float, default=60.0, metavar="SECONDS",
                         help="a /v2 stream silent this long is cut (default 60)")
+    parser.add_argument("--large-answer", type=int, default=ProxyConfig.large_answer, metavar="BYTES",
+                        help="v2 answers this large or larger are translated in a worker process, off the event "
+                             "loop (default 1 MiB; 0: never)")
+    parser.add_argument("--answer-processes", type=int, default=ProxyConfig.answer_processes, metavar="N",
+                        help="worker processes for large answers, per proxy process (default 2)")
     parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES")
     parser.add_argument("--usage-dir", metavar="DIR", help="append usage records (JSON Lines) here, one file per process")
     parser.add_argument("--keys", help="embedded sandbox API keys, comma-separated")
@@ -77,6 +82,8 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
         upstream_connections=max(1, args.upstream_connections),
         stream_idle_timeout=args.stream_idle_timeout,
         max_body=args.max_body,
+        large_answer=max(0, args.large_answer),
+        answer_processes=max(1, args.answer_processes),
         usage_dir=args.usage_dir,
         fingerprint_salt=default_salt(),
         keys=keys,
@@ -110,6 +117,8 @@ def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
         upstream_connections=max(1, int(env.get("V1BRIDGE_UPSTREAM_CONNECTIONS", 100))),
         stream_idle_timeout=float(env.get("V1BRIDGE_STREAM_IDLE_TIMEOUT", 60.0)),
         max_body=int(env.get("V1BRIDGE_MAX_BODY", 1024 * 1024)),
+        large_answer=max(0, int(env.get("V1BRIDGE_LARGE_ANSWER", ProxyConfig.large_answer))),
+        answer_processes=max(1, int(env.get("V1BRIDGE_ANSWER_PROCESSES", ProxyConfig.answer_processes))),
         usage_dir=env.get("V1BRIDGE_USAGE_DIR") or None,
         keys=keys,
         db_path=env.get("V1BRIDGE_DB") or None,

@@ -57,6 +57,10 @@ class ProxyConfig:
     max_body_depth: int = 32
     # how long a client may take to send its whole request body (slow-client guard, 408 after)
     client_timeout: float = 30.0
+    # v2 answers of this many bytes and more are translated in a worker process, off the event loop (0: never)
+    large_answer: int = 1024 * 1024
+    # ... in a pool of this many processes per proxy process, started at the first large answer
+    answer_processes: int = 2
     # how long catalog lookups are reused
     catalog_ttl: float = 60.0
     access_log: bool = True

@@ -25,6 +25,7 @@ from mappings.translate import Catalog, NeedsLookup
 
 from proxy.backward import Backward, ListBuilder, values_at
 from proxy.config import ProxyConfig
+from proxy import offload
 from proxy.forward import Forward, Plan, V2Request
 from proxy.routes import Route, RouteTable
 from proxy.upstream import BODY_HEADERS, HOP_BY_HOP, Upstream, UpstreamResponse, hop_filter
@@ -107,6 +108,8 @@ class V1Service:
         self.backward = Backward(table)
         self._upstream = upstream_getter
         self._catalog: tuple[float, Catalog] | None = None
+        # large answers (config.large_answer bytes and up) are translated in this pool, started at first need
+        self._pool: offload.ProcessPoolExecutor | None = None
         self._v1_schema = orjson.dumps(load_schema("v1"))
         self.lookups = self.m.conventions.lookups
         self.pagination = self.m.conventions.pagination
@@ -451,6 +454,13 @@ class V1Service:
         route = plan.route
         if not resp.ok:
             raise self._error_from(resp, plan, route)
+        if len(resp.body) >= self.config.large_answer > 0 and self._may_offload(plan):
+            body = await self._answer_elsewhere(plan, resp)
+            if body is not None:
+                status = self._v1_status(plan, resp)
+                if status == 204:
+                    return web.Response(status=status, headers=_upstream_headers(resp))
+                return web.Response(status=status, body=body, content_type=_JSON, headers=_upstream_headers(resp))
         if not plan.steps and plan.request is not None:  # each step of a multi-step emulation is checked as it runs
             problem = _not_an_answer(route, resp, f"{plan.request.method} {plan.request.path}",
                                      creates=self._creates(route))
@@ -461,12 +471,7 @@ class V1Service:
             return await self._answer_pages(plan, resp, data, auth, rid)
         if plan.follow_up is not None and isinstance(data, dict):
             data = await self._follow_up(plan, data, auth, rid, watch)
-        status = route.op.v1_status
-        if route.status_policy and resp.status != status:
-            if self.forward.is_strict(route.status_policy):
-                status = resp.status  # strict: v2's status (201 on create), never a refused create
-            else:
-                plan.engage(route.status_policy)
+        status = self._v1_status(plan, resp)
         headers = _upstream_headers(resp)
         if route.op.shape == "empty" or status == 204:
             return web.Response(status=status, headers=headers)
@@ -478,12 +483,52 @@ class V1Service:
         out = self.backward.translate(plan, data, ctx, extra)
         return web.Response(status=status, body=orjson.dumps(out), content_type=_JSON, headers=headers)
 
+    def _v1_status(self, plan: Plan, resp: UpstreamResponse) -> int:
+        route = plan.route
+        status = route.op.v1_status
+        if route.status_policy and resp.status != status:
+            if self.forward.is_strict(route.status_policy):
+                status = resp.status  # strict: v2's status (201 on create), never a refused create
+            else:
+                plan.engage(route.status_policy)
+        return status
+
+    # -------------------------------------------------------- large answers
+
+    def _may_offload(self, plan: Plan) -> bool:
+        """A plain answer: one call, translated alone (no lookups, follow-up or steps), into a body."""
+        route = plan.route
+        return (plan.request is not None and not plan.steps and not plan.lookups and plan.follow_up is None
+                and route.op.response is not None and route.op.shape not in ("empty", "raw"))
+
+    async def _answer_elsewhere(self, plan: Plan, resp: UpstreamResponse) -> bytes | None:
+        """The v1 body of a large answer, made in the answer pool (offload.py): the same check, translation and
+        serialisation as below, off the event loop. None: a paginated list with more pages (paged here)."""
+        assert plan.request is not None
+        job = offload.job_for(plan, resp, f"{plan.request.method} {plan.request.path}", self._creates(plan.route))
+        if self._pool is None:
+            self._pool = offload.new_pool(self.config.answer_processes)
+        try:
+            kind, value = await asyncio.get_running_loop().run_in_executor(self._pool, offload.translate_answer, job)
+        except offload.BrokenProcessPool:  # a worker died (killed, out of memory): a new pool for the next call
+            self._pool = None
+            raise V1bridgeError("the proxy could not translate the v2 answer (its translating process ended)",
+                                status=503, headers={"Retry-After": "1"}) from None
+        if kind == "error":
+            offload.raise_from(value)
+        return value
+
+    def close(self) -> None:
+        """Stop the answer pool (app cleanup): queued work is dropped, running translations end on their own."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
     # ---------------------------------------------------------- pagination
 
     def _more(self, data: Any) -> bool:
         """The page says more follow (Q30). A body without the block is a whole list (a server before paging)."""
-        block = data.get(self.pagination.block) if isinstance(data, dict) else None
-        return isinstance(block, dict) and block.get(self.pagination.more) is True
+        return more_pages(self.pagination, data)
 
     def _next_cursor(self, data: dict[str, Any], page: int, seen: set[str], what: str) -> str:
         cursor = data[self.pagination.block].get(self.pagination.next)
@@ -670,6 +715,11 @@ class V1Service:
         if spec.index_by and isinstance(items, list):
             return index, collected
         return (collected if isinstance(items, list) else items), collected
+
+
+def more_pages(pagination, data: Any) -> bool:
+    block = data.get(pagination.block) if isinstance(data, dict) else None
+    return isinstance(block, dict) and block.get(pagination.more) is True
 
 
 def _kind(resp: UpstreamResponse, data: Any) -> str:
