@@ -112,3 +112,21 @@ async def test_healthz_answers_within_a_bound_while_large_answers_are_translated
     assert len({len(b) for b in bodies}) == 1 and len(bodies[0]) > 1_000_000
     assert len(latencies) >= 5, (wall, latencies)  # polls did run while the translations were in flight
     assert max(latencies) < HEALTHZ_BOUND, (wall, sorted(latencies)[-5:])
+
+
+def test_large_answer_settings_from_flags_and_environment():
+    """--large-answer / --answer-processes and V1BRIDGE_LARGE_ANSWER / V1BRIDGE_ANSWER_PROCESSES; defaults 1 MiB, 2."""
+    import argparse
+
+    from proxy.cli_proxy import config_from_args, config_from_env, configure
+
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    default, _ = config_from_args(parser.parse_args(["--upstream", "http://u"]))
+    assert (default.large_answer, default.answer_processes) == (1024 * 1024, 2)
+    given, _ = config_from_args(parser.parse_args(["--upstream", "http://u", "--large-answer", "0",
+                                                   "--answer-processes", "3"]))
+    assert (given.large_answer, given.answer_processes) == (0, 3)
+    env = config_from_env({"V1BRIDGE_UPSTREAM": "http://u", "V1BRIDGE_LARGE_ANSWER": "5000000",
+                           "V1BRIDGE_ANSWER_PROCESSES": "1"})
+    assert (env.large_answer, env.answer_processes) == (5_000_000, 1)
