@@ -914,7 +914,8 @@ def _call_method(walker: _Walker, ev: _Evaluator, args: list, named: dict) -> st
 
 
 def scan_parsed(text: str, path: str) -> ParsedAnalysis:
-    from codemod.audit.scan_text import IMPORT_LIKE, _anchor, _field_hits, _Hit, _method_near, _normalise, _patterns
+    from codemod.audit.scan_text import (IMPORT_LIKE, _anchor, _field_hits, _Hit, _method_near, _normalise, _patterns,
+                                         _split_version)
 
     parsed = parse(text, path)
     assert parsed is not None
@@ -990,17 +991,11 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
             uses_v2 = True
         for m in pats.path.finditer(resolved):
             raw = m.group(0)
-            prefix = ""
-            vm = re.match(r"/v\d+", raw)
-            if vm and not re.match(r"/v\d+/?$", raw):
-                prefix = vm.group(0)
-                raw_path = raw[len(prefix):]
-            else:
-                raw_path = raw
-            if prefix and prefix.lower() == cat.v2_prefix.lower():
+            version, raw_path = _split_version(raw, cat)
+            if version == "v2":
                 uses_v2 = True
                 continue
-            if prefix and prefix.lower() != cat.v1_prefix.lower():
+            if version == "other":
                 continue
             anchor = _anchor(resolved, m.start(), cat, lang) if lang is not None else "base"
             if anchor in ("other-host", "runtime", "word"):
@@ -1008,13 +1003,13 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
             route = _match(cat, _normalise(raw_path))
             if route is None:
                 continue
-            if anchor == "v2" and not prefix:
+            if anchor == "v2" and version != "v1":
                 anchor = "base"
-            if prefix:
+            if version == "v1":
                 anchor = "v1" if anchor in ("v1", "base", "v2") else anchor
             offset = _offset_at(expr.value, m.start())
             if offset is None:
-                offset = _offset_at(expr.value, m.start() + len(prefix))
+                offset = _offset_at(expr.value, m.start() + len(raw) - len(raw_path))
             lead = expr.value[0].var if (m.start() == len(HOLE_TEXT) and expr.value and expr.value[0].var) else None
             candidates.append((offset if offset is not None else expr.node.start_byte, route, anchor,
                                ("$" + lead) if lead else expr.callee, expr))

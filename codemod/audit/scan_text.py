@@ -226,6 +226,22 @@ class _Lines:
         return self.lines[line - 1].rstrip("\r") if 0 < line <= len(self.lines) else ""
 
 
+def _split_version(raw: str, cat: Catalogue) -> tuple[str, str]:
+    """A matched path's API version ('v1', 'v2', 'other', or '' when it has none) and the path after it.
+
+    One place for both scanners, so a `/v3/...` or `/v2/...` path is never read as a v1 route by one and not the other.
+    """
+    vm = re.match(r"/v\d+", raw)
+    if not vm or re.match(r"/v\d+/?$", raw):
+        return "", raw
+    prefix = vm.group(0).lower()
+    if prefix == cat.v2_prefix.lower():
+        return "v2", raw[len(prefix):]
+    if prefix != cat.v1_prefix.lower():
+        return "other", raw[len(prefix):]
+    return "v1", raw[len(prefix):]
+
+
 def _normalise(path: str) -> tuple[str, ...]:
     path = path.split("?", 1)[0].split("#", 1)[0]
     segs = []
@@ -313,17 +329,11 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
     for m in pats.path.finditer(view):
         raw = m.group(0)
         start = m.start()
-        prefix = ""
-        vm = re.match(r"/v\d+", raw)
-        if vm and not re.match(r"/v\d+/?$", raw):
-            prefix = vm.group(0)
-            raw_path = raw[len(prefix):]
-        else:
-            raw_path = raw
-        if prefix and prefix.lower() == cat.v2_prefix.lower():
+        version, raw_path = _split_version(raw, cat)
+        if version == "v2":
             uses_v2 = True
             continue
-        if prefix and prefix.lower() != cat.v1_prefix.lower():
+        if version == "other":
             continue
         anchor = _anchor(view, start, cat, lang)
         if anchor in ("other-host", "runtime", "word"):
@@ -342,9 +352,9 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
                 end = end + cm.end() + (nxt.end() if nxt else 0)
             else:
                 break
-        if anchor == "v2" and not prefix:
+        if anchor == "v2" and version != "v1":
             anchor = "base"
-        if prefix:
+        if version == "v1":
             anchor = "v1" if anchor in ("v1", "base", "v2") else anchor
         candidates.append((start, end, segs, anchor, raw))
 
