@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemod.knowledge import HOLE
 from codemod.plan import Finding, Flag
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -151,9 +152,17 @@ def decide(plan: "Plan") -> None:
         line = an.where(site.call)[0]
         if kind == "unmatched":
             _site, path, candidates = item
-            rule = "L04" if any("L04" in r.op.rules or r.op.v2 is None for r in candidates) else "L01"
-            why = (f"v1 call {site.method or ''} {path.replace(chr(0), '{?}')} matches no single v1 route "
-                   f"(a part is only known at run time, or v1 never had it); migrate it by hand")
+            if site.url is not None and site.url.kind == "wrong-host":
+                rule = "L01"
+                why = (f"{site.method or ''} {path} on a v1 prefix of the v2 host, where v1 was never served (the "
+                       "call answered 404): a person must confirm what it should do")
+            else:
+                if not candidates:  # a verb v1 never had, next to the verbs it had (`/pods/{id}/resume`)
+                    segs = path.rstrip("/").split("/")
+                    candidates = an._candidates("/".join(segs[:-1] + [HOLE]), site.method) if len(segs) > 2 else []
+                rule = "L04" if any("L04" in r.op.rules or r.op.v2 is None for r in candidates) else "L01"
+                why = (f"v1 call {site.method or ''} {path.replace(HOLE, '{?}')} matches no single v1 route "
+                       f"(a part is only known at run time, or v1 never had it); migrate it by hand")
             plan.unit = u
             plan.flag(site.call, rule, "call", None, why)
             block(u, rule, why)
@@ -253,11 +262,55 @@ def decide(plan: "Plan") -> None:
         for u in list(plan.findings):
             if isinstance(u, int) and u >= n_calls and fam.find(u) in blocked_roots:
                 plan.findings[u] = [_unfixed(f) for f in plan.findings[u]]
+        _flag_helpers(plan, fam, sites, reasons, n_calls)
 
     # 5. every flag left becomes one comment on its statement
     for flags in plan.flags.values():
         for flag in flags:
             plan.comment(flag.node, flag.rule)
+
+
+def _flag_helpers(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_calls: int) -> None:
+    """The call a helper makes for a blocked family is left too: it carries the comment of the rule that keeps
+    most of its family on v1 (ties: the first cause). A helper that also serves v2 or job-API calls is not
+    the v1 client's alone and keeps no comment."""
+    an, shared = plan.an, plan.facts.shared_helpers
+    done: set[int] = set()
+    done_reads: set[tuple[int, str]] = set()
+    for u, site in enumerate(sites[:n_calls]):  # calls of a v1 route (a base traced elsewhere is reported once)
+        root = fam.find(u)
+        if root not in reasons:
+            continue
+        helper = site.helper
+        while helper is not None:
+            inner = helper.inner
+            if id(helper.fn) not in done and id(helper.fn) not in shared and inner is not None \
+                    and (inner.helper is None or id(inner.helper.fn) in shared):
+                done.add(id(helper.fn))
+                rules = [rule for _u, rule, _why in reasons[root]]
+                rule = max(rules, key=lambda r: (rules.count(r), -rules.index(r)))
+                cause_unit, cause_rule, cause = next(r for r in reasons[root] if r[1] == rule)
+                why = (f"the helper {helper.fn.name.value}() stays on v1 with its callers (line "
+                       f"{an.where(sites[cause_unit].call)[0]}: {cause_rule} {cause}); {plan.rule_text(rule)}")
+                plan.unit = u
+                plan.flag(inner.call, rule, "call", site.route, why)
+                # error reads inside the helper serve every caller: they stay v1 with it, and say so
+                for cf in (plan.facts.calls[v] for v in range(n_calls) if fam.find(v) == root):
+                    for read in cf.reads:
+                        if read.kind == "error" and _inside(an, read.node, helper.fn) \
+                                and (id(read.node), "Q29") not in done_reads:
+                            done_reads.add((id(read.node), "Q29"))
+                            plan.flag(read.node, "Q29", "error-read", cf.route,
+                                      f"error read [{read.key!r}] in the helper {helper.fn.name.value}(), which "
+                                      f"stays on v1 with its callers; {plan.rule_text('Q29')}")
+            helper = inner.helper if inner is not None else None
+
+
+def _inside(an, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+    scope = an.scope_of(node)
+    while scope is not None and scope is not fn:
+        scope = an.scope_of(scope)
+    return scope is fn
 
 
 def _untraced_renamed_reads(plan: "Plan") -> list:

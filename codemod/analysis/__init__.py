@@ -39,6 +39,7 @@ class Analyzer(Strings, Calls, Flow):
         self.read_keys: set[int] = set()  # key nodes already judged (typed reads, request bodies)
         self._reading: CallFact | None = None
         self.refs: list | None = None  # while a URL is evaluated: the names and attributes it reads
+        self.bindings: dict[int, tuple[dict, object]] = {}  # id(URL builder fn) -> (param -> argument, caller scope)
 
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:
@@ -146,6 +147,10 @@ class Analyzer(Strings, Calls, Flow):
                     self.facts.unresolved.append((site, routes[0]))  # a base from elsewhere (env, argument)
                 else:
                     self.facts.relative.append((site, routes[0]))  # no base at all: a server route, a test client
+            return
+        if info.kind == "wrong-host":
+            flat = flatten(info.pieces)
+            self.facts.unmatched.append((site, flat[info.path_start: info.path_end], []))
             return
         if info.kind != "v1":
             return

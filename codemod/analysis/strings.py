@@ -179,7 +179,54 @@ class Strings:
             if cut < 0:
                 return [Piece(None)] + rel
             return slice_pieces(base, cut + 1) + rel
+        builder = self._url_builder(func)
+        if builder is not None:
+            return self._inline(builder, node, scope, depth)
         return [Piece(None)]
+
+    def _url_builder(self, func: cst.CSTNode) -> tuple[cst.FunctionDef, cst.BaseExpression] | None:
+        """A function of this module whose body is one `return <expression>` (a docstring allowed): `_url(path)`,
+        `self._url(path)`. Its result is evaluated in place, its parameters bound to the call's arguments."""
+        if isinstance(func, cst.Name):
+            name = func.value
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("self", "cls"):
+            name = func.attr.value
+        else:
+            return None
+        fns = self.ix.functions.get(name, ())
+        if len(fns) != 1 or not isinstance(fns[0].body, cst.IndentedBlock):
+            return None
+        body = list(fns[0].body.body)
+        if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
+                and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            body = body[1:]  # the docstring
+        if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+            return None
+        ret = body[0].body[0]
+        if not isinstance(ret, cst.Return) or ret.value is None:
+            return None
+        return fns[0], ret.value
+
+    def _inline(self, builder, call: cst.Call, scope, depth: int) -> list[Piece]:
+        fn, expr = builder
+        if id(fn) in self.bindings:
+            return [Piece(None)]  # recursion
+        params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
+        if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+            params = params[1:]
+        bound: dict[str, cst.CSTNode] = {}
+        for name, arg in zip(params, [a for a in call.args if a.keyword is None]):
+            if arg.star:
+                return [Piece(None)]
+            bound[name] = arg.value
+        for arg in call.args:
+            if arg.keyword is not None:
+                bound[arg.keyword.value] = arg.value
+        self.bindings[id(fn)] = (bound, scope)
+        try:
+            return self.evaluate(expr, fn, depth + 1)
+        finally:
+            del self.bindings[id(fn)]
 
     def _origin(self, qualified: str) -> str:
         if not qualified:
@@ -208,6 +255,9 @@ class Strings:
                     return [Piece(None)]
                 return self.evaluate(one[0], fn, depth + 1)
             param = self._param(fn, name)
+            bound = self.bindings.get(id(fn))
+            if param is not None and bound is not None and name in bound[0]:
+                return self.evaluate(bound[0][name], bound[1], depth + 1)  # a URL builder's argument
             if param is not None:
                 if param.default is not None:
                     default = self.evaluate(param.default, self.scope_of(fn), depth + 1)
@@ -314,7 +364,7 @@ class Strings:
             if path == kb.v1_prefix or path.startswith(kb.v1_prefix + "/"):
                 end = path_at + len(kb.v1_prefix)
                 if any(h.netloc == netloc for h in kb.v2_hosts):
-                    return "v1", end, (0, end, self.v2_base)
+                    return "wrong-host", end, None  # v1 was never served on the v2 host: those calls answered 404
                 if not self._v1_shaped(path[len(kb.v1_prefix):]):
                     return "none", path_at, None  # another API's /v1 (OpenAI-style /v1/models)
                 return "v1", end, (path_at, end, kb.v2_prefix)
