@@ -38,6 +38,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="open connections to the upstream per process (default 100)")
     parser.add_argument("--stream-idle-timeout", type=float, default=60.0, metavar="SECONDS",
                         help="a /v2 stream silent this long is cut (default 60)")
+    parser.add_argument("--step-retries", type=int, default=ProxyConfig.step_retries, metavar="N",
+                        help="times a step of a multi-step emulation (reset's start) refused with 409 while the "
+                             "previous step settles is re-sent at most (default 8; 0: never)")
+    parser.add_argument("--lookup-concurrency", type=int, default=ProxyConfig.lookup_concurrency, metavar="N",
+                        help="per-item reads of an include* expansion in flight at once, per request (default 16)")
     parser.add_argument("--large-answer", type=int, default=ProxyConfig.large_answer, metavar="BYTES",
                         help="v2 answers this large or larger are translated in a worker process, off the event "
                              "loop (default 1 MiB; 0: never)")
@@ -81,6 +86,8 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
         request_deadline=args.deadline,
         upstream_connections=max(1, args.upstream_connections),
         stream_idle_timeout=args.stream_idle_timeout,
+        step_retries=max(0, args.step_retries),
+        lookup_concurrency=max(1, args.lookup_concurrency),
         max_body=args.max_body,
         large_answer=max(0, args.large_answer),
         answer_processes=max(1, args.answer_processes),
@@ -116,6 +123,8 @@ def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
         request_deadline=float(env.get("V1BRIDGE_DEADLINE", 20.0)),
         upstream_connections=max(1, int(env.get("V1BRIDGE_UPSTREAM_CONNECTIONS", 100))),
         stream_idle_timeout=float(env.get("V1BRIDGE_STREAM_IDLE_TIMEOUT", 60.0)),
+        step_retries=max(0, int(env.get("V1BRIDGE_STEP_RETRIES", ProxyConfig.step_retries))),
+        lookup_concurrency=max(1, int(env.get("V1BRIDGE_LOOKUP_CONCURRENCY", ProxyConfig.lookup_concurrency))),
         max_body=int(env.get("V1BRIDGE_MAX_BODY", 1024 * 1024)),
         large_answer=max(0, int(env.get("V1BRIDGE_LARGE_ANSWER", ProxyConfig.large_answer))),
         answer_processes=max(1, int(env.get("V1BRIDGE_ANSWER_PROCESSES", ProxyConfig.answer_processes))),

@@ -308,3 +308,51 @@ async def test_env_nested_1000_deep_is_a_400_not_a_500(proxy, auth, saboteur):
     r = await proxy.post("/v1/pods", data=body, headers={**auth, "Content-Type": "application/json"})
     assert (r.status, await r.json()) == (400, {"message": "the request body is nested deeper than 32 levels"})
     assert saboteur.seen == []
+
+
+# ------------------------------------------------------------------ the bounds as flags and environment
+
+
+def _parsed(*argv: str):
+    import argparse
+
+    from proxy.cli_proxy import config_from_args, configure
+
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    return config_from_args(parser.parse_args(["--upstream", "http://u", *argv]))[0]
+
+
+def test_step_retries_and_lookup_concurrency_from_flags_and_environment():
+    """--step-retries / --lookup-concurrency and V1BRIDGE_STEP_RETRIES / V1BRIDGE_LOOKUP_CONCURRENCY; defaults 8, 16;
+    a negative retry count is none, a concurrency under 1 is 1."""
+    from proxy.cli_proxy import config_from_env
+
+    default = _parsed()
+    assert (default.step_retries, default.lookup_concurrency) == (8, 16)
+    given = _parsed("--step-retries", "0", "--lookup-concurrency", "3")
+    assert (given.step_retries, given.lookup_concurrency) == (0, 3)
+    clamped = _parsed("--step-retries", "-2", "--lookup-concurrency", "0")
+    assert (clamped.step_retries, clamped.lookup_concurrency) == (0, 1)
+    env = config_from_env({"V1BRIDGE_UPSTREAM": "http://u", "V1BRIDGE_STEP_RETRIES": "5",
+                           "V1BRIDGE_LOOKUP_CONCURRENCY": "2"})
+    assert (env.step_retries, env.lookup_concurrency) == (5, 2)
+    assert (config_from_env({"V1BRIDGE_UPSTREAM": "http://u"}).step_retries,
+            config_from_env({"V1BRIDGE_UPSTREAM": "http://u"}).lookup_concurrency) == (8, 16)
+
+
+async def test_step_retries_flag_bounds_the_start_resends(make_proxy, auth, saboteur):
+    """A proxy configured by `--step-retries 2`: start refused with 409 is sent exactly 1 + 2 times."""
+    proxy = await make_proxy(step_retries=_parsed("--step-retries", "2").step_retries, reset_wait_seconds=60.0)
+    pod = await make_pod(proxy, auth)
+    saboteur.clear()
+    saboteur.on(lambda s, n: is_action(s, "start"), "problem", 409, "the pod is still stopping")
+    r = await proxy.post(f"/v1/pods/{pod}/reset", headers=auth)
+    assert r.status == 400
+    assert sum(1 for s in saboteur.seen if is_action(s, "start")) == 1 + 2
+
+
+async def test_lookup_concurrency_flag_bounds_the_worker_reads(make_proxy, auth, saboteur):
+    """A proxy configured by `--lookup-concurrency 2`: 30 includeWorkers reads, at most 2 in flight."""
+    await test_include_workers_fan_out_is_bounded(
+        make_proxy, auth, saboteur, {"lookup_concurrency": _parsed("--lookup-concurrency", "2").lookup_concurrency}, 2)
