@@ -18,7 +18,7 @@ _REDACTED = "[redacted]"
 _SECRET_HEADERS = ("authorization", "proxy-authorization")
 
 
-def _summary(exc: HttpProcessingError) -> str:
+def summary(exc: HttpProcessingError) -> str:
     """The parser's complaint without the bytes it quotes: its first phrase, before any ':' or quoted data."""
     if isinstance(exc, LineTooLong):
         return "a header or request line is too long"
@@ -35,7 +35,7 @@ class _ParserErrorFilter(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
         if isinstance(exc, HttpProcessingError):
-            record.msg = f"{record.getMessage()}: {exc.code} {type(exc).__name__}: {_summary(exc)} (request bytes not logged)"
+            record.msg = f"{record.getMessage()}: {exc.code} {type(exc).__name__}: {summary(exc)} (request bytes not logged)"
             record.args = ()
             record.exc_info = None
             record.exc_text = None
@@ -58,7 +58,11 @@ class _AccessLogFilter(logging.Filter):
 
 
 def install() -> None:
-    """Attach the filters to aiohttp's loggers (idempotent; called by both app factories)."""
+    """Attach the filters to aiohttp's loggers and replace its parse-error answer, which quoted the request
+    (bad_request.py) -- idempotent; called by both app factories."""
+    from proxy.sandbox import bad_request
+
+    bad_request.install()
     for name, kind in (("aiohttp.server", _ParserErrorFilter), ("aiohttp.access", _AccessLogFilter)):
         logger = logging.getLogger(name)
         if not any(isinstance(f, kind) for f in logger.filters):
