@@ -165,6 +165,9 @@ def decide(plan: "Plan") -> None:
                        f"(a part is only known at run time, or v1 never had it); migrate it by hand")
             plan.unit = u
             plan.flag(site.call, rule, "call", None, why)
+            for read in an.error_reads_of(site.call):  # its error reads stay v1 with it, and say so
+                plan.flag(read.node, "Q29", "response-field", None,
+                          f"error read of the call at line {line}, which stays on v1; " + plan.rule_text("Q29"))
             block(u, rule, why)
         elif kind == "unresolved":
             _site, route = item
@@ -333,15 +336,18 @@ def _untraced_renamed_reads(plan: "Plan") -> list:
             key = sub.slice[0].slice.value
             name = _literal(key)
             if name in renamed and id(key) not in judged and id(key) not in an.read_keys \
-                    and not isinstance(an.parent(sub), cst.AssignTarget):
+                    and not isinstance(an.parent(sub), cst.AssignTarget) and not an.library_answer(key):
                 out.append((name, key))
     for call in an.ix.calls:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and call.args:
             key = call.args[0].value
             name = _literal(key)
-            if name in renamed and id(key) not in judged and id(key) not in an.read_keys:
+            if name in renamed and id(key) not in judged and id(key) not in an.read_keys \
+                    and not an.library_answer(key):
                 out.append((name, key))
     return out
+
+
 
 
 def _literal(node) -> str | None:

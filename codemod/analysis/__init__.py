@@ -245,7 +245,7 @@ class Analyzer(Strings, Calls, Flow):
                     name = str_of(el.key)
                     if name in names:
                         out.append((name, el.key, True))
-        self.facts.handed_in = [r for r in out if id(r[1]) not in self.read_keys]
+        self.facts.handed_in = [r for r in out if id(r[1]) not in self.read_keys and not self.library_answer(r[1])]
 
     def _v1_string(self, node: cst.CSTNode) -> None:
         """A v1 address in any string (a base constant, a URL in a dict)."""

@@ -11,8 +11,12 @@ import libcst as cst
 
 from codemod.analysis.facts import CallFact, Read, Typed
 from codemod.analysis.calls import CallSite
-from codemod.analysis.syntax import str_of
+from codemod.analysis.syntax import dotted, str_of
 from codemod.knowledge import Route
+
+
+# libraries whose calls hand back HTTP answers (or parse them): what they return may be this API's v1 JSON
+_ANSWER_LIBRARIES = {"requests", "httpx", "aiohttp", "urllib", "urllib3", "http", "json", "orjson", "ujson"}
 
 
 class Flow:
@@ -65,19 +69,66 @@ class Flow:
         while helper is not None and helper.inner is not None and id(helper.fn) not in seen:
             seen.add(id(helper.fn))
             inner = helper.inner
-            call_expr: cst.CSTNode = inner.call
-            if isinstance(self.parent(call_expr), cst.Await):
-                call_expr = self.parent(call_expr)
-            for json_expr in self._json_uses(call_expr):
-                keys = [self._read_key(json_expr)]
-                var = self._bound_name(json_expr)
-                if var is not None:
-                    keys += [self._read_key(use) for use in self._uses_after(*var)]
-                for key in keys:
-                    if key is not None and key[0] in self.kb.error_keys:
-                        self.read_keys.add(id(key[1]))
-                        cf.reads.append(Read("error", key[1], cf.route, key[0], key[2]))
+            for read in self.error_reads_of(inner.call, cf.route):
+                self.read_keys.add(id(read.node))
+                cf.reads.append(read)
             helper = inner.helper
+
+    def error_reads_of(self, call: cst.Call, route: Route | None = None) -> list[Read]:
+        """The v1 error reads (`r.json()["message"]`) of one call's answer, parsed where the call is made."""
+        call_expr: cst.CSTNode = call
+        if isinstance(self.parent(call_expr), cst.Await):
+            call_expr = self.parent(call_expr)
+        out = []
+        for json_expr in self._json_uses(call_expr):
+            keys = [self._read_key(json_expr)]
+            var = self._bound_name(json_expr)
+            if var is not None:
+                keys += [self._read_key(use) for use in self._uses_after(*var)]
+            out += [Read("error", key[1], route, key[0], key[2]) for key in keys
+                    if key is not None and key[0] in self.kb.error_keys]
+        return out
+
+    def library_answer(self, key: cst.CSTNode) -> bool:
+        """Is the object `key` is read on (`x["k"]`, `x.get("k")`) what a call into another library returns
+        (`for p in runpod.get_pods()`, `pod = sdk.get_pod(i)`)? That answer has the library's own shape, which
+        this file's REST calls moving to v2 does not change."""
+        parent = self.parent(key)
+        if isinstance(parent, cst.Arg):  # x.get("k")
+            call = self.parent(parent)
+            obj = call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) else None
+        else:  # x["k"]
+            sub = self.parent(self.parent(parent)) if isinstance(parent, cst.Index) else None
+            obj = sub.value if isinstance(sub, cst.Subscript) else None
+        for _ in range(3):  # through a name bound to it: an assignment, a loop or comprehension target
+            if not isinstance(obj, cst.Name):
+                break
+            obj = self._bound_value(obj)
+        if not isinstance(obj, cst.Call):
+            return False
+        name = dotted(obj.func) or ""
+        head = name.split(".")[0]
+        origin = self.ix.imports.get(head)
+        return "." in name and origin is not None and origin.split(".")[0] not in _ANSWER_LIBRARIES \
+            and head not in self.ix.functions and not any(cf.call is obj for cf in self.facts.calls)
+
+    def _bound_value(self, name: cst.Name):
+        """What a name read in a loop or comprehension body iterates over, or its one assignment's value."""
+        cur = self.parent(name)
+        while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            fors = [cur] if isinstance(cur, cst.For) else []
+            if isinstance(cur, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                f = cur.for_in
+                while f is not None:
+                    fors.append(f)
+                    f = f.inner_for_in
+            for f in fors:
+                if isinstance(f.target, cst.Name) and f.target.value == name.value:
+                    return f.iter
+            cur = self.parent(cur)
+        scope = self.scope_of(name)
+        assigned = self.ix.assigns.get(id(scope) if scope else None, {}).get(name.value, [])
+        return assigned[0][0] if len(assigned) == 1 else None
 
     def _json_uses(self, response_expr: cst.CSTNode) -> list[cst.CSTNode]:
         """`.json()` reads of a response: chained, or through the variable it is stored in."""

@@ -51,8 +51,29 @@ def plan_call(cf: CallFact, plan) -> None:
         if rename_segments(cf, plan, path_rule, count=len(v1s) - 1) is None:
             plan.flag(cf.call, "L04", "call", route)
             return
-        plan.string_edit(origin[0], origin[1], origin[2], "", "L04")
+        _drop_span(origin, plan)
         plan.find(cf.call, "L04", "call", f"{label} -> {route.v2_label()}", True, route)
+
+
+def _drop_span(origin, plan) -> None:
+    """Remove `/update` from the URL: a literal that is nothing else (`ITEM_URL + "/update"`) goes with its `+`."""
+    node, start, end = origin
+    value, _editable = literal_value(node) if isinstance(node, cst.SimpleString) else (None, False)
+    binop = plan.an.parent(node)
+    if value is not None and (start, end) == (0, len(value)) and isinstance(binop, cst.BinaryOperation) \
+            and isinstance(binop.operator, cst.Add) and binop.right is node:
+        plan.string_edit(node, start, end, "", "L04")  # ties the literal to the call's family, like any span
+        plan.edit(Edit("drop-operand", binop, "L04"))
+        return
+    plan.string_edit(node, start, end, "", "L04")
+
+
+@rule.applies("drop-operand")
+def drop_operand(node: cst.CSTNode, _data) -> cst.CSTNode:
+    """`ITEM_URL + ""` -> `ITEM_URL` (the right operand was the removed `/update`)."""
+    if not isinstance(node, cst.BinaryOperation):
+        return node
+    return node.left.with_changes(lpar=[*node.lpar, *node.left.lpar], rpar=[*node.left.rpar, *node.rpar])
 
 
 def _method_edit(cf: CallFact, plan) -> bool:
@@ -89,7 +110,7 @@ def _add_action_body(cf: CallFact, plan) -> bool:
     kw = site.body_kw or "json"
     if site.library == "helper" and site.helper is not None:
         if site.helper.body_param:
-            kw = site.helper.body_param
+            kw = None if _positional_fits(site, plan) else site.helper.body_param
         elif site.helper.kwargs_param:
             kw = "json"
         else:
@@ -98,16 +119,38 @@ def _add_action_body(cf: CallFact, plan) -> bool:
     return True
 
 
+def _positional_fits(site, plan) -> bool:
+    """The body goes positionally when the helper's body parameter comes right after the arguments the call
+    passes by position, the call passes nothing by keyword, and no other call of the helper in the module
+    passes its body by keyword (the call then reads like its neighbours: `self.rest("PATCH", path, {...})`)."""
+    helper, call = site.helper, site.call
+    if any(a.keyword is not None or a.star for a in call.args):
+        return False
+    name = helper.fn.name.value
+    for other in plan.an.ix.calls:
+        func = other.func
+        if (func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)) == name and any(
+                a.keyword is not None and a.keyword.value == helper.body_param for a in other.args):
+            return False
+    params = list(helper.params)
+    if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
+        params = params[1:]
+    fn_params = helper.fn.params
+    positional_ok = {p.name.value for p in (*fn_params.posonly_params, *fn_params.params)}
+    return helper.body_param in positional_ok and params.index(helper.body_param) == len(call.args)
+
+
 @rule.applies("add-kwarg")
 def add_body(node: cst.CSTNode, data) -> cst.CSTNode:
-    """Append `json={"action": "start"}` (or the helper's own body keyword) to the call."""
+    """Append `json={"action": "start"}` (or the helper's own body keyword; positional when KEYWORD is None)."""
     if not isinstance(node, cst.Call):
         return node
     keyword, body = data
     args = list(node.args)
-    arg = cst.Arg(
+    value = body if isinstance(body, cst.BaseExpression) else cst.parse_expression(render(body))
+    arg = cst.Arg(value=value) if keyword is None else cst.Arg(
         keyword=cst.Name(keyword),
-        value=cst.parse_expression(render(body)),
+        value=value,
         equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
     )
     if args:

@@ -43,18 +43,14 @@ NOT_YET = {
     "constructor_kw_default_rstrip.py": "constructor_kw_default_rstrip.py:31 (migrate): '        return self._call('GET', '/registries')['registries'] or []' instead of 'return (sel",
     "dataclass_field_default.py": "dataclass_field_default.py:12 (migrate): flagged, the manifest migrates it (+2 more)",
     "env_var_default_constant_per_call.py": "env_var_default_constant_per_call.py:10 (migrate): flagged, the manifest migrates it (+4 more)",
-    "injected_http_module.py": "injected_http_module.py:43 (migrate): '        self.rest('POST', f'/pods/{pod_id}/action', body={'action': 'restart'})' instead of 'self.res",
-    "item_url_frozen_at_import.py": "item_url_frozen_at_import.py:36 (migrate): '    r = _session.patch(ENDPOINT_URL + '', json={'workers': {'idleTimeout': seconds}}, timeout=20",
     "mixed_job_api_same_helper.py": "mixed_job_api_same_helper.py:46 read: '    set_workers(endpoint_id, 1, max(before['workersMax'], 2), api_key)' does not read 'before['worker (+2 more)",
     "partial_base_billing.py": "partial_base_billing.py:10 (migrate): 'BILLING_URL = os.environ.get('RUNPOD_BILLING_URL', 'https://rest.runpod.io/v1/billing')' instead of ' (+6 more)",
     "pod_update_start_cmd.py": "pod_update_start_cmd.py:8 (migrate): '    def __init__(self, api_key, rest_url='https://rest.runpod.io/v1'):' instead of 'rest_url='https:// (+3 more)",
-    "sdk_reads_rest_writes.py": "sdk_reads_rest_writes.py:26 (migrate): '    r = requests.post(f'{REST_BASE}/pods/{pod_id}/action', headers={'Authorization': f'Bearer {key}'",
     "sibling_constants_pkg": "constants.py:3 (migrate): 'RUNPOD_REST_URL = 'https://rest.runpod.io/v1'' instead of ''https://api.runpod.io/v2'' (+6 more)",
     "stock_out_message_retry.py": "stock_out_message_retry.py:12 (flag): changed, the manifest leaves it (+4 more)",
     "sync_httpx_in_async_list_tolerance.py": "sync_httpx_in_async_list_tolerance.py:22 read: '        (t['name'], t['imageName']) for t in templates if not serverless_only or t.get('isSe",
     "urllib_request_custom_opener.py": "urllib_request_custom_opener.py:8 (migrate): 'RUNPOD_API_BASE = os.environ.get('RUNPOD_API_BASE', 'https://rest.runpod.io/v1')' instead of ' (+8 more)",
     "verb_interpolated_actions.py": "verb_interpolated_actions.py:8 (migrate): 'RUNPOD_REST_URL = os.getenv('RUNPOD_REST_URL', 'https://rest.runpod.io/v1')' instead of 'os.geten (+4 more)",
-    "verb_interpolated_with_reset.py": "verb_interpolated_with_reset.py:34 (flag): no `# v1bridge: Q29` comment",
 }
 
 
