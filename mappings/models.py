@@ -246,6 +246,9 @@ class ResponseField(Strict):
     include: str | None = None
     rule: str | None = None
     note: str | None = None
+    # the converter only stands in for a server that does not send `from` (an older v2): code written for the
+    # current v2 reads `from` itself (the rewrite renames such a read instead of flagging it)
+    convert_if_absent: bool = False
 
     @property
     def sources(self) -> list[str]:

@@ -308,7 +308,7 @@ def rename_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     route = read.route
     spec = plan.kb.mappings.responses[route.op.response].fields[read.key]
     name, node, how = read.key, read.node, read.how
-    if spec.omit or spec.has_const or spec.convert:
+    if spec.omit or spec.has_const or (spec.convert and not spec.convert_if_absent):
         if spec.rule is not None:
             plan.flag(node, spec.rule, "response-field", route, f"v1 field {name!r}: {plan.rule_text(spec.rule)}")
         return

@@ -45,7 +45,6 @@ NOT_YET = {
     "env_var_default_constant_per_call.py": "env_var_default_constant_per_call.py:10 (migrate): flagged, the manifest migrates it (+4 more)",
     "mixed_job_api_same_helper.py": "mixed_job_api_same_helper.py:46 read: '    set_workers(endpoint_id, 1, max(before['workersMax'], 2), api_key)' does not read 'before['worker (+2 more)",
     "partial_base_billing.py": "partial_base_billing.py:10 (migrate): 'BILLING_URL = os.environ.get('RUNPOD_BILLING_URL', 'https://rest.runpod.io/v1/billing')' instead of ' (+6 more)",
-    "pod_update_start_cmd.py": "pod_update_start_cmd.py:8 (migrate): '    def __init__(self, api_key, rest_url='https://rest.runpod.io/v1'):' instead of 'rest_url='https:// (+3 more)",
     "sibling_constants_pkg": "constants.py:3 (migrate): 'RUNPOD_REST_URL = 'https://rest.runpod.io/v1'' instead of ''https://api.runpod.io/v2'' (+6 more)",
     "stock_out_message_retry.py": "stock_out_message_retry.py:12 (flag): changed, the manifest leaves it (+4 more)",
     "sync_httpx_in_async_list_tolerance.py": "sync_httpx_in_async_list_tolerance.py:22 read: '        (t['name'], t['imageName']) for t in templates if not serverless_only or t.get('isSe",

@@ -155,6 +155,24 @@ CASES = {
         def idle(seconds):
             requests.patch(ENDPOINT_URL, json={"workers": {"idleTimeout": seconds}}).raise_for_status()
     '''),
+    # --- a field whose converter only covers an older server: read by its v2 name
+    "dockerStartCmd read on another API's answer: untouched": _case('''
+        import requests
+        def current(pod_id):
+            pod = requests.get(f"https://example.com/api/pods/{pod_id}").json()
+            return pod["dockerStartCmd"]
+    '''),
+    "dockerStartCmd and dockerEntrypoint read on a pod: cmd and entrypoint": _case('''
+        import requests
+        def current(pod_id):
+            pod = requests.get(f"https://rest.runpod.io/v1/pods/{pod_id}").json()
+            return pod["dockerStartCmd"], pod.get("dockerEntrypoint")
+    ''', '''
+        import requests
+        def current(pod_id):
+            pod = requests.get(f"https://api.runpod.io/v2/pods/{pod_id}").json()
+            return pod["cmd"], pod.get("entrypoint")
+    '''),
     # --- the error read of a call that stays on v1
     "an error read of a call to another API: untouched": _case('''
         import requests
