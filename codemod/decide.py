@@ -336,14 +336,14 @@ def _untraced_renamed_reads(plan: "Plan") -> list:
             key = sub.slice[0].slice.value
             name = _literal(key)
             if name in renamed and id(key) not in judged and id(key) not in an.read_keys \
-                    and not isinstance(an.parent(sub), cst.AssignTarget) and not an.library_answer(key):
+                    and not isinstance(an.parent(sub), cst.AssignTarget) and not an.foreign_answer(key):
                 out.append((name, key))
     for call in an.ix.calls:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and call.args:
             key = call.args[0].value
             name = _literal(key)
             if name in renamed and id(key) not in judged and id(key) not in an.read_keys \
-                    and not an.library_answer(key):
+                    and not an.foreign_answer(key):
                 out.append((name, key))
     return out
 

@@ -39,7 +39,11 @@ class Analyzer(Strings, Calls, Flow):
         self.read_keys: set[int] = set()  # key nodes already judged (typed reads, request bodies)
         self._reading: CallFact | None = None
         self.refs: list | None = None  # while a URL is evaluated: the names and attributes it reads
+<<<<<<< HEAD
         self.bindings: dict[int, tuple[dict, object]] = {}  # id(URL builder fn) -> (param -> argument, caller scope)
+=======
+        self.other_answers: set[int] = set()  # id(call) of the calls to v2 or the job API: their answers are not v1
+>>>>>>> a20cb3f (codemod: answers followed through conditionals and lists they are appended to; error reads in a function every caller hands a v1 response; urllib helpers: method= parameter, body through a json.dumps local, json.loads returns; reads on job-API/v2 answers do not block (mixed_job_api_same_helper, aiohttp_network_volumes, sync_httpx_in_async_list_tolerance at the verdict))
 
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:
@@ -57,10 +61,12 @@ class Analyzer(Strings, Calls, Flow):
         sites = [site for call in self.ix.calls if (site := self._call_site(call)) is not None]
         for site in sites:
             self._site_fact(site)
+        v1_responses = self._v1_response_names()
         for cf in self.facts.calls:
             self._responses(cf)
             self._except_error_reads(cf)
             self._helper_error_reads(cf)
+            self._passed_response_error_reads(cf, v1_responses)
         for _ in range(3):
             if not self._propagate_returns():
                 break
@@ -129,6 +135,7 @@ class Analyzer(Strings, Calls, Flow):
         if info is None:
             return
         if info.kind in ("runtime", "v2"):
+            self.other_answers.add(id(site.call))
             if info.kind == "runtime":
                 self.facts.serverless_runtime = True
             else:
@@ -245,7 +252,7 @@ class Analyzer(Strings, Calls, Flow):
                     name = str_of(el.key)
                     if name in names:
                         out.append((name, el.key, True))
-        self.facts.handed_in = [r for r in out if id(r[1]) not in self.read_keys and not self.library_answer(r[1])]
+        self.facts.handed_in = [r for r in out if id(r[1]) not in self.read_keys and not self.foreign_answer(r[1])]
 
     def _v1_string(self, node: cst.CSTNode) -> None:
         """A v1 address in any string (a base constant, a URL in a dict)."""

@@ -160,16 +160,28 @@ class Calls:
         body_kw = "json"
         body = kw.get("json")
         if body is None and "data" in kw:
-            body, body_kw = self._data_body(kw["data"], library)
+            body, body_kw = self._data_body(kw["data"], library, scope)
         return CallSite(call, method, method_node, url_expr, info, library, body, body_kw, kw.get("params"), "response",
                         is_async, base=base if base is not None and base_kind else None, refs=refs)
 
-    def _data_body(self, data: cst.CSTNode, library: str) -> tuple[cst.CSTNode | None, str | None]:
-        """`data=json.dumps(payload)` sends `payload` as JSON; urllib's `data=` is the body itself."""
+    def _data_body(self, data: cst.CSTNode, library: str, scope=None) -> tuple[cst.CSTNode | None, str | None]:
+        """`data=json.dumps(payload)` sends `payload` as JSON; urllib's `data=` is the body itself.
+
+        A local that is only ever None or `json.dumps(x)` (`data = None; if body is not None: data =
+        json.dumps(body).encode()`) sends `x`."""
         if isinstance(data, cst.IfExp) and isinstance(data.orelse, cst.Name) and data.orelse.value == "None":
             data = data.body  # `json.dumps(body) if body is not None else None`
+        if isinstance(data, cst.Call) and isinstance(data.func, cst.Attribute) and data.func.attr.value == "encode" \
+                and isinstance(data.func.value, cst.Call):
+            data = data.func.value  # json.dumps(body).encode()
         if isinstance(data, cst.Call) and self._origin(dotted(data.func) or "") == "json.dumps" and data.args:
             return data.args[0].value, "data-json"
+        if isinstance(data, cst.Name) and scope is not None:
+            values = [v for v, _stmt in self.ix.assigns.get(id(scope), {}).get(data.value, [])]
+            dumped = [self._data_body(v, "", None)[0] for v in values
+                      if not (isinstance(v, cst.Name) and v.value == "None")]
+            if len(dumped) == 1 and dumped[0] is not None:
+                return dumped[0], "data-json"
         if library == "urllib":
             return data, "data"
         return None, None
@@ -277,7 +289,9 @@ class Calls:
             if inner.helper is not None and inner.helper.method_param:
                 method_param = self._arg_param(inner, inner.helper.method_param)
             elif inner.method_node is None and inner.method is None:
-                mexpr = inner.call.args[0].value if inner.call.args else None
+                mexpr = next((a.value for a in inner.call.args if a.keyword and a.keyword.value == "method"), None)
+                if mexpr is None and inner.library != "urllib":  # urllib's Request(url, ...) has no method first
+                    mexpr = inner.call.args[0].value if inner.call.args else None
                 if isinstance(mexpr, cst.Name) and mexpr.value in params:
                     method_param = mexpr.value
             if isinstance(inner.method_node, cst.SimpleString) is False and inner.method is None and method_param is None:
@@ -307,7 +321,11 @@ class Calls:
         if inner.helper is not None and inner.helper.returns == "json":
             return self._returned(inner.call, fn)
         for node in self.ix.calls:
-            if self._enclosing_fn(node) is fn and isinstance(node.func, cst.Attribute) and node.func.attr.value == "json":
+            if self._enclosing_fn(node) is not fn:
+                continue
+            # `resp.json()`, or the body read and parsed by hand (`json.loads(resp.read())`, urllib)
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "json" \
+                    or self._origin(dotted(node.func) or "") in ("json.loads", "json.load"):
                 p = self.parent(node)
                 while isinstance(p, (cst.Await, cst.IfExp, cst.BooleanOperation)):
                     p = self.parent(p)

@@ -62,6 +62,73 @@ class Flow:
                         self._json_site(json_expr, typed, cf.site)
                     self._returned_response(caller, cf, typed, depth + 1)
 
+    def _v1_response_names(self) -> set[tuple[int, str]]:
+        """(id(scope), name) of every variable a v1 call's response is bound to (`r = s.get(..)`, `as resp`)."""
+        out = set()
+        for cf in self.facts.calls:
+            call_expr: cst.CSTNode = cf.call
+            if isinstance(self.parent(call_expr), cst.Await):
+                call_expr = self.parent(call_expr)
+            var = self._bound_name(call_expr)
+            if var is not None and cf.site.returns == "response":
+                out.add((id(self.scope_of(call_expr)), var[0]))
+        return out
+
+    def _passed_response_error_reads(self, cf: CallFact, v1_responses: set[tuple[int, str]]) -> None:
+        """`_check(resp)`: error reads of the response inside a module function it is handed to, when every
+        call of that function hands it the response of a v1 call (else the function serves other answers)."""
+        call_expr: cst.CSTNode = cf.call
+        if isinstance(self.parent(call_expr), cst.Await):
+            call_expr = self.parent(call_expr)
+        var = self._bound_name(call_expr)
+        if var is None or cf.site.returns != "response":
+            return
+        for use in self._uses_after(*var):
+            arg = self.parent(use)
+            call = self.parent(arg) if isinstance(arg, cst.Arg) and arg.keyword is None else None
+            if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+                continue
+            fns = self.ix.functions.get(call.func.value, [])
+            if len(fns) != 1 or self.scope_of(fns[0]) is not None or fns[0].params.star_arg is not cst.MaybeSentinel.DEFAULT:
+                continue
+            fn = fns[0]
+            position = [a for a in call.args if a.keyword is None].index(arg)
+            params = [*fn.params.posonly_params, *fn.params.params]
+            if position >= len(params) or not self._only_v1_responses(fn.name.value, position, v1_responses):
+                continue
+            param = params[position].name.value
+            for name in self.ix.names.get(id(fn), {}).get(param, []):
+                for read in self._error_reads_of_response(name, cf.route):
+                    self.read_keys.add(id(read.node))
+                    if not any(r.node is read.node for r in cf.reads):
+                        cf.reads.append(read)  # one read serves every caller: each call plans it (one family)
+
+    def _only_v1_responses(self, fn_name: str, position: int, v1_responses: set[tuple[int, str]]) -> bool:
+        for call in self.ix.calls:
+            if not (isinstance(call.func, cst.Name) and call.func.value == fn_name):
+                continue
+            args = [a for a in call.args if a.keyword is None]
+            if position >= len(args) or not isinstance(args[position].value, cst.Name) \
+                    or (id(self.scope_of(call)), args[position].value.value) not in v1_responses:
+                return False
+        return True
+
+    def _error_reads_of_response(self, name: cst.Name, route: Route | None) -> list[Read]:
+        """Error reads of `name.json()` (awaited or not), chained or through the variable it is stored in."""
+        up = self.parent(name)
+        if not (isinstance(up, cst.Attribute) and up.value is name and up.attr.value == "json"
+                and isinstance(self.parent(up), cst.Call)):
+            return []
+        json_expr = self.parent(up)
+        if isinstance(self.parent(json_expr), cst.Await):
+            json_expr = self.parent(json_expr)
+        keys = [self._read_key(json_expr)]
+        var = self._bound_name(json_expr)
+        if var is not None:
+            keys += [self._read_key(use) for use in self._uses_after(*var)]
+        return [Read("error", key[1], route, key[0], key[2]) for key in keys
+                if key is not None and key[0] in self.kb.error_keys]
+
     def _helper_error_reads(self, cf: CallFact) -> None:
         """Error reads inside the helper(s) a call goes through (`raise X(resp.json()["message"])`)."""
         helper = cf.site.helper
@@ -89,10 +156,11 @@ class Flow:
                     if key is not None and key[0] in self.kb.error_keys]
         return out
 
-    def library_answer(self, key: cst.CSTNode) -> bool:
+    def foreign_answer(self, key: cst.CSTNode) -> bool:
         """Is the object `key` is read on (`x["k"]`, `x.get("k")`) what a call into another library returns
-        (`for p in runpod.get_pods()`, `pod = sdk.get_pod(i)`)? That answer has the library's own shape, which
-        this file's REST calls moving to v2 does not change."""
+        (`for p in runpod.get_pods()`, `pod = sdk.get_pod(i)`), or the answer of a call to the job API or to v2
+        (`health = call("GET", f"{JOB_API}/{id}/health")`)? Those answers keep their own shape when this
+        file's v1 calls move to v2."""
         parent = self.parent(key)
         if isinstance(parent, cst.Arg):  # x.get("k")
             call = self.parent(parent)
@@ -104,8 +172,15 @@ class Flow:
             if not isinstance(obj, cst.Name):
                 break
             obj = self._bound_value(obj)
+        if isinstance(obj, cst.Await):
+            obj = obj.expression
         if not isinstance(obj, cst.Call):
             return False
+        answer = obj.func.value if isinstance(obj.func, cst.Attribute) and obj.func.attr.value == "json" else obj
+        if isinstance(answer, cst.Await):
+            answer = answer.expression
+        if id(answer) in self.other_answers:
+            return True
         name = dotted(obj.func) or ""
         head = name.split(".")[0]
         origin = self.ix.imports.get(head)
@@ -248,6 +323,17 @@ class Flow:
                             if use is not target:
                                 self._flow(use, Typed(typed.route, "object"), depth + 1)
                 return
+        if isinstance(p, cst.IfExp) and expr is not p.test or isinstance(p, cst.BooleanOperation):
+            # `data if isinstance(data, list) else []`, `data or []`: the answer flows on
+            self._flow(p, typed, depth + 1)
+            return
+        if isinstance(p, cst.Arg) and p.keyword is None and typed.shape == "object":
+            holder = self._appended_to(p)
+            if holder is not None:  # `created.append(resp.json())`: a list of answers
+                for use in self.ix.names.get(id(self.scope_of(holder)), {}).get(holder.value, []):
+                    if use is not holder and not isinstance(self.parent(use), cst.AssignTarget):
+                        self._flow(use, Typed(typed.route, "list"), depth + 1)
+                return
         if isinstance(p, cst.Return):
             fn = self.scope_of(p)
             if fn is not None:
@@ -260,6 +346,21 @@ class Flow:
                 if self._where(use)[0] == self._where(stmt)[0] and isinstance(self.parent(use), cst.AssignTarget):
                     continue
                 self._flow(use, typed, depth + 1)
+
+    def _appended_to(self, arg: cst.Arg) -> cst.Name | None:
+        """The local list `arg` is appended to (`created.append(x)`), when it is a plain name of a function."""
+        call = self.parent(arg)
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "append"
+                and isinstance(call.func.value, cst.Name) and len(call.args) == 1):
+            return None
+        holder = call.func.value
+        scope = self.scope_of(holder)
+        if scope is None:
+            return None
+        assigned = self.ix.assigns.get(id(scope), {}).get(holder.value, [])
+        if len(assigned) != 1 or not isinstance(assigned[0][0], cst.List) or assigned[0][0].elements:
+            return None  # not `created = []` once in the function: its other items are not known
+        return holder
 
     def _names_in(self, root: cst.CSTNode, name: str) -> list[cst.Name]:
         found: list[cst.Name] = []

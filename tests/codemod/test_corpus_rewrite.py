@@ -36,18 +36,15 @@ MODULES: dict = yaml.safe_load((CORPUS / "MANIFEST.yaml").read_text())["modules"
 
 # Gaps left at the end of the issue-11 session, by module (what the manifest wants that the rewrite does not do).
 NOT_YET = {
-    "aiohttp_network_volumes.py": "aiohttp_network_volumes.py:55 read: '            'dcs': sorted({v['dataCenterId'] for v in made}), 'err': err}' does not read 'v['dataCenter (+1 more)",
     "body_built_in_variable.py": "body_built_in_variable.py:14 (migrate): 'RUNPOD_API_URL = os.environ.get('RUNPOD_API_URL', 'https://rest.runpod.io/v1')' instead of 'os.envi (+4 more)",
     "body_comments_and_empty_strings.py": "body_comments_and_empty_strings.py:10 (migrate): 'REST = 'https://rest.runpod.io/v1'' instead of ''https://api.runpod.io/v2'' (+3 more)",
     "concat_across_statements.py": "concat_across_statements.py:11 (migrate): flagged, the manifest migrates it (+3 more)",
     "constructor_kw_default_rstrip.py": "constructor_kw_default_rstrip.py:31 (migrate): '        return self._call('GET', '/registries')['registries'] or []' instead of 'return (sel",
     "dataclass_field_default.py": "dataclass_field_default.py:12 (migrate): flagged, the manifest migrates it (+2 more)",
     "env_var_default_constant_per_call.py": "env_var_default_constant_per_call.py:10 (migrate): flagged, the manifest migrates it (+4 more)",
-    "mixed_job_api_same_helper.py": "mixed_job_api_same_helper.py:46 read: '    set_workers(endpoint_id, 1, max(before['workersMax'], 2), api_key)' does not read 'before['worker (+2 more)",
     "partial_base_billing.py": "partial_base_billing.py:10 (migrate): 'BILLING_URL = os.environ.get('RUNPOD_BILLING_URL', 'https://rest.runpod.io/v1/billing')' instead of ' (+6 more)",
     "sibling_constants_pkg": "constants.py:3 (migrate): 'RUNPOD_REST_URL = 'https://rest.runpod.io/v1'' instead of ''https://api.runpod.io/v2'' (+6 more)",
     "stock_out_message_retry.py": "stock_out_message_retry.py:12 (flag): changed, the manifest leaves it (+4 more)",
-    "sync_httpx_in_async_list_tolerance.py": "sync_httpx_in_async_list_tolerance.py:22 read: '        (t['name'], t['imageName']) for t in templates if not serverless_only or t.get('isSe",
     "urllib_request_custom_opener.py": "urllib_request_custom_opener.py:8 (migrate): 'RUNPOD_API_BASE = os.environ.get('RUNPOD_API_BASE', 'https://rest.runpod.io/v1')' instead of ' (+8 more)",
     "verb_interpolated_actions.py": "verb_interpolated_actions.py:8 (migrate): 'RUNPOD_REST_URL = os.getenv('RUNPOD_REST_URL', 'https://rest.runpod.io/v1')' instead of 'os.geten (+4 more)",
 }

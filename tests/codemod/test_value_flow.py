@@ -173,6 +173,124 @@ CASES = {
             pod = requests.get(f"https://api.runpod.io/v2/pods/{pod_id}").json()
             return pod["cmd"], pod.get("entrypoint")
     '''),
+    # --- answers followed through a conditional, a list they are appended to, a function they are handed to
+    "a list tolerance on another API's answer: untouched": _case('''
+        import httpx
+        def names():
+            data = httpx.get("https://example.com/api/templates").json()
+            return [t["imageName"] for t in (data if isinstance(data, list) else [])]
+    '''),
+    "a list tolerance on a v1 list: unwrapped where parsed, reads renamed through the conditional": _case('''
+        import httpx
+        def templates():
+            data = httpx.get("https://rest.runpod.io/v1/templates").json()
+            return data if isinstance(data, list) else []
+        def images():
+            return [t["imageName"] for t in templates() if t.get("isServerless")]
+    ''', '''
+        import httpx
+        def templates():
+            data = httpx.get("https://api.runpod.io/v2/templates").json()["templates"]
+            return data if isinstance(data, list) else []
+        def images():
+            return [t["image"] for t in templates() if t.get("serverless")]
+    '''),
+    "answers appended to a list that is returned: the callers' reads are renamed": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def make(names):
+            made = []
+            for name in names:
+                made.append(requests.post(f"{BASE}/networkvolumes", json={"name": name, "dataCenterId": "EU-SE-1"}).json())
+            return made
+        def centers():
+            return {v["dataCenterId"] for v in make(["a", "b"])}
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def make(names):
+            made = []
+            for name in names:
+                made.append(requests.post(f"{BASE}/network-volumes", json={"name": name, "dataCenter": "EU-SE-1"}).json())
+            return made
+        def centers():
+            return {v["dataCenter"] for v in make(["a", "b"])}
+    '''),
+    "a checker also handed another API's response: its error read stays": _case('''
+        import requests
+        def check(resp):
+            if resp.status_code >= 400:
+                raise RuntimeError(resp.json().get("message"))
+        def other():
+            r = requests.get("https://example.com/api/pods")
+            check(r)
+    '''),
+    "a checker handed only v1 responses: its error read becomes detail": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def check(resp):
+            if resp.status_code >= 400:
+                body = resp.json()
+                raise RuntimeError(body.get("message"))
+        def remove(pod_id):
+            r = requests.delete(f"{BASE}/pods/{pod_id}")
+            check(r)
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def check(resp):
+            if resp.status_code >= 400:
+                body = resp.json()
+                raise RuntimeError(body.get("detail"))
+        def remove(pod_id):
+            r = requests.delete(f"{BASE}/pods/{pod_id}")
+            check(r)
+    '''),
+    # --- one urllib helper for v1 and the job API: method and body by parameter, JSON parsed by hand
+    "a urllib helper called for the job API only: untouched": _case('''
+        import json
+        import urllib.request
+        def call(method, url, body=None):
+            data = None
+            if body is not None:
+                data = json.dumps(body).encode()
+            with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method)) as resp:
+                raw = resp.read()
+            return json.loads(raw) if raw else None
+        def health(eid):
+            return call("GET", f"https://api.runpod.ai/v2/{eid}/health")["workers"]
+    '''),
+    "a urllib helper for v1 and the job API: the v1 calls move with body and reads, the job API read stays": _case('''
+        import json
+        import urllib.request
+        REST = "https://rest.runpod.io/v1"
+        def call(method, url, body=None):
+            data = None
+            if body is not None:
+                data = json.dumps(body).encode()
+            with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method)) as resp:
+                raw = resp.read()
+            return json.loads(raw) if raw else None
+        def scale(eid, hi):
+            top = max(hi, call("GET", f"{REST}/endpoints/{eid}")["workersMax"])
+            call("PATCH", f"{REST}/endpoints/{eid}", {"workersMax": top})
+            return call("GET", f"https://api.runpod.ai/v2/{eid}/health")["workers"]
+    ''', '''
+        import json
+        import urllib.request
+        REST = "https://api.runpod.io/v2"
+        def call(method, url, body=None):
+            data = None
+            if body is not None:
+                data = json.dumps(body).encode()
+            with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method)) as resp:
+                raw = resp.read()
+            return json.loads(raw) if raw else None
+        def scale(eid, hi):
+            top = max(hi, call("GET", f"{REST}/serverless/{eid}")["workers"]["max"])
+            call("PATCH", f"{REST}/serverless/{eid}", {"workers": {"max": top}})
+            return call("GET", f"https://api.runpod.ai/v2/{eid}/health")["workers"]
+    '''),
     # --- the error read of a call that stays on v1
     "an error read of a call to another API: untouched": _case('''
         import requests
