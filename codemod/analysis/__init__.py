@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
-from codemod.analysis.facts import CallFact, FileFacts, Read, Typed
+from codemod.analysis.facts import CallFact, FileFacts, Read, Typed, VerbChoice
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.syntax import Indexer, flatten, positions, str_of
@@ -166,6 +166,10 @@ class Analyzer(Strings, Calls, Flow):
         if path.endswith("/") and len(path) > 1:
             path = path[:-1]
         routes = kb.match(path, site.method)
+        verb = None
+        if not routes:
+            verb = self._verb_choice(site, path)
+            routes = [next(iter(verb.routes.values()))] if verb is not None else []
         if not routes:
             any_method = kb.match(path, None)
             if any_method and site.method is None:
@@ -183,9 +187,32 @@ class Analyzer(Strings, Calls, Flow):
                     self.facts.foreign.append(site)  # a /v1 on another host that is not a v1 route of ours
                 return
         site.route = routes[0]
-        cf = CallFact(site, routes[0], path)
+        cf = CallFact(site, routes[0], path, verb=verb)
         self._body_fact(cf)
         self.facts.calls.append(cf)
+
+    def _verb_choice(self, site: CallSite, path: str) -> VerbChoice | None:
+        """The last segment of the path is `{verb}` and a guard limits `verb` to values that are each one v1
+        route of the same v2 call (`if verb not in ("start", "stop", "restart"): raise ...`)."""
+        expr = site.url_expr
+        if not path.endswith("/" + HOLE) or not isinstance(expr, cst.FormattedString) or site.method is None:
+            return None
+        last = expr.parts[-1] if expr.parts else None
+        if not (isinstance(last, cst.FormattedStringExpression) and isinstance(last.expression, cst.Name)
+                and not last.format_spec and not last.conversion):
+            return None
+        values = self.guarded_values(last.expression, site.call)
+        if not values:
+            return None
+        routes = {}
+        for value in values:
+            matched = self.kb.match(path[:-1] + value, site.method)
+            if len(matched) != 1 or matched[0].action_body is None:
+                return None
+            routes[value] = matched[0]
+        if len({(r.v2_method, r.v2_segments) for r in routes.values()}) != 1:
+            return None
+        return VerbChoice(last, last.expression, routes)
 
     def _candidates(self, path: str, method: str | None) -> list:
         """Routes the path could be once its unknown parts are known (a hole stands for any one segment)."""

@@ -242,6 +242,50 @@ class Calls:
         kind, start, host_edit = self.classify(flat)
         return parts[0], UrlInfo(kind, pieces, start, len(flat), host_edit, ours=self.is_ours(flat)), refs
 
+    # ---------------------------------------------------------------- guards
+    def guarded_values(self, name: cst.Name, at: cst.CSTNode) -> list[str] | None:
+        """The string values a guard proves `name` holds where `at` runs: `at` inside `if name in X:`, or after
+        `if name not in X: raise/return` in the same function body (X a literal tuple, list or set of strings,
+        or a module constant holding one). None when no guard, or when the function assigns the name."""
+        fn = self.scope_of(at)
+        if fn is None or name.value in self.ix.assigns.get(id(fn), {}):
+            return None
+        child: cst.CSTNode = at
+        cur = self.parent(at)
+        while cur is not None and cur is not fn:
+            if isinstance(cur, cst.If) and child is cur.body:
+                values = self._membership(cur.test, name.value, cst.In)
+                if values:
+                    return values
+            if isinstance(cur, cst.IndentedBlock) and self.parent(cur) is fn:
+                for stmt in cur.body[: cur.body.index(child)] if child in cur.body else ():
+                    if isinstance(stmt, cst.If) and stmt.orelse is None and self._exits_only(stmt.body):
+                        values = self._membership(stmt.test, name.value, cst.NotIn)
+                        if values:
+                            return values
+            child, cur = cur, self.parent(cur)
+        return None
+
+    def _membership(self, test: cst.CSTNode, name: str, op) -> list[str] | None:
+        if not (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == name
+                and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, op)):
+            return None
+        container = test.comparisons[0].comparator
+        if isinstance(container, cst.Name):
+            assigned = self.ix.assigns.get(None, {}).get(container.value, [])
+            container = assigned[0][0] if len(assigned) == 1 else None
+        if not isinstance(container, (cst.Tuple, cst.List, cst.Set)) or not container.elements:
+            return None
+        values = [str_of(el.value) if isinstance(el, cst.Element) else None for el in container.elements]
+        return values if all(v is not None for v in values) else None
+
+    @staticmethod
+    def _exits_only(body: cst.BaseSuite) -> bool:
+        stmts = body.body if isinstance(body, cst.IndentedBlock) else [body]
+        last = stmts[-1] if stmts else None
+        small = last.body[-1] if isinstance(last, cst.SimpleStatementLine) and last.body else last
+        return isinstance(small, (cst.Raise, cst.Return))
+
     # --------------------------------------------------------------- helpers
     def _is_helper_call(self, call: cst.Call) -> bool:
         name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (call.func.value if isinstance(call.func, cst.Name) else None)

@@ -53,10 +53,20 @@ class CallFact:
     reads: list[Read] = field(default_factory=list)
     body: cst.Dict | None = None  # the request body's dict literal
     body_problem: str | None = None  # why a body was sent but cannot be read statically
+    verb: "VerbChoice | None" = None  # the last path segment is a variable a guard limits to known verbs
 
     @property
     def call(self) -> cst.Call:
         return self.site.call
+
+
+@dataclass
+class VerbChoice:
+    """`f"/pods/{pod_id}/{verb}"` where a guard proves `verb` is one of `values`: one v1 route per value."""
+
+    part: cst.FormattedStringExpression  # `{verb}` in the f-string
+    name: cst.Name  # `verb`
+    routes: dict[str, Route]  # value -> its v1 route
 
 
 @dataclass

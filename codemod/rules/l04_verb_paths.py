@@ -26,6 +26,9 @@ def plan_call(cf: CallFact, plan) -> None:
     v1s, v2 = route.v1_segments, route.v2_segments
     label = route.label()
     path_rule = "Q01" if "Q01" in route.op.rules else "L01"
+    if cf.verb is not None:
+        _plan_verb_choice(cf, plan, path_rule)
+        return
     if route.action_body and len(v1s) == len(v2):
         offsets = segment_offsets(site.url, cf.path)
         for i, (a, b) in enumerate(zip(v1s, v2)):
@@ -53,6 +56,47 @@ def plan_call(cf: CallFact, plan) -> None:
             return
         _drop_span(origin, plan)
         plan.find(cf.call, "L04", "call", f"{label} -> {route.v2_label()}", True, route)
+
+
+def _plan_verb_choice(cf: CallFact, plan, path_rule: str) -> None:
+    """`f"/pods/{pod_id}/{verb}"`, verb guarded to start/stop/restart -> `f"/pods/{pod_id}/action"` with the body
+    `{"action": verb}`: only when every value's v2 body is that one key holding the value itself."""
+    choice, route, site = cf.verb, cf.route, cf.site
+    keys = {tuple(r.action_body) for r in choice.routes.values()}
+    if len(keys) != 1 or len(next(iter(keys))) != 1 or any(
+            r.action_body[next(iter(keys))[0]] != value for value, r in choice.routes.items()):
+        plan.flag(cf.call, "L04", "call", route)  # the v2 bodies do not follow the verb: a person maps them
+        return
+    key = next(iter(keys))[0]
+    v1s, v2 = route.v1_segments, route.v2_segments
+    if len(v1s) != len(v2):
+        plan.flag(cf.call, "L04", "call", route)
+        return
+    offsets = segment_offsets(site.url, cf.path)
+    for i, (a, b) in enumerate(zip(v1s[:-1], v2[:-1])):
+        if a.startswith("{") or a == b:
+            continue
+        origin = span_origin(site.url.pieces, *offsets[i])
+        if origin is None:
+            plan.flag(cf.call, "L04", "call", route)
+            return
+        plan.string_edit(origin[0], origin[1], origin[2], b, path_rule)
+    body = cst.Dict([cst.DictElement(cst.SimpleString(f'"{key}"'), cst.Name(choice.name.value))])
+    if not _add_action_body(cf, plan, body):
+        plan.flag(cf.call, "L04", "call", route)
+        return
+    plan.edit(Edit("verb-segment", choice.part, "L04", v2[-1]))
+    values = ", ".join(choice.routes)
+    plan.find(cf.call, "L04", "call", f"POST .../{{{choice.name.value}}} ({values}) -> {route.v2_label()} "
+                                      f"{{{key!r}: {choice.name.value}}}", True, route)
+
+
+@rule.applies("verb-segment")
+def verb_segment(node: cst.CSTNode, text: str) -> cst.CSTNode:
+    """`{verb}` in the f-string -> the fixed v2 segment (`action`)."""
+    if not isinstance(node, cst.FormattedStringExpression):
+        return node
+    return cst.FormattedStringText(text)
 
 
 def _drop_span(origin, plan) -> None:
@@ -103,7 +147,7 @@ def _method_edit(cf: CallFact, plan) -> bool:
     return False
 
 
-def _add_action_body(cf: CallFact, plan) -> bool:
+def _add_action_body(cf: CallFact, plan, body=None) -> bool:
     site, route = cf.site, cf.route
     if site.body_expr is not None or site.library == "urllib":
         return False
@@ -115,7 +159,7 @@ def _add_action_body(cf: CallFact, plan) -> bool:
             kw = "json"
         else:
             return False
-    plan.edit(Edit("add-kwarg", site.call, "L04", (kw, route.action_body)))
+    plan.edit(Edit("add-kwarg", site.call, "L04", (kw, route.action_body if body is None else body)))
     return True
 
 

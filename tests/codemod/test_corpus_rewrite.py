@@ -46,7 +46,6 @@ NOT_YET = {
     "sibling_constants_pkg": "constants.py:3 (migrate): 'RUNPOD_REST_URL = 'https://rest.runpod.io/v1'' instead of ''https://api.runpod.io/v2'' (+6 more)",
     "stock_out_message_retry.py": "stock_out_message_retry.py:12 (flag): changed, the manifest leaves it (+4 more)",
     "urllib_request_custom_opener.py": "urllib_request_custom_opener.py:8 (migrate): 'RUNPOD_API_BASE = os.environ.get('RUNPOD_API_BASE', 'https://rest.runpod.io/v1')' instead of ' (+8 more)",
-    "verb_interpolated_actions.py": "verb_interpolated_actions.py:8 (migrate): 'RUNPOD_REST_URL = os.getenv('RUNPOD_REST_URL', 'https://rest.runpod.io/v1')' instead of 'os.geten (+4 more)",
 }
 
 

@@ -317,6 +317,83 @@ CASES = {
                 {Q29}
                 print(r.json().get("message"))
     '''),
+    # --- a verb interpolated in the path, guarded to a known set
+    "a guarded verb on another API: untouched": _case('''
+        import requests
+        VERBS = ("start", "stop")
+        def act(pod_id, verb):
+            if verb not in VERBS:
+                raise ValueError(verb)
+            requests.post(f"https://example.com/pods/{pod_id}/{verb}")
+    '''),
+    "a guard that lets reset through: flagged, nothing changes": _case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def act(pod_id, verb):
+            if verb not in ("start", "stop", "reset"):
+                raise ValueError(verb)
+            requests.post(f"{API}/pods/{pod_id}/{verb}").raise_for_status()
+    ''', f'''
+        import requests
+        {L01}
+        API = "https://rest.runpod.io/v1"
+        def act(pod_id, verb):
+            if verb not in ("start", "stop", "reset"):
+                raise ValueError(verb)
+            {L04}
+            requests.post(f"{{API}}/pods/{{pod_id}}/{{verb}}").raise_for_status()
+    '''),
+    "a verb that the function reassigns after the guard: flagged": _case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def act(pod_id, verb):
+            if verb not in ("start", "stop"):
+                return None
+            verb = verb.lower()
+            requests.post(f"{API}/pods/{pod_id}/{verb}").raise_for_status()
+    ''', f'''
+        import requests
+        {L01}
+        API = "https://rest.runpod.io/v1"
+        def act(pod_id, verb):
+            if verb not in ("start", "stop"):
+                return None
+            verb = verb.lower()
+            {L04}
+            requests.post(f"{{API}}/pods/{{pod_id}}/{{verb}}").raise_for_status()
+    '''),
+    "a verb guarded by a module constant: one action call with the verb as its body": _case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        VERBS = ("start", "stop", "restart")
+        def act(pod_id, verb):
+            if verb not in VERBS:
+                raise ValueError(verb)
+            requests.post(f"{API}/pods/{pod_id}/{verb}", timeout=30).raise_for_status()
+    ''', '''
+        import requests
+        API = "https://api.runpod.io/v2"
+        VERBS = ("start", "stop", "restart")
+        def act(pod_id, verb):
+            if verb not in VERBS:
+                raise ValueError(verb)
+            requests.post(f"{API}/pods/{pod_id}/action", timeout=30, json={"action": verb}).raise_for_status()
+    '''),
+    "a call inside `if verb in [...]`: migrated the same way": _case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def act(pod_id, verb):
+            if verb in ["stop", "start"]:
+                return requests.post(f"{API}/pods/{pod_id}/{verb}").status_code
+            return None
+    ''', '''
+        import requests
+        API = "https://api.runpod.io/v2"
+        def act(pod_id, verb):
+            if verb in ["stop", "start"]:
+                return requests.post(f"{API}/pods/{pod_id}/action", json={"action": verb}).status_code
+            return None
+    '''),
 }
 
 
