@@ -162,6 +162,10 @@ class Strings:
             return self.evaluate(default, scope, depth + 1) if default is not None else [Piece(None)]
         if origin == "str" and len(args) == 1:
             return self.evaluate(args[0], scope, depth + 1)
+        if name in self.ix.functions and name not in self.ix.imports:
+            returned = self._returned_text(node, scope, depth)
+            if returned is not None:
+                return returned
         if origin.endswith("urljoin") and len(args) == 2:
             base = self.evaluate(args[0], scope, depth + 1)
             rel = self.evaluate(args[1], scope, depth + 1)
@@ -248,12 +252,15 @@ class Strings:
         name = node.value
         fn = scope
         while fn is not None:
-            assigned = self.ix.assigns.get(id(fn), {}).get(name)
+            # an `x += ...` under an if or loop is left out, as before AugAssign was followed at all (a trailing
+            # "/" added when missing): only straight-line concatenation is evaluated
+            assigned = [a for a in self.ix.assigns.get(id(fn), {}).get(name, ())
+                        if not isinstance(a[0], cst.AugAssign) or self._top_level(a[1], fn)]
             if assigned:
-                one = self._single(assigned)
+                one = self._single(assigned) or self._reaching(assigned, node, fn)
                 if one is None:
                     return [Piece(None)]
-                return self.evaluate(one[0], fn, depth + 1)
+                return self._definition_value(one, name, fn, depth)
             param = self._param(fn, name)
             bound = self.bindings.get(id(fn))
             if param is not None and bound is not None and name in bound[0]:
@@ -273,6 +280,53 @@ class Strings:
                 return [Piece(None)]
             return self.evaluate(one[0], None, depth + 1)
         return [Piece(None)]
+
+    def _reaching(self, assigned: list, use: cst.CSTNode, fn) -> tuple | None:
+        """The definition of a name that reaches `use` in straight-line code: every definition a statement of
+        the function's own body (none under an if, loop or try), the last one before the use's statement."""
+        if not all(self._top_level(stmt, fn) for _value, stmt in assigned):
+            return None
+        use_line = self.where(use)[0]
+        before = [a for a in assigned if self.where(a[1])[0] < use_line]
+        return max(before, key=lambda a: self.where(a[1])[0]) if before else None
+
+    def _top_level(self, stmt: cst.CSTNode, fn) -> bool:
+        line = self.parent(stmt)
+        return isinstance(line, cst.SimpleStatementLine) and self.parent(line) is fn.body
+
+    def _definition_value(self, definition: tuple, name: str, fn, depth: int) -> list[Piece]:
+        value, stmt = definition
+        if isinstance(value, cst.AugAssign):  # `url += "/start"`: what reached it, then the added text
+            if not isinstance(value.operator, cst.AddAssign):
+                return [Piece(None)]
+            previous = self._reaching(self.ix.assigns.get(id(fn), {}).get(name, []), stmt, fn)
+            if previous is not None:
+                before = self._definition_value(previous, name, fn, depth + 1)
+            else:
+                param = self._param(fn, name)
+                if param is None:
+                    return [Piece(None)]
+                before = self.evaluate(param.default, self.scope_of(fn), depth + 1) if param.default is not None \
+                    else [Piece(None, param=name)]
+            return before + self.evaluate(value.value, fn, depth + 1)
+        return self.evaluate(value, fn, depth + 1)
+
+    def _returned_text(self, call: cst.Call, scope, depth: int) -> list[Piece] | None:
+        """`pod_url(pod_id)`: the one `return` of a module function of that name, its parameters unknown."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        fns = self.ix.functions.get(call.func.value, [])
+        if len(fns) != 1 or self.scope_of(fns[0]) is not None or not isinstance(fns[0].body, cst.IndentedBlock):
+            return None
+        fn = fns[0]
+        last = fn.body.body[-1] if fn.body.body else None
+        ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
+        if not isinstance(ret, cst.Return) or ret.value is None or fn is scope:
+            return None
+        if _count_returns(fn) != 1:
+            return None
+        pieces = self.evaluate(ret.value, fn, depth + 1)
+        return [Piece(p.text, p.node, p.offset) if p.param else p for p in pieces]  # the caller's values, not params
 
     @staticmethod
     def _param(fn: cst.FunctionDef, name: str) -> cst.Param | None:
@@ -385,3 +439,21 @@ class Strings:
                 return base_kind, 0, None
             return "relative", lead, None
         return "none", lead, None
+
+
+def _count_returns(fn: cst.FunctionDef) -> int:
+    """`return` statements of a function (not of the functions nested in it)."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    fn.visit(V())
+    return len(found)

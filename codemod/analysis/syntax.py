@@ -196,6 +196,9 @@ class Indexer(cst.CSTVisitor):
             if value is not None:
                 for target in targets:
                     self._record_target(target, value, node, scope, key)
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            # `url += "/start"`: recorded as a definition whose value is the statement itself (see Strings)
+            self.assigns.setdefault(key, {}).setdefault(node.target.value, []).append((node, node))
         elif isinstance(node, cst.WithItem) and node.asname is not None:
             self._record_target(node.asname.name, node.item, node, scope, key)
         elif isinstance(node, cst.Import):

@@ -38,10 +38,8 @@ MODULES: dict = yaml.safe_load((CORPUS / "MANIFEST.yaml").read_text())["modules"
 NOT_YET = {
     "body_built_in_variable.py": "body_built_in_variable.py:14 (migrate): 'RUNPOD_API_URL = os.environ.get('RUNPOD_API_URL', 'https://rest.runpod.io/v1')' instead of 'os.envi (+4 more)",
     "body_comments_and_empty_strings.py": "body_comments_and_empty_strings.py:10 (migrate): 'REST = 'https://rest.runpod.io/v1'' instead of ''https://api.runpod.io/v2'' (+3 more)",
-    "concat_across_statements.py": "concat_across_statements.py:11 (migrate): flagged, the manifest migrates it (+3 more)",
     "constructor_kw_default_rstrip.py": "constructor_kw_default_rstrip.py:31 (migrate): '        return self._call('GET', '/registries')['registries'] or []' instead of 'return (sel",
     "dataclass_field_default.py": "dataclass_field_default.py:12 (migrate): flagged, the manifest migrates it (+2 more)",
-    "env_var_default_constant_per_call.py": "env_var_default_constant_per_call.py:10 (migrate): flagged, the manifest migrates it (+4 more)",
     "partial_base_billing.py": "partial_base_billing.py:10 (migrate): 'BILLING_URL = os.environ.get('RUNPOD_BILLING_URL', 'https://rest.runpod.io/v1/billing')' instead of ' (+6 more)",
     "sibling_constants_pkg": "constants.py:3 (migrate): 'RUNPOD_REST_URL = 'https://rest.runpod.io/v1'' instead of ''https://api.runpod.io/v2'' (+6 more)",
     "stock_out_message_retry.py": "stock_out_message_retry.py:12 (flag): changed, the manifest leaves it (+4 more)",
