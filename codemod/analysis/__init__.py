@@ -39,11 +39,8 @@ class Analyzer(Strings, Calls, Flow):
         self.read_keys: set[int] = set()  # key nodes already judged (typed reads, request bodies)
         self._reading: CallFact | None = None
         self.refs: list | None = None  # while a URL is evaluated: the names and attributes it reads
-<<<<<<< HEAD
         self.bindings: dict[int, tuple[dict, object]] = {}  # id(URL builder fn) -> (param -> argument, caller scope)
-=======
         self.other_answers: set[int] = set()  # id(call) of the calls to v2 or the job API: their answers are not v1
->>>>>>> a20cb3f (codemod: answers followed through conditionals and lists they are appended to; error reads in a function every caller hands a v1 response; urllib helpers: method= parameter, body through a json.dumps local, json.loads returns; reads on job-API/v2 answers do not block (mixed_job_api_same_helper, aiohttp_network_volumes, sync_httpx_in_async_list_tolerance at the verdict))
 
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:

@@ -162,10 +162,6 @@ class Strings:
             return self.evaluate(default, scope, depth + 1) if default is not None else [Piece(None)]
         if origin == "str" and len(args) == 1:
             return self.evaluate(args[0], scope, depth + 1)
-        if name in self.ix.functions and name not in self.ix.imports:
-            returned = self._returned_text(node, scope, depth)
-            if returned is not None:
-                return returned
         if origin.endswith("urljoin") and len(args) == 2:
             base = self.evaluate(args[0], scope, depth + 1)
             rel = self.evaluate(args[1], scope, depth + 1)
@@ -204,10 +200,12 @@ class Strings:
         if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
                 and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
             body = body[1:]  # the docstring
-        if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
+        # straight-line statements before it (`url = BASE + "/pods/"; url = url + pod_id; return url`): the
+        # names they bind are evaluated by their reaching definition (Strings._reaching)
+        if not body or not all(isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 for stmt in body):
             return None
-        ret = body[0].body[0]
-        if not isinstance(ret, cst.Return) or ret.value is None:
+        ret = body[-1].body[0]
+        if not isinstance(ret, cst.Return) or ret.value is None or _count_returns(fns[0]) != 1:
             return None
         return fns[0], ret.value
 
@@ -310,23 +308,6 @@ class Strings:
                     else [Piece(None, param=name)]
             return before + self.evaluate(value.value, fn, depth + 1)
         return self.evaluate(value, fn, depth + 1)
-
-    def _returned_text(self, call: cst.Call, scope, depth: int) -> list[Piece] | None:
-        """`pod_url(pod_id)`: the one `return` of a module function of that name, its parameters unknown."""
-        if not isinstance(call.func, cst.Name):
-            return None
-        fns = self.ix.functions.get(call.func.value, [])
-        if len(fns) != 1 or self.scope_of(fns[0]) is not None or not isinstance(fns[0].body, cst.IndentedBlock):
-            return None
-        fn = fns[0]
-        last = fn.body.body[-1] if fn.body.body else None
-        ret = last.body[0] if isinstance(last, cst.SimpleStatementLine) and len(last.body) == 1 else None
-        if not isinstance(ret, cst.Return) or ret.value is None or fn is scope:
-            return None
-        if _count_returns(fn) != 1:
-            return None
-        pieces = self.evaluate(ret.value, fn, depth + 1)
-        return [Piece(p.text, p.node, p.offset) if p.param else p for p in pieces]  # the caller's values, not params
 
     @staticmethod
     def _param(fn: cst.FunctionDef, name: str) -> cst.Param | None:
