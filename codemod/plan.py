@@ -36,7 +36,7 @@ class Finding:
 class Edit:
     """One planned change on one node, applied by the rule module that owns its `kind`."""
 
-    kind: str  # "string" | "name" | "key" | "path-read" | "dict" | "add-kwarg" | "drop-operand" | "verb-segment" | "subscript" | "comment"
+    kind: str  # "string" | "name" | "key" | "path-read" | "dict" | "add-kwarg" | "drop-operand" | "verb-segment" | "drop-statement" | "subscript" | "comment"
     node: cst.CSTNode
     rule: str
     data: Any = None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
-from codemod.analysis.facts import CallFact, FileFacts, Read, Typed, VerbChoice
+from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Typed, VerbChoice
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.syntax import Indexer, flatten, positions, str_of
@@ -230,15 +230,68 @@ class Analyzer(Strings, Calls, Flow):
         scope = self.scope_of(cf.call)
         if isinstance(node, cst.Name):
             assigned = self.ix.assigns.get(id(scope) if scope else None, {}).get(node.value)
-            if not assigned or len(assigned) != 1 or self._mutated(node.value, scope):
+            if not assigned or len(assigned) != 1:
                 cf.body_problem = "built elsewhere"
                 return
+            if self._mutated(node.value, scope):
+                writes = self._body_writes(node, assigned[0][1], cf, scope)
+                if writes is None:
+                    cf.body_problem = "built elsewhere"
+                    return
+                cf.body_writes = writes
             node = assigned[0][0]
         self.read_keys.add(id(node))  # judged as a request body: its keys are not reported again
         if not isinstance(node, cst.Dict):
             cf.body_problem = "not a dict literal"
             return
         cf.body = node
+
+    def _body_writes(self, use: cst.Name, assign: cst.CSTNode, cf: CallFact, scope) -> list[BodyWrite] | None:
+        """The `name["k"] = v` statements that extend a body dict between its literal and the call, when that is
+        all that happens to it there: each a statement of the function's body, or of an `if` (no else) that is
+        one; literal keys; no other mutation; other reads only of keys v2 keeps. None otherwise."""
+        if scope is None or not isinstance(scope.body, cst.IndentedBlock):
+            return None
+        top = scope.body.body
+        assign_line = self.parent(assign)
+        if assign_line not in top:
+            return None
+        call_stmt = self.statement_of(cf.call)
+        start, end = self.where(assign)[0], self.where(call_stmt)[0]
+        spec = self.kb.mappings.requests.get(cf.route.op.request) if cf.route.op.request else None
+        writes = []
+        for n in self.ix.names.get(id(scope), {}).get(use.value, []):
+            line = self.where(n)[0]
+            parent = self.parent(n)
+            if n is use or isinstance(parent, cst.AssignTarget) and self.parent(parent) is assign:
+                continue
+            sub = parent if isinstance(parent, cst.Subscript) and parent.value is n else None
+            key = sub.slice[0].slice.value if sub is not None and len(sub.slice) == 1 \
+                and isinstance(sub.slice[0].slice, cst.Index) else None
+            if sub is not None and isinstance(self.parent(sub), cst.AssignTarget):
+                stmt = self.parent(self.parent(self.parent(sub)))
+                if not (start < line < end and isinstance(key, cst.SimpleString) and str_of(key) is not None
+                        and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                        and len(stmt.body[0].targets) == 1):
+                    return None
+                block = self.parent(stmt)
+                if block is scope.body:
+                    conditional = False
+                else:
+                    branch = self.parent(block)
+                    if not (isinstance(branch, cst.If) and branch.orelse is None and branch in top
+                            and isinstance(block, cst.IndentedBlock)):
+                        return None
+                    conditional = True
+                writes.append(BodyWrite(stmt, key, stmt.body[0].value, conditional))
+                continue
+            if line >= end:
+                continue  # after the call: not part of what is sent
+            field = spec.fields.get(str_of(key) or "") if spec is not None and key is not None else None
+            if field is None or field.to != str_of(key) or isinstance(self.parent(sub), (cst.Del, cst.AugAssign)):
+                return None  # a read (or change) of a key v2 moves, or of the whole dict, before the call
+        keys = [str_of(w.key) for w in writes]
+        return writes if writes and len(set(keys)) == len(keys) else None
 
     def _mutated(self, name: str, scope) -> bool:
         for n in self.ix.names.get(id(scope) if scope else None, {}).get(name, []):

@@ -54,10 +54,21 @@ class CallFact:
     body: cst.Dict | None = None  # the request body's dict literal
     body_problem: str | None = None  # why a body was sent but cannot be read statically
     verb: "VerbChoice | None" = None  # the last path segment is a variable a guard limits to known verbs
+    body_writes: list["BodyWrite"] = field(default_factory=list)  # `payload["k"] = v` after the literal
 
     @property
     def call(self) -> cst.Call:
         return self.site.call
+
+
+@dataclass
+class BodyWrite:
+    """`payload["k"] = v`: one statement extending a body dict between its literal and the call."""
+
+    stmt: cst.SimpleStatementLine
+    key: cst.SimpleString
+    value: cst.BaseExpression
+    conditional: bool  # under an `if` (the key may be absent when the call is made)
 
 
 @dataclass

@@ -113,7 +113,7 @@ _load()
 
 # edit kinds in the order they apply on one node (a string span before a comment on the same statement)
 ORDER = {kind: i for i, kind in enumerate(
-    ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "verb-segment", "subscript", "comment"])}
+    ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "verb-segment", "drop-statement", "subscript", "comment"])}
 
 
 def select(ids: list[str] | None = None) -> list[Rule]:

@@ -47,8 +47,26 @@ class _Marker(str):
 _SENTINEL = "\x00v1bridge-value-"
 
 
+class _ListMarker(list):
+    """An expression known to be a list at run time (`list(x)`, `sorted(x)`, a list comprehension), carried as an
+    empty list: a field that passes a list through keeps this very object; one that reads its items does not,
+    and a marker missing from the result counts as consumed."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__()
+        self.code = code
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
+
+
+_LIST_BUILDERS = {"list", "sorted"}
+
+
 def _substitute(value):
-    if isinstance(value, _Marker):
+    if isinstance(value, (_Marker, _ListMarker)):
         return Code(value.code)
     if isinstance(value, dict):
         return {k: _substitute(v) for k, v in value.items()}
@@ -58,7 +76,7 @@ def _substitute(value):
 
 
 def has_marker(value) -> bool:
-    if isinstance(value, _Marker):
+    if isinstance(value, (_Marker, _ListMarker)):
         return True
     if isinstance(value, dict):
         return any(has_marker(v) for v in value.values())
@@ -67,9 +85,12 @@ def has_marker(value) -> bool:
     return False
 
 
-def _consumed(value) -> bool:
-    """A sentinel inside a value that is not the marker itself: a conversion used a run-time value."""
-    if isinstance(value, _Marker):
+def _consumed(value, lists: list | None = None) -> bool:
+    """A sentinel inside a value that is not the marker itself, or a list marker that is not in the value any
+    more: a conversion used a run-time value."""
+    if lists and any(not _contains_object(value, marker) for marker in lists):
+        return True
+    if isinstance(value, (_Marker, _ListMarker)):
         return False
     if isinstance(value, str):
         return _SENTINEL in value
@@ -78,6 +99,26 @@ def _consumed(value) -> bool:
     if isinstance(value, list):
         return any(_consumed(v) for v in value)
     return False
+
+
+def _contains_object(value, target) -> bool:
+    if value is target:
+        return True
+    if isinstance(value, dict):
+        return any(_contains_object(v, target) for v in value.values())
+    if isinstance(value, list) and not isinstance(value, _ListMarker):
+        return any(_contains_object(v, target) for v in value)
+    return False
+
+
+def _list_markers(value) -> list:
+    if isinstance(value, _ListMarker):
+        return [value]
+    if isinstance(value, dict):
+        return [m for v in value.values() for m in _list_markers(v)]
+    if isinstance(value, list):
+        return [m for v in value for m in _list_markers(v)]
+    return []
 
 
 def _value(node: cst.BaseExpression, an, counter: list) -> object:
@@ -89,6 +130,9 @@ def _value(node: cst.BaseExpression, an, counter: list) -> object:
                                           for e in node.elements):
         return {str_of(e.key): _value(e.value, an, counter) for e in node.elements}
     code = an.code_of(node).strip()
+    if isinstance(node, cst.ListComp) or isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
+            and node.func.value in _LIST_BUILDERS and node.func.value not in an.ix.functions:
+        return _ListMarker(code)
     try:
         value = ast.literal_eval(code)
         if isinstance(value, (str, int, float, bool, type(None))):
@@ -130,29 +174,32 @@ def plan_call(cf: CallFact, plan) -> None:
     plan_body(cf, plan, map_id, cf.body)
 
 
-def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
-    an, kb, route = plan.an, plan.kb, cf.route
-    spec = kb.mappings.requests[map_id]
+def _literal_body(cf: CallFact, plan, node: cst.Dict, counter: list) -> tuple[dict, str] | None:
+    """The v1 body of a dict literal (values or markers) and the quote its keys use; None when flagged."""
     body: dict = {}
-    replaced: dict = {}  # v1 key -> v2 value a rule module wrote itself
-    counter: list = []
     quote = '"'
     for element in node.elements:
-        if not isinstance(element, cst.DictElement):
-            _body_flag(cf, plan)
-            return
-        key = str_of(element.key)
+        key = str_of(element.key) if isinstance(element, cst.DictElement) else None
         if key is None:
             _body_flag(cf, plan)
-            return
+            return None
         if isinstance(element.key, cst.SimpleString):
             quote = element.key.quote if len(element.key.quote) == 1 else quote
-        body[key] = _value(element.value, an, counter)
+        body[key] = _value(element.value, plan.an, counter)
+    return body, quote
+
+
+def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -> dict | None:
+    """The v2 body (markers for run-time values) the proxy's translator makes of `body`; None when flagged
+    on `node` (a field not mapped, a conversion a run-time value does not allow, a field v2 removed)."""
+    kb, route = plan.kb, cf.route
+    spec = kb.mappings.requests[map_id]
+    replaced: dict = {}  # v1 key -> v2 value a rule module wrote itself
     for key, value in body.items():
         field = spec.fields.get(key)
         if field is None:
             plan.flag(node, "L02", "body-field", route, f"v1 body field {key!r} is not in the mapping; check it by hand")
-            return
+            return None
         owner = RULES.get(field.rule or "")
         check = owner.on_body_field if owner is not None and owner.on_body_field is not None else None
         verdict = check(field, value, plan) if check else static_only(field, value)
@@ -163,24 +210,24 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
             plan.flag(node, field.rule or "L02", "body-field", route,
                       f"v1 body field {key!r} needs a conversion its run-time value does not allow here: "
                       + plan.rule_text(field.rule or "L02"))
-            return
+            return None
     strict = {policy: False for policy in kb.mappings.policies}
     try:
         result = translators().request(map_id, {k: v for k, v in body.items() if k not in replaced}, strict=strict)
     except NeedsLookup:
         rule_id = next((f.rule for k, f in spec.fields.items() if k in body and f.compose and f.rule), "L02")
         plan.flag(node, rule_id, "body-field", route)
-        return
+        return None
     except (InvalidValue, PolicyRefused) as exc:
         named = next((k for k in body if str(exc).startswith(k)), None)  # the translator names the field first
         rule_id = (spec.fields[named].rule if named else None) or "L02"
         plan.flag(node, rule_id, "body-field", route, f"v1 body cannot be translated: {exc}")
-        return
+        return None
     except Exception:  # a converter that needs the value itself (arithmetic, parsing) met a run-time value
         rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
         plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
                   + plan.rule_text(rule_id))
-        return
+        return None
     # what the translation drops or cannot express is a person's decision
     for key in body:
         field = spec.fields[key]
@@ -190,18 +237,41 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
             field.to is None or (policy is not None and policy.id in result.emulations)
         ):
             plan.flag(node, rule_id, "body-field", route, f"v1 body field {key!r}: {plan.rule_text(rule_id)}")
-    if _consumed(result.body):
+    if _consumed(result.body, [m for v in body.values() for m in _list_markers(v)]):
         rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
         plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
                   + plan.rule_text(rule_id))
-        return
+        return None
     for key, value in replaced.items():
         target = result.body
         parts = spec.fields[key].to.split(".")
         for part in parts[:-1]:
             target = target.setdefault(part, {})
         target[parts[-1]] = value
-    new_body = _substitute(result.body)
+    return result.body
+
+
+def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
+    an, route = plan.an, cf.route
+    spec = plan.kb.mappings.requests[map_id]
+    counter: list = []
+    parsed = _literal_body(cf, plan, node, counter)
+    if parsed is None:
+        return
+    body, quote = parsed
+    if cf.body_writes:
+        _plan_built_body(cf, plan, map_id, node, body, quote, counter)
+        return
+    v2_body = _translate(cf, plan, map_id, node, body)
+    if v2_body is None:
+        return
+    _plan_dict(cf, plan, spec, node, body, v2_body, quote)
+
+
+def _plan_dict(cf: CallFact, plan, spec, node: cst.Dict, body: dict, v2_body: dict, quote: str) -> None:
+    """The v1 dict literal replaced by its v2 form (comments carried to the keys their fields became)."""
+    an, route = plan.an, cf.route
+    new_body = _substitute(v2_body)
     original = an.code_of(node)
     multiline = "\n" in original
     # libcst indents continuation lines by the enclosing block itself: render relative to it, from the
@@ -214,11 +284,102 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
         return
     plan.edit(Edit("dict", node, "L02", code))
     changed = [k for k in body if spec.fields[k].to != k]
-    added = [k for k in result.body if k not in body]
+    added = [k for k in v2_body if k not in body]
     detail = ", ".join(f"{k} -> {spec.fields[k].to or 'dropped'}" for k in changed)
     if added:
         detail += ("; " if detail else "") + "explicit v2 values for v1 defaults: " + ", ".join(added)
     plan.find(node, "L02", "body-field", f"v1 body -> v2 body ({detail})", True, route)
+
+
+def _markers(value) -> set:
+    if isinstance(value, _ListMarker):
+        return {id(value)}
+    if isinstance(value, _Marker):
+        return {str(value)}
+    if isinstance(value, dict):
+        return set().union(*(_markers(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_markers(v) for v in value)) if value else set()
+    return set()
+
+
+def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: dict, quote: str, counter: list) -> None:
+    """A body dict literal extended by `payload["k"] = v` statements (some under an `if`) before the call.
+
+    Each statement is converted on its own: what it adds to the v2 body, against the body without it, must be
+    one top-level v2 key built from its own value only (`payload["containerDiskInGb"] = x` ->
+    `payload["disk"] = x`; `body["networkVolumeId"] = v` -> `body["mounts"] = {"network": [...]}`), or
+    nothing (`payload["volumeInGb"] = 0` goes). The literal becomes the v2 body without the keys the
+    unconditional statements set. The whole is checked against the translation of every field at once;
+    anything else is flagged and nothing changes."""
+    an, route = plan.an, cf.route
+    spec = plan.kb.mappings.requests[map_id]
+    writes = [(w, str_of(w.key), _value(w.value, an, counter)) for w in cf.body_writes]
+    base = dict(literal)
+    for w, key, value in writes:
+        if not w.conditional:
+            base[key] = value
+    full = _translate(cf, plan, map_id, node, base)
+    if full is None:
+        return
+    everything = dict(base)
+    plans = []  # (write, v2 key or None, v2 value)
+    unconditional_keys: set[str] = set()
+    for w, key, value in writes:
+        without = dict(base)
+        if key in literal:
+            without[key] = literal[key]
+        else:
+            without.pop(key, None)
+        with_it = dict(base)
+        with_it[key] = value
+        everything[key] = value
+        a = _translate(cf, plan, map_id, node, without)
+        b = _translate(cf, plan, map_id, node, with_it)
+        if a is None or b is None:
+            return
+        changed = [k for k in {**a, **b} if a.get(k) != b.get(k)]
+        own = _markers(value)
+        if any(k not in b for k in a) or len(changed) > 1 or any(_markers(b[k]) - own for k in changed):
+            plan.flag(w.stmt, "L02", "body-field", route, f"the body field {key!r} set at this line changes more of "
+                      "the v2 body than one key of its own; convert the body by hand (" + plan.rule_text("L02") + ")")
+            return
+        if not changed and w.conditional and len(an.parent(w.stmt).body) == 1:
+            plan.flag(w.stmt, "L02", "body-field", route, f"the body field {key!r} has no v2 place; remove it by hand "
+                      "(" + plan.rule_text("L02") + ")")
+            return
+        if changed and not w.conditional:
+            unconditional_keys.add(changed[0])
+        plans.append((w, key, changed[0] if changed else None, b[changed[0]] if changed else None))
+    literal_out = {k: v for k, v in full.items() if k not in unconditional_keys}
+    expected = dict(literal_out)
+    for _w, _key, new_key, new_value in plans:
+        if new_key is not None:
+            expected[new_key] = new_value
+    if _translate(cf, plan, map_id, node, everything) != expected:
+        plan.flag(node, "L02", "body-field", route, "the body's fields set over several statements combine in the "
+                  "v2 body; convert it by hand (" + plan.rule_text("L02") + ")")
+        return
+    _plan_dict(cf, plan, spec, node, literal, literal_out, quote)
+    for w, key, new_key, new_value in plans:
+        if new_key is None:
+            plan.edit(Edit("drop-statement", w.stmt, "L02"))
+            plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r}: not sent on v2 (statement removed)", True,
+                      route)
+            continue
+        if new_key != key:
+            plan.edit(Edit("key", w.key, "L02", new_key))
+        value = next(v for ww, _k, v in writes if ww is w)
+        if not (new_value is value or not isinstance(value, _ListMarker) and type(new_value) is type(value)
+                and new_value == value):
+            plan.edit(Edit("dict", w.value, "L02", render(_substitute(new_value), quote=quote)))
+        plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r} -> {new_key!r}", True, route)
+
+
+@rule.applies("drop-statement")
+def drop_statement(node: cst.CSTNode, _data):
+    """A statement that sets a body field v2 does not take (`payload["volumeInGb"] = 0`) goes."""
+    return cst.RemovalSentinel.REMOVE if isinstance(node, cst.SimpleStatementLine) else node
 
 
 def _comments_of(ws) -> tuple[str | None, list[str]]:

@@ -30,6 +30,7 @@ def _check(before: str, after: str) -> None:
 
 Q29 = "# v1bridge: Q29 read detail (and errors[]) from the problem body"
 L01 = "# v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)"
+L02 = "# v1bridge: L02 send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)"
 L04 = "# v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}"
 
 CASES = {
@@ -393,6 +394,115 @@ CASES = {
             if verb in ["stop", "start"]:
                 return requests.post(f"{API}/pods/{pod_id}/action", json={"action": verb}).status_code
             return None
+    '''),
+    # --- a body dict extended over several statements
+    "a dict extended for another API: untouched": _case('''
+        import requests
+        def create(name, disk):
+            payload = {"name": name, "imageName": "python:3.12"}
+            payload["containerDiskInGb"] = disk
+            requests.post("https://example.com/api/pods", json=payload)
+    '''),
+    "statements that each set one field: renamed, dropped, or kept under their if": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def create(name, disk, registry=None, ports=None):
+            payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": ["cpu3c"]}
+            payload["containerDiskInGb"] = disk
+            payload["volumeInGb"] = 0
+            if registry:
+                payload["containerRegistryAuthId"] = registry
+            if ports:
+                payload["ports"] = sorted(ports)
+            print("creating", payload["name"])
+            return requests.post(f"{BASE}/pods", json=payload).json()["id"]
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def create(name, disk, registry=None, ports=None):
+            payload = {"name": name, "image": "python:3.12", "cpu": {"id": "cpu3c", "vcpuCount": 2}, "ports": ["8888/http", "22/tcp"]}
+            payload["disk"] = disk
+            if registry:
+                payload["registry"] = registry
+            if ports:
+                payload["ports"] = sorted(ports)
+            print("creating", payload["name"])
+            return requests.post(f"{BASE}/pods", json=payload).json()["id"]
+    '''),
+    "a statement whose field merges with the literal's (vcpuCount into cpu): flagged, nothing changes": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def create(name, flavor, vcpus):
+            payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": [flavor]}
+            payload["vcpuCount"] = vcpus
+            return requests.post(f"{BASE}/pods", json=payload).json()["id"]
+    ''', f'''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def create(name, flavor, vcpus):
+            payload = {{"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": [flavor]}}
+            {L02}
+            payload["vcpuCount"] = vcpus
+            {L02}
+            return requests.post(f"{{BASE}}/pods", json=payload).json()["id"]
+    '''),
+    "a renamed key read before the call: flagged, nothing changes": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def create(name, disk):
+            payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": ["cpu3c"]}
+            payload["containerDiskInGb"] = disk
+            print(payload["imageName"])
+            return requests.post(f"{BASE}/pods", json=payload).json()["id"]
+    ''', f'''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def create(name, disk):
+            payload = {{"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": ["cpu3c"]}}
+            payload["containerDiskInGb"] = disk
+            print(payload["imageName"])
+            {L02}
+            return requests.post(f"{{BASE}}/pods", json=payload).json()["id"]
+    '''),
+    # --- a URL concatenated over several statements
+    "a URL of another API built over statements: untouched": _case('''
+        import requests
+        def stop(pod_id):
+            url = "https://example.com/api/pods/"
+            url = url + pod_id
+            url += "/stop"
+            requests.post(url)
+    '''),
+    "a URL built over statements and a builder function: each call gets its v2 path and body": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def pod_url(pod_id):
+            url = BASE + "/pods/"
+            url = url + pod_id
+            return url
+        def bounce(pod_id):
+            url = pod_url(pod_id)
+            stop_url = url + "/stop"
+            requests.post(stop_url).raise_for_status()
+            start_url = url
+            start_url += "/start"
+            requests.post(start_url).raise_for_status()
+            return requests.get(pod_url(pod_id)).json()["desiredStatus"]
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def pod_url(pod_id):
+            url = BASE + "/pods/"
+            url = url + pod_id
+            return url
+        def bounce(pod_id):
+            url = pod_url(pod_id)
+            stop_url = url + "/action"
+            requests.post(stop_url, json={"action": "stop"}).raise_for_status()
+            start_url = url
+            start_url += "/action"
+            requests.post(start_url, json={"action": "start"}).raise_for_status()
+            return requests.get(pod_url(pod_id)).json()["status"]
     '''),
 }
 
