@@ -76,6 +76,19 @@ class WalkAnswer(Strict):
     meaning: str
 
 
+class WalkWait(Strict):
+    """A v2 answer to one choice of a fallback walk that means "not now": wait as long as the answer's `header`
+    says (delta-seconds or an HTTP-date) and send the same choice again, at most `max_waits` times per choice and
+    never past the request's deadline. Without a readable `header`, or past either bound, the answer ends the
+    walk as any other answer does."""
+
+    id: str
+    status: int
+    header: str
+    max_waits: int = Field(ge=1)
+    meaning: str
+
+
 class Policy(Strict):
     """A v1 behaviour that v2 dropped and the proxy keeps, unless strict."""
 
@@ -86,6 +99,7 @@ class Policy(Strict):
     summary: str
     strict_message: str
     walk_on: list[WalkAnswer] = []
+    wait_on: list[WalkWait] = []
 
 
 # ---------------------------------------------------------------------- operations

@@ -27,7 +27,8 @@ from proxy.routes import RouteTable
 from proxy.sandbox import redact
 from proxy.telemetry import AccessLog, Fingerprints, Metrics, UsageLog, now_iso
 from proxy.upstream import USER_AGENT, Upstream, hop_filter
-from proxy.v1 import INFO, RequestInfo, V1Service
+from proxy.context import INFO, RequestInfo
+from proxy.v1 import V1Service
 
 log = logging.getLogger("v1bridge.proxy")
 

@@ -7,7 +7,8 @@ import sys
 from urllib.parse import parse_qsl, urlsplit
 
 from mappings import default_mappings
-from mappings.errors import NeedsLookup, V1bridgeError
+from mappings.errors import V1bridgeError
+from mappings.translate import Catalog
 
 from proxy.forward import Forward
 from proxy.routes import RouteTable
@@ -45,50 +46,34 @@ def translate(method: str, target: str, body: object = None, strict: frozenset[s
     op, params = found
     route = table[op.id]
     query = parse_qsl(parts.query, keep_blank_values=True)
-    lookups: list[dict] = []
-    current = catalog = template = None
     try:
         forward.check(route, query, body)
     except V1bridgeError as exc:
         return {"v1": route.label, "operation": op.id, "answer": {"status": exc.status, "message": exc.message}}
-    for _ in range(4):
-        try:
-            plan = forward.plan(route, params, query, body, current=current, catalog=catalog, template=template)
-            break
-        except NeedsLookup as need:
-            lookups.append(_lookup_of(need, route, params, m))
-            if need.what == "catalog":
-                from mappings.translate import Catalog
-
-                catalog = Catalog()  # translated as if the catalog were empty; the lookup is named
-                try:
-                    plan = forward.plan(route, params, query, body, current=current, catalog=catalog,
-                                        template=template)
-                    break
-                except Exception:  # noqa: BLE001 - the lookup decides; say so and stop
-                    return {"v1": route.label, "operation": op.id, "needs_lookup": lookups}
-            elif need.what == "template":
-                template = {}  # translated as if the template had no volume; the lookup is named
-            else:
-                current = {}
-        except V1bridgeError as exc:
-            return {"v1": route.label, "operation": op.id, "answer": {"status": exc.status, "message": exc.message}}
-    else:  # pragma: no cover
-        return {"v1": route.label, "operation": op.id, "needs_lookup": lookups}
+    # the proxy's planner; each lookup it declares is named, and answered with a stand-in: an empty catalog,
+    # a template without a volume, an empty current state
+    lookups: list[dict] = []
+    planning = forward.planning(route, params, query, body)
+    try:
+        need = next(planning)
+        while True:
+            lookups.append(need.describe())
+            need = planning.send(_STAND_INS[need.what]())
+    except StopIteration as done:
+        plan = done.value
+    except Exception as exc:
+        if any(lookup["what"] == "catalog" for lookup in lookups):  # the catalog decides; say so and stop
+            return {"v1": route.label, "operation": op.id, "needs_lookup": lookups}
+        if not isinstance(exc, V1bridgeError):
+            raise
+        return {"v1": route.label, "operation": op.id, "answer": {"status": exc.status, "message": exc.message}}
     out = plan.describe()
     if lookups:
         out["needs_lookup"] = lookups
     return out
 
 
-def _lookup_of(need: NeedsLookup, route, params, m) -> dict:
-    if need.what == "catalog":
-        spec = m.conventions.lookups["catalog"]
-        return {"what": "catalog", "request": f"GET {spec.path}", "reason": need.reason}
-    if need.what == "template":
-        return {"what": "template", "request": f"GET {m.conventions.lookups['template'].path}", "reason": need.reason}
-    target = route.current.v2_url_path(params) if route.current else "?"
-    return {"what": "current", "request": f"GET {target}", "reason": need.reason}
+_STAND_INS = {"catalog": Catalog, "template": dict, "current": dict}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,20 +1,21 @@
-"""Requests forward: one v1 request -> the v2 request(s) the proxy will send.
+"""Requests forward (the first stage of the v1 pipeline): one v1 request -> the plan of the v2 request(s).
 
-Pure and synchronous, built on mappings.translate, so the proxy and
-`v1bridge translate` show exactly the same plan. Anything needing the
-network surfaces as mappings' NeedsLookup; the caller fetches and plans again.
+Pure and synchronous, built on mappings.translate, so the proxy and `v1bridge translate` run the same planner
+(`Forward.planning`). A translation that needs data from v2 first (the GPU catalog, the referenced template, the
+resource's current state) declares it as a `Need` naming the v2 read; the driver answers it (the proxy with the
+read, the CLI with a stand-in) and the planner goes on. Each kind of need is asked at most once.
 """
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Generator, Iterable, Mapping
 
 from mappings.models import Lookup, Ordering, QueryParam
-from mappings.errors import ClientInputError, PolicyRefused, Unsupported
+from mappings.errors import ClientInputError, NeedsLookup, PolicyRefused, TranslationError, Unsupported
 from mappings.translate import Catalog, RequestTranslation, translators
 
-from proxy.routes import Route, RouteTable
+from proxy.routes import SAFE_ID, Route, RouteTable
 from proxy.validate import BodyChecker, V1Checker
 
 _TRUE = frozenset({"true", "1", "yes", "on"})
@@ -35,6 +36,25 @@ class V2Request:
         if self.body is not None:
             out["body"] = self.body
         return out
+
+
+@dataclass(frozen=True)
+class Need:
+    """Data the translation needs from v2 before it can finish: `what` (catalog | template | current), why, and
+    the v2 read that supplies it."""
+
+    what: str
+    reason: str
+    path: str
+    query: tuple[tuple[str, str], ...] = ()
+
+    def describe(self) -> dict[str, str]:
+        """What `v1bridge translate` prints for a lookup it did not make."""
+        return {"what": self.what, "request": f"GET {self.path}", "reason": self.reason}
+
+
+# what a need is answered with: the value planned with (catalog, template or current state)
+Answers = Generator[Need, Any, "Plan"]
 
 
 @dataclass
@@ -161,6 +181,36 @@ class Forward:
 
     # -------------------------------------------------------------------- plan
 
+    def planning(self, route: Route, params: Mapping[str, str], query: Iterable[tuple[str, str]] = (),
+                 body: Any = None) -> Answers:
+        """The one planner of the proxy and the CLI: yields each `Need` the translation declares, is sent the
+        value that answers it, and returns the plan. A need asked twice, or one the route cannot supply, is a
+        TranslationError (never a loop)."""
+        query = list(query)
+        given: dict[str, Any] = {}
+        while True:
+            try:
+                return self.plan(route, params, query, body, **given)
+            except NeedsLookup as need:
+                if need.what in given or need.what not in ("catalog", "template", "current"):
+                    raise TranslationError(f"the translation needs {need.what} and it could not be fetched") from None
+                given[need.what] = yield self.need(route, params, body, need)
+
+    def need(self, route: Route, params: Mapping[str, str], body: Any, need: NeedsLookup) -> Need:
+        """The v2 read behind a NeedsLookup: the catalog, the template the body references, or the item GET."""
+        if need.what == "catalog":
+            spec = self.lookups["catalog"]
+            return Need("catalog", need.reason, spec.path, tuple(spec.query.items()))
+        if need.what == "template":
+            field = self.m.requests[route.op.request].template_field if route.op.request else None
+            ident = str(body.get(field)) if field and isinstance(body, dict) else ""
+            if not SAFE_ID.fullmatch(ident):
+                raise ClientInputError(f"{field} is not a valid id: 1 to 128 letters, digits, '-', '_' or '.'")
+            return Need("template", need.reason, self.lookups["template"].path.replace("{id}", ident))
+        if route.current is None:
+            raise TranslationError(f"the translation needs {need.what} and it could not be fetched")
+        return Need("current", need.reason, route.current.v2_url_path(dict(params)))
+
     def plan(
         self,
         route: Route,
@@ -172,7 +222,8 @@ class Forward:
         catalog: Catalog | None = None,
         template: dict[str, Any] | None = None,
     ) -> Plan:
-        """The v2 request(s) for one v1 request. Raises a V1bridgeError (NeedsLookup: fetch and plan again)."""
+        """The v2 request(s) for one v1 request, given the looked-up values. Raises a V1bridgeError (NeedsLookup
+        when a value is missing: use `planning`, which turns it into a Need)."""
         op = route.op
         params = dict(params)
         plan = Plan(route=route, params=params, request=None)

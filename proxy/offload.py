@@ -43,7 +43,7 @@ class Job:
     grouping_drop: frozenset[str]
 
 
-# per worker process: (route table, backward translator, the V1Service helpers), built by _start
+# per worker process: (route table, backward translator), built by _start
 _WORKER: Any = None
 
 
@@ -54,10 +54,9 @@ def _start(parent: int) -> None:
     from mappings import default_mappings
     from proxy.backward import Backward
     from proxy.routes import RouteTable
-    from proxy import v1
 
     table = RouteTable(default_mappings())
-    _WORKER = (table, Backward(table), v1)
+    _WORKER = (table, Backward(table))
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -70,16 +69,19 @@ def _start(parent: int) -> None:
 def translate_answer(job: Job) -> tuple[str, Any]:
     """("ok", v1 bytes), ("more", None) for a paginated list with more pages (the loop pages it), or
     ("error", (class, args, state)) for a V1bridgeError, rebuilt as is by `raise_from`."""
-    table, backward, v1 = _WORKER
+    from proxy.emulations.pages import more_pages
+    from proxy.failures import not_an_answer
+
+    table, backward = _WORKER
     route = table[job.op_id]
     headers = CIMultiDictProxy(CIMultiDict({"Content-Type": job.content_type} if job.content_type else {}))
     resp = UpstreamResponse(job.status, headers, job.body)
     try:
-        problem = v1._not_an_answer(route, resp, job.call, creates=job.creates)
+        problem = not_an_answer(route, resp, job.call, creates=job.creates)
         if problem is not None:
             raise problem
         data = resp.json()
-        if route.paginated and v1.more_pages(backward.m.conventions.pagination, data):
+        if route.paginated and more_pages(backward.m.conventions.pagination, data):
             return "more", None
         plan = Plan(route, {}, None, filters=list(job.filters), includes=set(job.includes), grouping=job.grouping,
                     grouping_drop=job.grouping_drop)

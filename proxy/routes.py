@@ -16,6 +16,8 @@ from mappings import Mappings, default_mappings, load_schema
 from mappings.models import Lookup, Operation, Ordering, QueryMap, QueryParam
 
 _PARAM = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# an id the proxy puts in a v2 path (client path parameters, ids from v2 answers): never another path, query or header
+SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
 # what quote(value, safe="") leaves unchanged: such ids skip the encoder
 _UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]+")
 
@@ -53,6 +55,7 @@ class Route:
     query_defaults: tuple[tuple[str, str], ...] = ()  # (v1 name, v1 default) from queries.yaml
     placeholders: tuple[tuple[str, str], ...] = ()  # ("{id}", "podId"): built once, filled per request
     paginated: bool = False  # the v2 target is a cursor-paginated list (Q30): every page makes the v1 list
+    creates: bool = False  # a create (POST of a create map): its answer must carry the new id
 
     @property
     def op_id(self) -> str:
@@ -181,6 +184,7 @@ class RouteTable:
                 if qmap else (),
                 placeholders=tuple(("{" + v2_name + "}", v1_name) for v1_name, v2_name in op.path_params.items()),
                 paginated=bool(v2 and v2.method == "GET" and v2.path in self.paginated and op.policy != "local"),
+                creates=bool(op.request and m.requests[op.request].mode == "create" and v2 and v2.method == "POST"),
             )
         item_get = {
             r.op.resource: r

@@ -104,7 +104,7 @@ class Saboteur:
     """Records every request the sandbox receives; rules make chosen ones fail.
 
     A rule is (predicate(Seen, n) -> bool, action); n counts requests from 1.
-    Actions: ("problem", status, detail), ("hang",) until the proxy hangs up, ("drop",) the connection,
+    Actions: ("problem", status, detail[, headers]), ("hang",) until the proxy hangs up, ("drop",) the connection,
     ("delay", seconds) then the next matching rule or the real handler, ("raw", status, content_type, body).
     """
 
@@ -155,7 +155,8 @@ def sabotaged_app(sandbox_app: web.Application, saboteur: Saboteur) -> web.Appli
             if action[0] == "problem":
                 problem = {"title": "injected", "status": action[1], "detail": action[2]}
                 return web.Response(status=action[1], body=orjson.dumps(problem),
-                                    content_type="application/problem+json")
+                                    content_type="application/problem+json",
+                                    headers=action[3] if len(action) > 3 else None)
             if action[0] == "hang":
                 while request.transport is not None and not request.transport.is_closing():
                     await asyncio.sleep(0.02)

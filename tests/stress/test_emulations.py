@@ -100,6 +100,62 @@ async def test_gpu_list_longer_than_v1_accepted_is_400_before_anything_is_sent(p
     assert creates(saboteur) == []
 
 
+def first_times(predicate, count: int):
+    """The first `count` requests `predicate` matches (the later ones go to the next rule or the sandbox)."""
+    matched = []
+
+    def first(s, n) -> bool:
+        if not predicate(s, n) or len(matched) >= count:
+            return False
+        matched.append(n)
+        return True
+    return first
+
+
+RATE_LIMITED = "Too many pod creates; retry later"
+H100_THEN_A40 = {**V1_POD, "gpuTypeIds": ["NVIDIA H100 80GB HBM3", "NVIDIA A40"], "gpuTypePriority": "custom"}
+
+
+async def test_gpu_walk_waits_out_a_429_and_sends_the_same_type_again(proxy, auth, saboteur):
+    """W03 (pod create per status: 429 = wait Retry-After seconds, same candidate): A40 is rate limited once,
+    waited for 1 s and created; the walk neither ends on the 429 nor moves past A40."""
+    saboteur.on(is_create_with("NVIDIA H100 80GB HBM3"), "problem", 400, NO_CAPACITY)
+    saboteur.on(first_times(is_create_with("NVIDIA A40"), 1), "problem", 429, RATE_LIMITED, {"Retry-After": "1"})
+    started = time.perf_counter()
+    r = await proxy.post("/v1/pods", json=H100_THEN_A40, headers=auth)
+    assert r.status == 201, await r.text()
+    assert time.perf_counter() - started >= 1.0
+    assert creates(saboteur) == ["NVIDIA H100 80GB HBM3", "NVIDIA A40", "NVIDIA A40"]
+
+
+async def test_gpu_walk_answers_the_429_when_waiting_would_pass_the_deadline(make_proxy, auth, saboteur):
+    """Retry-After 30 s against a 2 s deadline: no wait, no second send; the 429 and its Retry-After reach the
+    client, saying where the walk stopped."""
+    proxy = await make_proxy(request_deadline=2.0)
+    saboteur.on(is_create_with("NVIDIA H100 80GB HBM3"), "problem", 400, NO_CAPACITY)
+    saboteur.on(is_create_with("NVIDIA A40"), "problem", 429, RATE_LIMITED, {"Retry-After": "30"})
+    started = time.perf_counter()
+    r = await proxy.post("/v1/pods", json=H100_THEN_A40, headers=auth)
+    assert time.perf_counter() - started < 1.0
+    assert (r.status, r.headers["Retry-After"], await r.json()) == (429, "30", {"message": (
+        f"the fallback stopped at NVIDIA A40 after NVIDIA H100 80GB HBM3 had no capacity: {RATE_LIMITED}")})
+    assert creates(saboteur) == ["NVIDIA H100 80GB HBM3", "NVIDIA A40"]
+
+
+async def test_gpu_walk_waits_for_the_same_type_at_most_three_times(proxy, auth, saboteur):
+    """A type that answers 429 (Retry-After 0) forever is sent 1 + max_waits (3) times, then the 429 is the
+    answer; a 429 without Retry-After is not waited for at all."""
+    saboteur.on(is_create_with("NVIDIA H100 80GB HBM3"), "problem", 429, RATE_LIMITED, {"Retry-After": "0"})
+    r = await proxy.post("/v1/pods", json=H100_THEN_A40, headers=auth)
+    assert (r.status, r.headers["Retry-After"], await r.json()) == (429, "0", {"message": RATE_LIMITED})
+    assert creates(saboteur) == ["NVIDIA H100 80GB HBM3"] * 4
+    saboteur.clear()
+    saboteur.on(is_create_with("NVIDIA H100 80GB HBM3"), "problem", 429, RATE_LIMITED)
+    r = await proxy.post("/v1/pods", json=H100_THEN_A40, headers=auth)
+    assert (r.status, await r.json()) == (429, {"message": RATE_LIMITED})
+    assert creates(saboteur) == ["NVIDIA H100 80GB HBM3"]
+
+
 # ------------------------------------------------------------------ one deadline per v1 request
 
 
@@ -293,7 +349,7 @@ async def test_catalog_that_is_not_an_object_is_a_502(proxy, auth, saboteur):
     saboteur.clear()
     saboteur.on(lambda s, n: s.path == "/v2/catalog/gpus", "raw", 200, "application/json", b"[1]")
     service = proxy.server.app[__import__("proxy.app", fromlist=["SERVICE"]).SERVICE]
-    service._catalog = None
+    service.emulations.lookups._catalog = None
     r = await proxy.get(f"/v1/endpoints/{endpoint}", headers=auth)
     assert (r.status, await r.json()) == (502, {"message": (
         "the GPU catalog from v2 (GET /v2/catalog/gpus) answered 200 with a JSON list where an object was expected")})

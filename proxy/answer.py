@@ -1,0 +1,150 @@
+"""The answer stage of the v1 pipeline: the v2 answer -> the v1 answer (backward translation).
+
+A failure is raised as the v1 error; a 2xx that is not an answer is a 502 naming the call; a paginated list is
+read to its last page (every page or an error); the response lookups are made; the status is v1's (or v2's when
+the status policy is strict). A large plain answer is translated in the answer pool (offload.py), off the loop.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from aiohttp import web
+
+from mappings.errors import V1bridgeError
+
+from proxy import offload
+from proxy.backward import Backward, ListBuilder
+from proxy.failures import Failures, not_an_answer, upstream_headers
+
+if TYPE_CHECKING:
+    from proxy.config import ProxyConfig
+    from proxy.context import Call
+    from proxy.emulations import Emulations, Outcome
+    from proxy.forward import Forward, Plan
+    from proxy.upstream import UpstreamResponse
+
+_JSON = "application/json"
+
+
+class Answer:
+    def __init__(self, config: ProxyConfig, forward: Forward, backward: Backward, failures: Failures,
+                 emulations: Emulations) -> None:
+        self.config = config
+        self.forward = forward
+        self.backward = backward
+        self.failures = failures
+        self.lookups = emulations.lookups
+        self.pages = emulations.pages
+        # large answers (config.large_answer bytes and up) are translated in this pool, started at first need
+        self._pool: offload.ProcessPoolExecutor | None = None
+
+    async def run(self, call: Call, plan: Plan, outcome: Outcome) -> web.Response:
+        route = plan.route
+        resp = outcome.resp
+        if not resp.ok:
+            raise self.failures.error_from(resp, call, route)
+        if len(resp.body) >= self.config.large_answer > 0 and self._may_offload(plan):
+            body = await self._answer_elsewhere(plan, resp)
+            if body is not None:
+                status = self._v1_status(call, plan, resp)
+                if status == 204:
+                    return web.Response(status=status, headers=upstream_headers(resp))
+                return web.Response(status=status, body=body, content_type=_JSON, headers=upstream_headers(resp))
+        if outcome.followed is not None:  # checked before the follow-up was sent
+            data: Any = outcome.followed
+        else:
+            if not plan.steps and plan.request is not None:  # each step of a multi-step emulation is checked as it runs
+                problem = not_an_answer(route, resp, f"{plan.request.method} {plan.request.path}",
+                                        creates=route.creates)
+                if problem is not None:
+                    raise problem
+            data = resp.json()
+            if route.paginated and self.pages.more(data):
+                return await self._pages(call, plan, resp, data)
+        status = self._v1_status(call, plan, resp)
+        headers = upstream_headers(resp)
+        if route.op.shape == "empty" or status == 204:
+            return web.Response(status=status, headers=headers)
+        if plan.lookups:
+            lookups, extra = await self.lookups.for_answer(call, plan, data)
+        else:
+            lookups, extra = {}, []
+        ctx = self.backward.context(plan, lookups)
+        out = self.backward.translate(plan, data, ctx, extra)
+        return web.Response(status=status, body=orjson.dumps(out), content_type=_JSON, headers=headers)
+
+    def _v1_status(self, call: Call, plan: Plan, resp: UpstreamResponse) -> int:
+        route = plan.route
+        status = route.op.v1_status
+        if route.status_policy and resp.status != status:
+            if self.forward.is_strict(route.status_policy):
+                status = resp.status  # strict: v2's status (201 on create), never a refused create
+            else:
+                call.engage(route.status_policy)
+        return status
+
+    async def _pages(self, call: Call, plan: Plan, resp: UpstreamResponse, data: dict[str, Any]) -> web.Response:
+        """A v1 list from every page of the v2 list: each page filtered, expanded, translated and serialised into
+        the v1 array, then dropped (memory holds the v1 answer, not the v2 pages). Any failed page is a 502:
+        never a 2xx with part of the list. The client's own query never carries a cursor (v1 had none)."""
+        route = plan.route
+        request = plan.request
+        assert request is not None
+        builder = ListBuilder(self.backward, plan)
+        cache: dict[str, Any] = {}
+        extra: list[dict[str, Any]] = []
+        ctx = None
+        seen: set[str] = set()
+        page = 1
+        while True:
+            if plan.lookups:
+                lookups, more_extra = await self.lookups.for_answer(call, plan, data, cache)
+                extra.extend(more_extra)
+            else:
+                lookups = {}
+            ctx = self.backward.context(plan, lookups)
+            builder.add(data, ctx)
+            if not self.pages.more(data):
+                break
+            cursor = self.pages.next_cursor(data, page, seen, route.label)
+            page += 1
+            data, resp = await self.pages.next_page(call, request.method, request.path, request.query, cursor, page,
+                                                    route.op_id, route.label)
+            problem = not_an_answer(route, resp, f"{request.method} {request.path} (page {page})")
+            if problem is not None:
+                raise problem
+        body = builder.finish(extra, ctx)
+        return web.Response(status=route.op.v1_status, body=body, content_type=_JSON, headers=upstream_headers(resp))
+
+    # -------------------------------------------------------- large answers
+
+    def _may_offload(self, plan: Plan) -> bool:
+        """A plain answer: one call, translated alone (no lookups, follow-up or steps), into a body."""
+        route = plan.route
+        return (plan.request is not None and not plan.steps and not plan.lookups and plan.follow_up is None
+                and route.op.response is not None and route.op.shape not in ("empty", "raw"))
+
+    async def _answer_elsewhere(self, plan: Plan, resp: UpstreamResponse) -> bytes | None:
+        """The v1 body of a large answer, made in the answer pool (offload.py): the same check, translation and
+        serialisation as above, off the event loop. None: a paginated list with more pages (paged here)."""
+        assert plan.request is not None
+        job = offload.job_for(plan, resp, f"{plan.request.method} {plan.request.path}", plan.route.creates)
+        if self._pool is None:
+            self._pool = offload.new_pool(self.config.answer_processes)
+        try:
+            kind, value = await asyncio.get_running_loop().run_in_executor(self._pool, offload.translate_answer, job)
+        except offload.BrokenProcessPool:  # a worker died (killed, out of memory): a new pool for the next call
+            self._pool = None
+            raise V1bridgeError("the proxy could not translate the v2 answer (its translating process ended)",
+                                status=503, headers={"Retry-After": "1"}) from None
+        if kind == "error":
+            offload.raise_from(value)
+        return value
+
+    def close(self) -> None:
+        """Stop the answer pool (app cleanup): queued work is dropped, running translations end on their own."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,116 @@
+"""One v1 request's context: everything the pipeline stages share, in one object made once per request.
+
+`RequestInfo` is what the middleware records about any request (v1, v2, ops). `Call` is one v1 request as the
+pipeline serves it: the route and its parameters, the caller's credentials and request id (sent on every v2
+call made for it), its overall deadline and its client (checked before every step that changes something), the
+configuration and the upstream session, the plan once made, and what the emulations did on the way (policies
+engaged at run time, the outcome when the client left or the deadline passed).
+"""
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from mappings.errors import ClientInputError, UpstreamError
+
+if TYPE_CHECKING:
+    from proxy.config import ProxyConfig
+    from proxy.forward import Plan, V2Request
+    from proxy.routes import Route
+    from proxy.upstream import Upstream, UpstreamResponse
+
+
+class RequestInfo:
+    """What the middleware learns about a request as the handler runs (a slotted class: one per request)."""
+
+    __slots__ = ("api", "route", "params", "emulations", "rules", "v2_path", "outcome")
+
+    def __init__(self, api: str = "other") -> None:
+        self.api = api  # v1 | v2 | ops | other
+        self.route: Route | None = None
+        self.params: dict[str, str] = {}
+        self.emulations: list[str] = []
+        self.rules: list[str] = []
+        self.v2_path: str | None = None
+        # what an emulation did when its client left or its deadline passed (access log and usage record)
+        self.outcome: str | None = None
+
+
+INFO: web.RequestKey[RequestInfo] = web.RequestKey("v1bridge_info", RequestInfo)
+
+
+class Call:
+    """One v1 request through plan -> execute -> answer.
+
+    A step is one v2 call that changes something (a create of the fallback walk, stop/start of a reset, the
+    follow-up PATCH, a retry of any of them). Before it starts (`before`): if the client has disconnected,
+    nothing more is sent (499); if the deadline has passed, nothing more is sent (504). A step already sent is
+    finished and its outcome recorded (`sent`, RequestInfo.outcome); aiohttp does not cancel handlers when a
+    client leaves.
+    """
+
+    __slots__ = ("request", "info", "route", "params", "auth", "request_id", "config", "upstream", "seconds",
+                 "ends", "plan", "emulations")
+
+    def __init__(self, request: web.Request, info: RequestInfo, route: Route, params: dict[str, str],
+                 config: ProxyConfig, upstream: Upstream) -> None:
+        self.request = request
+        self.info = info
+        self.route = route
+        self.params = params
+        headers = request.headers
+        self.auth: str | None = headers.get("Authorization")
+        self.request_id: str | None = headers.get("x-request-id")
+        self.config = config
+        self.upstream = upstream
+        self.seconds = config.request_deadline
+        self.ends = time.monotonic() + self.seconds
+        self.plan: Plan | None = None
+        self.emulations: list[str] = []  # the plan's, then those engaged while executing and answering
+
+    # ------------------------------------------------------------ v2 calls
+
+    async def send(self, req: V2Request, label: str) -> UpstreamResponse:
+        """One v2 call of this request, with its credentials and request id."""
+        return await self.upstream.call(req.method, req.path, authorization=self.auth, query=req.query,
+                                        body=req.body, label=label, request_id=self.request_id)
+
+    async def read(self, path: str, query: Any = None, label: str = "lookup") -> UpstreamResponse:
+        """A GET the proxy makes on the caller's behalf (lookups, the state after a failed step)."""
+        return await self.upstream.call("GET", path, authorization=self.auth, query=query or None, label=label,
+                                        request_id=self.request_id)
+
+    # ------------------------------------------------------ what happened
+
+    def engage(self, policy: str | None) -> None:
+        """A policy engaged while executing or answering (status kept as v1's): named in the answer's headers."""
+        if policy and policy not in self.emulations:
+            self.emulations.append(policy)
+
+    # -------------------------------------------------- deadline and client
+
+    def client_gone(self) -> bool:
+        transport = self.request.transport
+        return transport is None or transport.is_closing()
+
+    def remaining(self) -> float:
+        return self.ends - time.monotonic()
+
+    def before(self, step: str, done: str) -> None:
+        """Raise instead of starting `step` when the client left or the deadline passed; `done` says what stands."""
+        if self.client_gone():
+            self.info.outcome = f"the client disconnected; {step} was not sent ({done})"
+            raise ClientInputError(self.info.outcome, status=499)
+        if self.remaining() <= 0:
+            self.info.outcome = f"the request reached its {self.seconds:g}s deadline; {step} was not sent ({done})"
+            raise UpstreamError(self.info.outcome, status=504)
+
+    def sent(self, step: str, resp: UpstreamResponse) -> None:
+        """After a step: if the client has left meanwhile, record what the step did (it was finished)."""
+        if self.client_gone():
+            data = resp.json() if resp.ok else None
+            ident = data.get("id") if isinstance(data, dict) else None
+            self.info.outcome = (f"{step} answered {resp.status}" + (f" (id {ident})" if ident else "")
+                                 + " after the client disconnected")

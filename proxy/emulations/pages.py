@@ -1,0 +1,63 @@
+"""Every page of a cursor-paginated v2 list (Q30): v1 lists were whole, so a v1 list is made of all the pages or
+is an error (502 naming the page), never a 2xx with part of the list."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mappings.errors import UpstreamError
+
+from proxy.failures import upstream_headers
+from proxy.forward import V2Request
+from proxy.upstream import UpstreamResponse
+
+if TYPE_CHECKING:
+    from proxy.backward import Backward
+    from proxy.context import Call
+
+_SUFFIX = "; the list is answered whole or not at all, so no partial list is returned"
+
+
+def more_pages(pagination, data: Any) -> bool:
+    """The page says more follow. A body without the block is a whole list (a server before paging)."""
+    block = data.get(pagination.block) if isinstance(data, dict) else None
+    return isinstance(block, dict) and block.get(pagination.more) is True
+
+
+class Pages:
+    def __init__(self, pagination, backward: Backward) -> None:
+        self.pagination = pagination
+        self.backward = backward
+
+    def more(self, data: Any) -> bool:
+        return more_pages(self.pagination, data)
+
+    def next_cursor(self, data: dict[str, Any], page: int, seen: set[str], what: str) -> str:
+        cursor = data[self.pagination.block].get(self.pagination.next)
+        if not isinstance(cursor, str) or not cursor:
+            raise UpstreamError(f"{what}: page {page} of the v2 list says more pages follow but gives no cursor; "
+                                "the list is answered whole or not at all")
+        if cursor in seen:
+            raise UpstreamError(f"{what}: the v2 list handed out the same cursor twice (page {page}); "
+                                "the list is answered whole or not at all")
+        if page >= self.pagination.max_pages:
+            raise UpstreamError(f"{what}: the v2 list has more than {self.pagination.max_pages} pages; "
+                                "the list is answered whole or not at all")
+        seen.add(cursor)
+        return cursor
+
+    async def next_page(self, call: Call, method: str, path: str, query: list[tuple[str, str]], cursor: str,
+                        page: int, label: str, what: str) -> tuple[Any, UpstreamResponse]:
+        """Page `page` of a v2 list (same query, the cursor added); any failure is a 502 naming the page."""
+        req = V2Request(method, path, [*query, (self.pagination.cursor, cursor)])
+        try:
+            got = await call.send(req, label)
+        except UpstreamError as exc:
+            raise UpstreamError(f"{what}: page {page} of the v2 list failed: {exc.message}{_SUFFIX}") from None
+        if not got.ok:
+            detail = self.backward.problem_message(got.body, None, got.status)
+            raise UpstreamError(f"{what}: page {page} of the v2 list failed (v2 status {got.status}): {detail}{_SUFFIX}",
+                                upstream_status=got.status, headers=upstream_headers(got))
+        data = got.json()
+        if not isinstance(data, dict):
+            raise UpstreamError(f"{what}: page {page} of the v2 list is not a JSON object{_SUFFIX}")
+        return data, got

@@ -1,0 +1,117 @@
+"""v2 answers that are failures, turned into the errors the v1 caller sees (every stage of the pipeline uses these).
+
+A v2 problem keeps its status (with v1's number where the mapping says v1 answered another, R-status policies)
+and its message in the client's field names; a 5xx is a gateway error; a 2xx the proxy cannot translate is the
+upstream's failure (502 naming the call), never a success with a null, a foreign body or an invented id.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mappings.errors import UpstreamError
+
+from proxy.routes import Route
+from proxy.upstream import BODY_HEADERS, HOP_BY_HOP, UpstreamResponse, hop_filter
+
+if TYPE_CHECKING:
+    from proxy.backward import Backward
+    from proxy.context import Call
+    from proxy.forward import Forward
+
+# Upstream headers a v1 answer never copies: recomputed (body), or set by this server.
+_DROP_FROM_UPSTREAM = BODY_HEADERS | frozenset({"date", "server", "content-disposition"})
+_DROP_ALL = _DROP_FROM_UPSTREAM | HOP_BY_HOP
+
+
+class Failures:
+    def __init__(self, forward: Forward, backward: Backward) -> None:
+        self.forward = forward
+        self.backward = backward
+
+    def error_from(self, resp: UpstreamResponse, call: Call | None, route: Route) -> UpstreamError:
+        """A v2 answer that is not a success, as the v1 error (`call` is None for a read made before the plan)."""
+        plan = call.plan if call is not None else None
+        message = self.backward.problem_message(resp.body, plan, resp.status)
+        status = resp.status
+        if status >= 500:
+            # the upstream failed, not the request: a gateway error, named as such (504 stays a timeout)
+            gateway = 504 if status == 504 else 502
+            return UpstreamError(f"the v2 upstream failed ({status}): {message}", status=gateway, upstream_status=status,
+                                 headers=upstream_headers(resp))
+        v1_status = route.status_errors.get(status)
+        # strict: v2's status as is (an error either way; emulating only restores v1's number)
+        if v1_status is not None and route.status_policy and not self.forward.is_strict(route.status_policy):
+            if call is not None:
+                call.engage(route.status_policy)
+            status = v1_status
+        return UpstreamError(message, status=status, upstream_status=resp.status, headers=upstream_headers(resp))
+
+    def lookup_error(self, what: str, got: UpstreamResponse) -> UpstreamError:
+        """A read the proxy makes on the client's behalf failed. Refused credentials or rate (401, 403, 429) are
+        the client's to see as v2 said them; anything else is the upstream's failure (502) naming the read."""
+        if got.status in (401, 403, 429):
+            return UpstreamError(self.backward.problem_message(got.body, None, got.status), status=got.status,
+                                 upstream_status=got.status, headers=upstream_headers(got))
+        return UpstreamError(f"{what} could not be read from v2 (status {got.status})", upstream_status=got.status)
+
+
+def kind(resp: UpstreamResponse, data: Any) -> str:
+    """What a v2 body is, for a message: an empty body, a body that is not JSON, or a JSON <type>."""
+    if not resp.body.strip():
+        return "an empty body"
+    if data is None:
+        return f"a body that is not JSON ({resp.headers.get('Content-Type', 'no content type')})"
+    return f"a JSON {type(data).__name__}"
+
+
+def not_an_answer(route: Route, resp: UpstreamResponse, call: str, *, creates: bool = False) -> UpstreamError | None:
+    """A 2xx the proxy cannot translate is the upstream's failure (502 naming the call), never a success with a
+    null, a foreign body or an invented id: empty or non-JSON where JSON is expected, an object that is not one,
+    a list that is not a list of objects, a created resource without an id."""
+    shape = route.op.shape
+    if route.op.response is None or shape in ("empty", "raw"):
+        return None
+    data = resp.json()
+    expected = "an object" if shape in ("object", "action") else "a list"
+    problem: str | None = None
+    if shape in ("object", "action"):
+        if not isinstance(data, dict):
+            problem = f"{kind(resp, data)} where {expected} was expected"
+        elif creates and not (isinstance(data.get("id"), str) and data["id"]):
+            problem = f"a created object without an id ({data.get('id')!r})"
+    elif shape in ("list", "billing"):
+        key = route.list_key or route.records_key
+        items = data.get(key) if isinstance(data, dict) and key else data
+        where = f" under {key!r}" if isinstance(data, dict) and key else ""
+        if isinstance(items, list) and not all(isinstance(i, dict) for i in items):
+            problem = f"a list{where} whose entries are not all objects"
+        elif not isinstance(items, list):
+            what = kind(resp, data) if not isinstance(data, dict) else \
+                ("no list" if items is None else f"a JSON {type(items).__name__}") + where
+            problem = f"{what} where {expected} was expected"
+    if problem is None:
+        return None
+    return UpstreamError(f"the v2 upstream answered {resp.status} to {call} ({route.op_id}) with {problem}")
+
+
+def upstream_headers(resp: UpstreamResponse) -> dict[str, str]:
+    """End-to-end headers of the v2 answer worth keeping (request id, rate limits, Retry-After)."""
+    headers = resp.headers
+    if "Connection" in headers:  # hop-by-hop names listed in Connection are dropped as well (rare: usually the
+        listed = headers.getall("Connection")  # one value is keep-alive or close, itself dropped below)
+        if len(listed) > 1 or listed[0].strip().lower() not in _PLAIN_CONNECTION:
+            return dict(hop_filter(headers, _DROP_FROM_UPSTREAM))
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        keep = _KEEP.get(name)
+        if keep is None:
+            if len(_KEEP) > 1024:
+                _KEEP.clear()
+            keep = _KEEP[name] = name.lower() not in _DROP_ALL
+        if keep and name not in out:
+            out[name] = value
+    return out
+
+
+_PLAIN_CONNECTION = frozenset({"keep-alive", "close"})
+_KEEP: dict[str, bool] = {}  # header name as received -> kept in a v1 answer (saves a lower() per header)
