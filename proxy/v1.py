@@ -65,11 +65,12 @@ class V1Service:
         return handle
 
     async def serve(self, request: web.Request, route: Route) -> web.StreamResponse:
-        if route.op.v1.method == "GET":
+        if route.op.v1.method == "GET" or not _cancels_handlers(request):
             return await self._serve(request, route)
         # A change must not be cut half-way when the client leaves and the server cancels handlers on disconnect
         # (aiohttp's handler_cancellation, on in its test server): the work runs in its own task, which finishes
         # the step already sent and starts nothing new (Call.before); its outcome is recorded before this request is.
+        # A server that does not cancel handlers (web.run_app, gunicorn: the default) needs no task (~8 µs less).
         task = asyncio.ensure_future(self._serve(request, route))
         try:
             return await asyncio.shield(task)
@@ -136,6 +137,11 @@ class V1Service:
                 need = planning.send(await self.emulations.lookups.answer(call, need))
         except StopIteration as done:
             return done.value
+
+
+def _cancels_handlers(request: web.Request) -> bool:
+    """Does the server cancel this request's handler when its client disconnects? True when it cannot be told."""
+    return getattr(getattr(request.protocol, "_manager", None), "handler_cancellation", True) is not False
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
