@@ -211,6 +211,12 @@ def test_translate_cli_plans_without_calling():
                                     "reason": "GPU types map to pools through /v2/catalog/gpus"}]
     out = translate("PATCH", "/v1/pods/p1", {"volumeInGb": 50})
     assert out["needs_lookup"][0]["request"] == "GET /v2/pods/p1"
+    # the proxy's planner names the read it needs, the template the body references included
+    out = translate("POST", "/v1/pods", {"imageName": "x", "templateId": "t1", "volumeInGb": 30,
+                                         "gpuTypeIds": ["NVIDIA A40"]})
+    assert out["needs_lookup"] == [{"what": "template", "request": "GET /v2/templates/t1",
+                                    "reason": "a volume given in part takes the rest from the referenced template"}]
+    assert out["v2"]["body"]["mounts"] == {"persistent": {"size": 30, "path": "/workspace"}}
     assert translate("POST", "/v1/pods/p1/reset", strict=frozenset({"reset"}))["answer"]["status"] == 501
     assert translate("DELETE", "/v1/pods")["answer"] == {"status": 405, "message": "no such v1 operation",
                                                          "allow": ["GET", "POST"]}
