@@ -49,6 +49,9 @@ class Outcome:
     manual: list[tuple[int, str, str]] = field(default_factory=list)
     error: str | None = None
     skipped: str | None = None  # a reason: the file was not looked at (e.g. generated)
+    module_facts: object = None  # codemod.crossfile.ModuleFacts: what other files of the run may import
+    verdicts: dict = field(default_factory=dict)  # its word on constants shared across files
+    pending: tuple[str, str] | None = None  # (new text, encoding) held back until the cross-file table is known
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -71,8 +74,13 @@ def _atomic_write(path: Path, data: bytes) -> None:
 
 
 def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str | None,
-                 selected: frozenset[str] | None = None) -> Outcome:
-    """Rewrite one file. Never raises: a problem becomes `Outcome.error`."""
+                 selected: frozenset[str] | None = None, externals: dict | None = None,
+                 exports: dict | None = None, hold: bool = True) -> Outcome:
+    """Rewrite one file. Never raises: a problem becomes `Outcome.error`.
+
+    HOLD: a changed file that shares constants with others (it has module-level constants or `from`
+    imports) is not written here; its text waits in `Outcome.pending` until the run's cross-file table
+    says whether it must be rewritten again (codemod.crossfile)."""
     from codemod.engine import decode, encode, rewrite_source
     from codemod.walk import GENERATED_HEAD_BYTES, is_generated
 
@@ -92,10 +100,12 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
         out.error = f"unreadable: {exc}"
         return out
     try:
-        result = rewrite_source(text, rel, v2_base=v2_base, selected=selected)
+        result = rewrite_source(text, rel, v2_base=v2_base, selected=selected, externals=externals,
+                                exports=exports)
     except Exception as exc:  # one bad file never stops the run
         out.error = f"internal: {type(exc).__name__}: {exc}"
         return out
+    out.module_facts, out.verdicts = result.module_facts, result.verdicts
     out.manual = [(m.line, m.rule, m.message) for m in result.manual]
     if result.error:
         out.error = result.error
@@ -110,13 +120,21 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
                 text.splitlines(keepends=True), result.new_source.splitlines(keepends=True), f"a/{rel.lstrip('/')}", f"b/{rel.lstrip('/')}"
             )
         )
-    if write:
-        try:
-            _atomic_write(Path(path), encode(result.new_source, encoding))
-            out.written = True
-        except (OSError, UnicodeEncodeError) as exc:
-            out.error = f"not written: {exc}"
+    if write and hold and result.module_facts is not None:
+        out.pending = (result.new_source, encoding)
+    elif write:
+        _write(out, path, result.new_source, encoding)
     return out
+
+
+def _write(out: Outcome, path: str, text: str, encoding: str) -> None:
+    from codemod.engine import encode
+
+    try:
+        _atomic_write(Path(path), encode(text, encoding))
+        out.written = True
+    except (OSError, UnicodeEncodeError) as exc:
+        out.error = f"not written: {exc}"
 
 
 def _star(args: tuple) -> Outcome:
@@ -154,6 +172,28 @@ def _run_all(tasks: list[tuple], jobs: int, progress) -> Iterable[Outcome]:
                 yield outcome
                 if progress:
                     progress()
+
+
+def _cross_file(outcomes: list[Outcome], paths: dict[str, str], write: bool, args, selected, jobs: int) -> list[Outcome]:
+    """Files sharing constants (a base in a sibling module) are rewritten again, together
+    (codemod.crossfile.resolve); every held-back text is then written."""
+    from codemod import crossfile
+
+    table = crossfile.Table(o.module_facts for o in outcomes if o.error is None)
+    involved = table.involved()
+    if involved:
+        def run(batch: list[tuple[str, dict, dict]]) -> dict[str, Outcome]:
+            tasks = [(paths[rel], rel, write, args.diff, args.v2_base, selected, ext, exp) for rel, ext, exp in batch]
+            return {o.path: o for o in _run_all(tasks, jobs if len(tasks) > 8 else 1, None)}
+
+        results, _blocked = crossfile.resolve(table, run)
+        outcomes = [results.get(o.path, o) if o.path in involved else o for o in outcomes]  # type: ignore[misc]
+    for outcome in outcomes:
+        if outcome.pending is not None:
+            text, encoding = outcome.pending
+            outcome.pending = None
+            _write(outcome, paths[outcome.path], text, encoding)
+    return outcomes
 
 
 def run(args: argparse.Namespace) -> int:
@@ -200,6 +240,7 @@ def _run(args: argparse.Namespace) -> int:
                 outcomes.append(outcome)
     else:
         outcomes = list(_run_all(tasks, jobs, None))
+    outcomes = _cross_file(outcomes, {f.rel: str(f.path) for f in files}, write, args, selected, jobs)
     skipped.extend(Skipped(o.path, o.skipped) for o in outcomes if o.skipped)
     outcomes = [o for o in outcomes if not o.skipped]
     out = sys.stdout

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from codemod.analysis.syntax import str_of
 from codemod.knowledge import HOLE
 from codemod.plan import Finding, Flag
 
@@ -226,6 +227,12 @@ def decide(plan: "Plan") -> None:
                                    "cannot follow")
                 break
 
+    # 3b. constants shared with other files of the run: one a use elsewhere keeps stays here too
+    for u, site in enumerate(sites):
+        why = _shared_constant_kept(an, site)
+        if why is not None:
+            block(u, "L01", why)
+
     # 4. blocked families: nothing of theirs changes; every call is flagged
     blocked_roots = set(reasons)
     if blocked_roots:
@@ -267,10 +274,98 @@ def decide(plan: "Plan") -> None:
                 plan.findings[u] = [_unfixed(f) for f in plan.findings[u]]
         _flag_helpers(plan, fam, sites, reasons, n_calls)
 
+    _cross_file(plan, fam, sites, reasons, all_traced)
+
     # 5. every flag left becomes one comment on its statement
     for flags in plan.flags.values():
         for flag in flags:
             plan.comment(flag.node, flag.rule)
+
+
+def _piece_ids(site) -> set[int]:
+    return {id(p.node) for info in (site.url, site.base) if info is not None for p in info.pieces if p.node is not None}
+
+
+def _shared_constant_kept(an, site) -> str | None:
+    """Why a call cannot move: it goes through a constant shared with other files that one of them keeps."""
+    if not an.ext_nodes and not an.export_nodes:
+        return None
+    ids = _piece_ids(site)
+    for name, node in an.ext_nodes.items():
+        ext = an.externals[name]
+        if id(node) in ids and ext.blocked:
+            return f"its constant {name} (from {ext.origin}) stays v1: {ext.blocked}"
+    for node_id, name in an.export_nodes.items():
+        verdict = an.exports.get(name)
+        if node_id in ids and verdict is not None and verdict.state == "stay":
+            return f"its constant {name} stays v1 for other files of the run: {verdict.why}"
+    return None
+
+
+def _cross_file(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced: set[int]) -> None:
+    """Constants shared with other files of the run (codemod.crossfile): the edits agreed for this file's
+    exported constants, and this file's verdict on each shared constant it reads."""
+    an = plan.an
+    if not an.externals and not an.export_nodes:
+        return
+    for node_id, name in an.export_nodes.items():
+        verdict = an.exports.get(name)
+        node = next(n for n, _stmt in an.ix.assigns[None][name])
+        if verdict is None or verdict.state == "same":
+            continue
+        plan.unit = "export"
+        if verdict.state == "go":
+            for start, end, text, rule in verdict.text:
+                plan.string_edit(node, start, end, text, rule)
+            plan.find(node, "L01", "base-url", f"v1 base address -> {an.v2_base} (with every file that imports it)",
+                      True)
+        else:
+            plan.flag(node, "L01", "base-url", None, f"{name} is imported by other files of the run and stays v1 "
+                                                      f"with them ({verdict.why}); " + plan.rule_text("L01"))
+    from codemod.prefilter import needs_parse
+
+    plan.verdicts = {}
+    for name, ext in an.externals.items():
+        if not needs_parse(ext.value):
+            continue  # a method or an image name: lends its value, never edited (codemod.crossfile.Table.users)
+        verdict = _verdict(plan, fam, sites, reasons, traced, id(an.external_node(name)), name)
+        if verdict is not None:
+            plan.verdicts[an.externals[name].key] = verdict
+    for node_id, name in an.export_nodes.items():
+        if an.exports.get(name) is None:
+            verdict = _verdict(plan, fam, sites, reasons, traced, node_id, name)
+            if verdict is not None:
+                plan.verdicts[(an.path, name)] = verdict
+
+
+def _verdict(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced: set[int], node_id: int,
+             name: str):
+    """This file's word on a shared constant: 'go' with the edits its calls need, 'stay' when a call through it
+    stays v1 or it builds a URL the analysis cannot follow, 'same' when its calls need no change of it."""
+    from codemod.crossfile import Verdict
+
+    an = plan.an
+    units = [u for u, site in enumerate(sites) if node_id in _piece_ids(site)]
+    for u in units:
+        if fam.find(u) in reasons:
+            cause_unit, rule, why = reasons[fam.find(u)][0]
+            return Verdict("stay", why=f"a call through it stays v1 ({rule}: {why})", line=an.where(sites[u].call)[0])
+    spans = plan.spans.get(node_id, [])
+    if any((node_id, s[0]) in plan.conflicts for s in spans):
+        return Verdict("stay", why="its calls need different edits of it", line=an.where(sites[units[0]].call)[0]
+                       if units else 0)
+    if spans:
+        return Verdict("go", text=tuple(sorted(tuple(s[:4]) for s in spans)))
+    if units:
+        return Verdict("same")
+    node = an.ext_nodes.get(name) if name in an.externals else next(n for n, _s in an.ix.assigns[None][name])
+    if an.classify(str_of(node) or "")[0] != "v1":
+        return None  # not a v1 address (already v2, a path): nothing of it to keep
+    for scope_names in an.ix.names.values():
+        for ref in scope_names.get(name, ()):
+            if id(ref) not in traced and _builds_url(an, ref):
+                return Verdict("stay", why="it builds a URL the rewrite cannot follow", line=an.where(ref)[0])
+    return None
 
 
 def _flag_helpers(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_calls: int) -> None:

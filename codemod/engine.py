@@ -36,14 +36,20 @@ class PythonAnalysis:
     edits: list[Edit] = field(default_factory=list)
     manual: list[tuple[int, str, str]] = field(default_factory=list)  # (line, rule, message) of each flag
     parents: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(node) -> parent node
+    verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
+    module_facts: object = None  # codemod.crossfile.ModuleFacts of the module (None: nothing to share)
 
 
-def analyze_python(source: str, path: str, *, v2_base: str | None = None) -> PythonAnalysis:
-    """Facts, then the rules' plan and the whole-client decision, for one module. Never raises on bad input."""
-    an, facts = analyze(source, path, v2_base=v2_base)
+def analyze_python(source: str, path: str, *, v2_base: str | None = None, externals: dict | None = None,
+                   exports: dict | None = None) -> PythonAnalysis:
+    """Facts, then the rules' plan and the whole-client decision, for one module. Never raises on bad input.
+
+    EXTERNALS / EXPORTS: string constants shared with other files of the run (`codemod.crossfile`)."""
+    an, facts = analyze(source, path, v2_base=v2_base, externals=externals, exports=exports)
     result = PythonAnalysis(path=path, error=facts.error)
     if facts.error:
         return result
+    result.module_facts = facts.module_facts
     try:
         plan = plan_file(an, facts)
     except RecursionError:
@@ -54,6 +60,7 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None) -> Pyt
     result.manual = plan.manual_items()
     result.module = facts.module
     result.parents = an.ix.parent
+    result.verdicts = plan.verdicts
     result.uses_v2 = facts.uses_v2
     result.serverless_runtime = facts.serverless_runtime
     direct = any(f.kind != "indirect" for f in result.findings)
@@ -79,6 +86,8 @@ class FileResult:
     manual: list[ManualItem] = field(default_factory=list)
     error: str | None = None
     parsed: bool = False
+    verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
+    module_facts: object = None  # codemod.crossfile.ModuleFacts (the run's cross-file table is built from them)
 
     @property
     def changed(self) -> bool:
@@ -125,7 +134,8 @@ def _count(edits: list[Edit]) -> Counter:
 
 
 def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None = None, prefilter: bool = True,
-                   selected: frozenset[str] | None = None) -> FileResult:
+                   selected: frozenset[str] | None = None, externals: dict | None = None,
+                   exports: dict | None = None) -> FileResult:
     """The v2 version of `source` (or `source` itself), the rewrites by rule and the manual items.
 
     SELECTED (from --select/--ignore, `codemod.selection`): a file whose planned rewrite needs a
@@ -135,10 +145,12 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     if prefilter and not needs_parse(source):
         return result
     result.parsed = True
-    analysis = analyze_python(source, path, v2_base=v2_base)
+    analysis = analyze_python(source, path, v2_base=v2_base, externals=externals, exports=exports)
     if analysis.error:
         result.error = analysis.error
         return result
+    result.verdicts = analysis.verdicts
+    result.module_facts = analysis.module_facts
     result.manual = [ManualItem(path, line, rule, message) for line, rule, message in analysis.manual
                      if selected is None or rule in selected]
     if not analysis.edits:
@@ -164,6 +176,33 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     result.new_source = new_source
     result.rules = _count(analysis.edits)
     return result
+
+
+def rewrite_files(texts: dict[str, str], *, v2_base: str | None = None,
+                  selected: frozenset[str] | None = None) -> dict[str, FileResult]:
+    """Rewrite the files of one run (path -> text) in this process, constants shared between them moving only
+    with every use of them (`codemod.crossfile`). The CLI does the same with its worker pool."""
+    from codemod import crossfile
+
+    out = {path: rewrite_source(text, path, v2_base=v2_base, selected=selected) for path, text in texts.items()}
+    table = crossfile.Table(r.module_facts for r in out.values())
+    if table.involved():
+        results, _blocked = crossfile.resolve(table, lambda batch: {
+            path: rewrite_source(texts[path], path, v2_base=v2_base, selected=selected, externals=ext, exports=exp)
+            for path, ext, exp in batch})
+        out.update(results)  # type: ignore[arg-type]
+    return out
+
+
+def analyze_files(texts: dict[str, str], *, v2_base: str | None = None) -> dict[str, PythonAnalysis]:
+    """The audit's view of the files of one run: each analysed with the constants it imports from the others."""
+    from codemod import crossfile
+
+    out = {path: analyze_python(text, path, v2_base=v2_base) for path, text in texts.items()}
+    table = crossfile.Table(a.module_facts for a in out.values())
+    for path in table.imported:
+        out[path] = analyze_python(texts[path], path, v2_base=v2_base, externals=table.externals(path))
+    return out
 
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")

@@ -72,6 +72,7 @@ class Plan:
     seen: set = field(default_factory=set)
     commented: set = field(default_factory=set)
     unit: Any = None  # the call (index in facts.calls) being planned; "file" for file-level work
+    verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
 
     @property
     def kb(self):
@@ -129,6 +130,11 @@ class Plan:
         if stmt is None or (id(stmt), rule) in self.commented:
             return
         self.commented.add((id(stmt), rule))
+        module = self.facts.module
+        if module is not None and module.body and module.body[0] is stmt and any(
+                line.comment is not None and (line.comment.value + " ").startswith(f"# v1bridge: {rule} ")
+                for line in module.header):
+            return  # the first statement's comments are the module's header: already said
         key = ("comment", id(stmt), rule)
         self.edits[key] = Edit("comment", stmt, rule, f"# v1bridge: {rule} {self.rule_text(rule)}".rstrip())
         self.edit_units[key].add("flag")

@@ -17,15 +17,22 @@ from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
 from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Typed, VerbChoice
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
-from codemod.analysis.syntax import Indexer, flatten, positions, str_of
+from codemod.analysis.syntax import Indexer, dotted, flatten, positions, str_of
 from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
 
 __all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
 
 
 class Analyzer(Strings, Calls, Flow):
-    def __init__(self, source: str, path: str, kb: Knowledge, v2_base: str | None = None) -> None:
+    def __init__(self, source: str, path: str, kb: Knowledge, v2_base: str | None = None,
+                 externals: dict | None = None, exports: dict | None = None) -> None:
         self.source = source
+        # constants of other files of the run (codemod.crossfile): local name -> External, read like our own
+        self.externals = externals or {}
+        self.ext_nodes: dict[str, cst.SimpleString] = {}  # local name -> the literal standing for its value
+        # this file's constants other files import: name -> None (open) | Verdict (decided across the run)
+        self.exports = exports or {}
+        self.export_nodes: dict[int, str] = {}  # id(literal) -> exported name
         self.path = path
         self.kb = kb
         self.v2_base = v2_base or kb.default_v2_base
@@ -54,6 +61,11 @@ class Analyzer(Strings, Calls, Flow):
         self.ix.walk(module)
         self.module = module
         self.facts.module = module
+        self.facts.module_facts = self._module_facts()
+        for name in self.exports:
+            assigned = self.ix.assigns.get(None, {}).get(name)
+            if assigned and len(assigned) == 1 and isinstance(assigned[0][0], cst.SimpleString):
+                self.export_nodes[id(assigned[0][0])] = name
         self.v1_evidence = any(self._string_is_v1_base(s) for s in self.ix.strings)
         sites = [site for call in self.ix.calls if (site := self._call_site(call)) is not None]
         for site in sites:
@@ -71,6 +83,43 @@ class Analyzer(Strings, Calls, Flow):
             self._v1_string(node)
         self._handed_in_reads()
         return self.facts
+
+    def _module_facts(self):
+        """Module-level string constants (bound once, to a literal spelled as its value) and `from X import`
+        edges: what other files of the run may read of this one (codemod.crossfile)."""
+        from codemod.analysis.syntax import literal_value
+        from codemod.crossfile import ModuleFacts
+
+        constants = {}
+        for name, entries in self.ix.assigns.get(None, {}).items():
+            if len(entries) == 1 and isinstance(entries[0][0], cst.SimpleString):
+                value, editable = literal_value(entries[0][0])
+                if value is not None and editable:
+                    constants[name] = value
+        imports = []
+        stack = list(self.module.body)
+        while stack:
+            stmt = stack.pop()
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                        module = (dotted(small.module) or "") if small.module is not None else ""
+                        for alias in small.names:
+                            if isinstance(alias.name, cst.Name):
+                                local = alias.asname.name.value if alias.asname is not None and isinstance(
+                                    alias.asname.name, cst.Name) else alias.name.value
+                                imports.append((len(small.relative), module, alias.name.value, local))
+            elif isinstance(stmt, (cst.If, cst.Try)):  # `try: from .consts import BASE except ImportError: ...`
+                blocks = [stmt.body] + [h.body for h in getattr(stmt, "handlers", ())]
+                for extra in (stmt.orelse, getattr(stmt, "finalbody", None)):
+                    if extra is not None:
+                        blocks.append(extra.body)
+                for block in blocks:
+                    if isinstance(block, cst.IndentedBlock):
+                        stack.extend(block.body)
+        if not constants and not imports:
+            return None
+        return ModuleFacts(self.path, constants, tuple(imports))
 
     # ------------------------------------------------------------- positions
     def where(self, node: cst.CSTNode) -> tuple[int, int, str]:
@@ -349,9 +398,10 @@ class Analyzer(Strings, Calls, Flow):
         self.facts.v1_strings.append((node, UrlInfo("v1", pieces, start, len(flat), host_edit), flat))
 
 
-def analyze(source: str, path: str, *, v2_base: str | None = None) -> tuple[Analyzer, FileFacts]:
+def analyze(source: str, path: str, *, v2_base: str | None = None, externals: dict | None = None,
+            exports: dict | None = None) -> tuple[Analyzer, FileFacts]:
     """Parse and analyse one module. Never raises on bad input (the facts carry the error)."""
-    an = Analyzer(source, path, knowledge(), v2_base)
+    an = Analyzer(source, path, knowledge(), v2_base, externals, exports)
     try:
         return an, an.run()
     except RecursionError:

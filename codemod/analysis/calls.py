@@ -138,7 +138,7 @@ class Calls:
                 else:
                     mexpr = args[0].value
                     url_expr = args[1].value if len(args) > 1 else kw.get("url")
-                method = (str_of(mexpr) or "").upper() or None if mexpr is not None else None
+                method = (self.const_str(mexpr) or "").upper() or None if mexpr is not None else None
                 method_node = mexpr if isinstance(mexpr, cst.SimpleString) else None
             else:
                 method = attr.upper()
@@ -433,7 +433,7 @@ class Calls:
         method_node = None
         if helper.method_param:
             mexpr = bound.get(helper.method_param)
-            method = (str_of(mexpr) or "").upper() or None if mexpr is not None else None
+            method = (self.const_str(mexpr) or "").upper() or None if mexpr is not None else None
             method_node = mexpr if isinstance(mexpr, cst.SimpleString) else None
         if method is None and not helper.method_param:
             low = name.lower().strip("_")

@@ -96,3 +96,4 @@ class FileFacts:
     uses_v2: bool = False
     serverless_runtime: bool = False
     error: str | None = None
+    module_facts: object = None  # codemod.crossfile.ModuleFacts: constants and imports other files may read

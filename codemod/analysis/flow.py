@@ -322,6 +322,9 @@ class Flow:
                         for use in self._names_in(comp, target.value):
                             if use is not target:
                                 self._flow(use, Typed(typed.route, "object"), depth + 1)
+                        if isinstance(comp, cst.ListComp) and isinstance(comp.elt, cst.Name) \
+                                and comp.elt.value == target.value and comp.for_in is p:
+                            self._flow(comp, typed, depth + 1)  # `[p for p in pods if ...]`: a list of the same
                 return
         if isinstance(p, cst.IfExp) and expr is not p.test or isinstance(p, cst.BooleanOperation):
             # `data if isinstance(data, list) else []`, `data or []`: the answer flows on

@@ -277,6 +277,9 @@ class Strings:
             if one is None:
                 return [Piece(None)]
             return self.evaluate(one[0], None, depth + 1)
+        ext = self.externals.get(name)
+        if ext is not None and self.ix.imports.get(name):
+            return [Piece(ext.value, self.external_node(name), 0)]
         return [Piece(None)]
 
     def _reaching(self, assigned: list, use: cst.CSTNode, fn) -> tuple | None:
@@ -308,6 +311,21 @@ class Strings:
                     else [Piece(None, param=name)]
             return before + self.evaluate(value.value, fn, depth + 1)
         return self.evaluate(value, fn, depth + 1)
+
+    def external_node(self, name: str) -> cst.SimpleString:
+        """The literal standing for an imported constant's value: edits planned on it are the importer's
+        verdict on that constant (codemod.crossfile); it is not part of this file's tree."""
+        node = self.ext_nodes.get(name)
+        if node is None:
+            node = self.ext_nodes[name] = cst.SimpleString('"' + self.externals[name].value + '"')
+        return node
+
+    def const_str(self, node: cst.CSTNode | None) -> str | None:
+        """The text of a literal, or of a name bound once at module level to one (here or imported)."""
+        if isinstance(node, cst.Name):
+            pieces = self._resolve_name_value(node, self.scope_of(node), MAX_DEPTH - 1)
+            return pieces[0].text if len(pieces) == 1 else None
+        return str_of(node)
 
     @staticmethod
     def _param(fn: cst.FunctionDef, name: str) -> cst.Param | None:

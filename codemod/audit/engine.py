@@ -65,12 +65,13 @@ def _interpreter(head: bytes) -> str:
     return prog
 
 
-def analyze_source(text: str, rel: str, suffix: str | None = None) -> FileResult:
+def analyze_source(text: str, rel: str, suffix: str | None = None, externals: dict | None = None) -> FileResult:
     """Scan one file's text (already known to be worth scanning) into a FileResult with a status.
 
-    SUFFIX: the language of a file whose name has none (from its shebang)."""
+    SUFFIX: the language of a file whose name has none (from its shebang). EXTERNALS: for Python, the
+    constants it imports from other files of the run (codemod.crossfile)."""
     if suffix is not None:
-        result = analyze_source(text, rel + suffix)
+        result = analyze_source(text, rel + suffix, externals=externals)
         result.path = rel
         result.findings = [dataclasses.replace(f, path=rel) for f in result.findings]
         result.deferred = [(c, dataclasses.replace(f, path=rel)) for c, f in result.deferred]
@@ -82,7 +83,7 @@ def analyze_source(text: str, rel: str, suffix: str | None = None) -> FileResult
         language = "python"
         detector = _python_detector()
         if detector is not None:
-            analysis = detector(text, rel)
+            analysis = detector(text, rel, externals=externals) if externals else detector(text, rel)
             if analysis.error:
                 # not Python the parser accepts (a syntax error, a Python 2 file): still report what
                 # the text scanner finds, and say why the detector could not look
@@ -122,6 +123,8 @@ def analyze_source(text: str, rel: str, suffix: str | None = None) -> FileResult
     marker_map = markers_mod.parse(text)
     result = FileResult(rel, language, enrich(raw, rel, language, cat, marker_map), signals,
                         markers=len(marker_map.markers))
+    if is_python and detector is not None:
+        result.module_facts = analysis.module_facts
     return finish(result)
 
 
@@ -218,7 +221,7 @@ def join_wrappers(results: list[FileResult]) -> None:
             finish(result)
 
 
-def _analyze_path(path: str, rel: str) -> FileResult | None:
+def _analyze_path(path: str, rel: str, externals: dict | None = None) -> FileResult | None:
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
@@ -237,7 +240,7 @@ def _analyze_path(path: str, rel: str) -> FileResult | None:
         return None
     text = data.decode("utf-8", errors="replace")
     try:
-        return analyze_source(text, rel, suffix)
+        return analyze_source(text, rel, suffix, externals)
     except Exception as exc:  # one bad file must not stop the audit
         return FileResult(rel, "unknown", error=f"{type(exc).__name__}: {exc}")
 
@@ -306,6 +309,7 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
             scanned += len(chunk)
             results.extend(_analyze_chunk(chunk))
     skipped = sorted({(_relative(Path(s.path), root), s.reason) for s in skipped_raw})
+    _cross_file(results, root)
     join_wrappers(results)
     results.sort(key=lambda r: r.path)
     report = AuditReport(
@@ -318,6 +322,21 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
     )
     baseline.assign(report)
     return report
+
+
+def _cross_file(results: list[FileResult], root: Path) -> None:
+    """Python files that import a string constant from another file of the run are read again with its value
+    (a base in a sibling module): the same table the rewrite builds (codemod.crossfile)."""
+    from codemod.crossfile import Table
+
+    table = Table(r.module_facts for r in results)
+    if not table.imported:
+        return
+    for i, result in enumerate(results):
+        if result.path in table.imported:
+            again = _analyze_path(str(root / result.path), result.path, table.externals(result.path))
+            if again is not None:
+                results[i] = again
 
 
 def _warm() -> None:

@@ -77,6 +77,8 @@ class FileResult:
     deferred: list[tuple[str, "AuditFinding"]] = field(default_factory=list)
     bases: dict[str, str] = field(default_factory=dict)  # top-level variables holding a base (name -> v1/v2)
     potential: list[tuple[str, str, "AuditFinding"]] = field(default_factory=list)  # (function, base variable, finding)
+    # Python: constants and imports other files of the run may read (codemod.crossfile.ModuleFacts)
+    module_facts: Any = field(default=None, repr=False, compare=False)
 
     @property
     def unresolved(self) -> list[AuditFinding]:

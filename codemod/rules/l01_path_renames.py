@@ -102,6 +102,9 @@ def plan_strings(plan) -> None:
                 if piece.node is not None:
                     used.setdefault(id(piece.node), i)
     for node, info, flat in plan.facts.v1_strings:
+        shared = plan.an.exports.get(plan.an.export_nodes.get(id(node), ""))
+        if shared is not None and shared.state in ("go", "stay"):
+            continue  # a constant other files import: decided with them (codemod.decide._cross_file)
         unit = next((used[id(p.node)] for p in info.pieces if p.node is not None and id(p.node) in used), None)
         if unit is not None:
             plan.find(node, "L01", "base-url", f"v1 base address -> {plan.an.v2_base}", True, unit=unit)

@@ -11,7 +11,7 @@ import textwrap
 import libcst as cst
 import pytest
 
-from codemod.engine import rewrite_source
+from codemod.engine import rewrite_files, rewrite_source
 
 L01 = "# v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)"
 L04 = "# v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}"
@@ -124,3 +124,109 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_base_case(name: str) -> None:
     _check(*CASES[name])
+
+
+# --------------------------------------------------------------------------- constants across files
+
+def _files(**texts: str) -> dict[str, str]:
+    return {name.replace("__", "/") + ".py": textwrap.dedent(text).lstrip("\n") for name, text in texts.items()}
+
+
+def _run(files: dict[str, str]) -> dict[str, str]:
+    out = {path: r.new_source for path, r in rewrite_files(files).items()}
+    assert {path: r.new_source for path, r in rewrite_files(out).items()} == out, "a second run changed the code"
+    return out
+
+
+def test_a_sibling_constant_already_on_v2_is_left_with_its_calls() -> None:
+    files = _files(pkg__consts='BASE = "https://api.runpod.io/v2"\n', pkg__client='''
+        import requests
+        from .consts import BASE
+
+        def pods():
+            return requests.get(BASE + "/pods").json()["pods"]
+    ''')
+    assert _run(files) == files
+
+
+def test_a_sibling_base_moves_with_every_call_through_it_and_imported_method_constants_are_read() -> None:
+    files = _files(pkg__consts='BASE = "https://rest.runpod.io/v1"\nPOST = "POST"\n', pkg__client='''
+        import requests
+        from .consts import BASE, POST
+
+        def stop(pod_id):
+            requests.request(POST, f"{BASE}/pods/{pod_id}/stop").raise_for_status()
+    ''')
+    assert _run(files) == {
+        "pkg/consts.py": 'BASE = "https://api.runpod.io/v2"\nPOST = "POST"\n',
+        "pkg/client.py": files["pkg/client.py"].replace(
+            '/stop")', '/action", json={"action": "stop"})')}
+
+
+def test_a_sibling_base_one_importer_cannot_migrate_stays_and_every_file_says_why() -> None:
+    files = _files(pkg__consts='BASE = "https://rest.runpod.io/v1"\n', pkg__a='''
+        import requests
+        from pkg.consts import BASE
+
+        def stop(pod_id):
+            requests.post(f"{BASE}/pods/{pod_id}/stop").raise_for_status()
+    ''', pkg__b='''
+        import requests
+        from .consts import BASE
+
+        def reset(pod_id):
+            requests.post(f"{BASE}/pods/{pod_id}/reset").raise_for_status()
+    ''')
+    out = _run(files)
+    assert out["pkg/consts.py"] == L01 + "\n" + files["pkg/consts.py"]
+    assert out["pkg/a.py"] == files["pkg/a.py"].replace("    requests.post", "    " + L04 + "\n    requests.post")
+    assert out["pkg/b.py"] == files["pkg/b.py"].replace(
+        "    requests.post", "    # v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart it)\n"
+                            "    requests.post")
+    manual = rewrite_files(files)["pkg/consts.py"].manual
+    assert [(m.line, m.rule) for m in manual] == [(1, "L01")] and "pkg/b.py:5" in manual[0].message
+
+
+def test_a_sibling_base_that_builds_a_url_elsewhere_stays() -> None:
+    files = _files(pkg__consts='BASE = "https://rest.runpod.io/v1"\n', pkg__a='''
+        import requests
+        from .consts import BASE
+
+        def stop(pod_id):
+            requests.post(f"{BASE}/pods/{pod_id}/stop").raise_for_status()
+    ''', pkg__b='''
+        from .consts import BASE
+
+        def link(pod_id):
+            return BASE + "/pods/" + pod_id
+    ''')
+    out = _run(files)
+    assert out["pkg/consts.py"] == L01 + "\n" + files["pkg/consts.py"]
+    assert out["pkg/a.py"] == files["pkg/a.py"].replace("    requests.post", "    " + L04 + "\n    requests.post")
+    assert out["pkg/b.py"] == files["pkg/b.py"]
+    assert "pkg/b.py:4: it builds a URL" in rewrite_files(files)["pkg/consts.py"].manual[0].message
+
+
+def test_cli_rewrite_and_audit_read_constants_across_files(tmp_path, capsys) -> None:
+    """`rewrite --jobs 2` migrates a package whose base is in a sibling module; the audit of the result
+    (which reads the same table) finds no v1 call left, and fails on the package before."""
+    from v1bridge.cli import main
+
+    files = _files(consts='BASE = "https://rest.runpod.io/v1"\n', client='''
+        import requests
+        from .consts import BASE
+
+        def stop(pod_id):
+            requests.post(f"{BASE}/pods/{pod_id}/stop").raise_for_status()
+    ''')
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    for name, text in files.items():
+        (pkg / name).write_text(text)
+    (pkg / "__init__.py").write_text("")
+    assert main(["audit", str(pkg), "--fail-on-legacy", "--format", "json", "--output", str(tmp_path / "a.json")]) == 1
+    assert main(["rewrite", str(pkg), "--jobs", "2", "-q"]) == 0
+    assert (pkg / "consts.py").read_text() == 'BASE = "https://api.runpod.io/v2"\n'
+    assert '/action", json={"action": "stop"})' in (pkg / "client.py").read_text()
+    assert main(["audit", str(pkg), "--fail-on-legacy", "--format", "json", "--output", str(tmp_path / "b.json")]) == 0
+    capsys.readouterr()

@@ -25,7 +25,8 @@ import yaml
 
 from codemod.analysis import analyze
 from codemod.analysis.syntax import flatten
-from codemod.engine import analyze_python, rewrite_source
+from codemod.crossfile import Table
+from codemod.engine import analyze_python, rewrite_files, rewrite_source
 from codemod.knowledge import HOLE
 from mappings.index import index
 from v1bridge.cli import main as cli_main
@@ -39,7 +40,7 @@ NOT_YET = {
     "constructor_kw_default_rstrip.py": "constructor_kw_default_rstrip.py:31 (migrate): '        return self._call('GET', '/registries')['registries'] or []' instead of 'return (sel",
     "dataclass_field_default.py": "dataclass_field_default.py:12 (migrate): flagged, the manifest migrates it (+2 more)",
     "partial_base_billing.py": "partial_base_billing.py:10 (migrate): 'BILLING_URL = os.environ.get('RUNPOD_BILLING_URL', 'https://rest.runpod.io/v1/billing')' instead of ' (+6 more)",
-    "sibling_constants_pkg": "constants.py:3 (migrate): 'RUNPOD_REST_URL = 'https://rest.runpod.io/v1'' instead of ''https://api.runpod.io/v2'' (+6 more)",
+    "sibling_constants_pkg": "client.py:42 (migrate): the action body passed as body= where the helper's other calls pass it by position",
     "stock_out_message_retry.py": "stock_out_message_retry.py:12 (flag): changed, the manifest leaves it (+4 more)",
     "urllib_request_custom_opener.py": "urllib_request_custom_opener.py:8 (migrate): 'RUNPOD_API_BASE = os.environ.get('RUNPOD_API_BASE', 'https://rest.runpod.io/v1')' instead of ' (+8 more)",
 }
@@ -56,13 +57,19 @@ def files_of(name: str) -> list[Path]:
 
 
 def rewritten(name: str) -> dict[str, tuple[str, str]]:
+    """file name -> (before, after): the files of a module rewritten as one run (a package shares constants)."""
+    sources = {path.name: path.read_text() for path in files_of(name)}
     out = {}
-    for path in files_of(name):
-        source = path.read_text()
-        result = rewrite_source(source, path.name)
-        assert result.error is None, (path.name, result.error)
-        out[path.name] = (source, result.new_source)
+    for file, result in rewrite_files(sources).items():
+        assert result.error is None, (file, result.error)
+        out[file] = (sources[file], result.new_source)
     return out
+
+
+def externals_of(files: dict[str, str]) -> dict[str, dict]:
+    """file name -> the constants it imports from the other files of the run (codemod.crossfile)."""
+    table = Table(analyze_python(text, file).module_facts for file, text in files.items())
+    return {file: table.externals(file) for file in files}
 
 
 # ------------------------------------------------------------------------- guarantee
@@ -77,9 +84,9 @@ def _comment_above(lines: list[str], line: int) -> bool:
     return False
 
 
-def guarantee_violations(source: str, path: str) -> list[str]:
+def guarantee_violations(source: str, path: str, externals: dict | None = None) -> list[str]:
     """What breaks the guarantee in rewritten code: a v1 call left without its comment, a v1 path on a v2 base."""
-    analysis = analyze_python(source, path)
+    analysis = analyze_python(source, path, externals=externals)
     lines = source.splitlines()
     problems = []
     for f in analysis.findings:
@@ -88,12 +95,12 @@ def guarantee_violations(source: str, path: str) -> list[str]:
                 problems.append(f"{path}:{f.line}: v1 call {f.route} left without a rule comment")
         if f.kind == "call" and f.fixable:
             problems.append(f"{path}:{f.line}: v1 call {f.route} left unmigrated although fixable")
-    return problems + v1_paths_on_v2(source, path)
+    return problems + v1_paths_on_v2(source, path, externals)
 
 
-def v1_paths_on_v2(source: str, path: str) -> list[str]:
+def v1_paths_on_v2(source: str, path: str, externals: dict | None = None) -> list[str]:
     """Calls whose URL is on this service's v2 base but whose path v2 does not have (half a migration)."""
-    an, facts = analyze(source, path)
+    an, facts = analyze(source, path, externals=externals)
     if facts.error:
         return [f"{path}: {facts.error}"]
     ix, out = index(), []
@@ -115,11 +122,15 @@ def v1_paths_on_v2(source: str, path: str) -> list[str]:
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_output_parses_is_idempotent_and_keeps_the_guarantee(name: str) -> None:
-    for file, (before, after) in rewritten(name).items():
+    files = rewritten(name)
+    afters = {file: after for file, (_before, after) in files.items()}
+    again = rewrite_files(afters)
+    externals = externals_of(afters)
+    for file, (before, after) in files.items():
         cst.parse_module(after)
         ast.parse(after)
-        assert rewrite_source(after, file).new_source == after, f"{file}: a second run changed the code"
-        assert guarantee_violations(after, file) == []
+        assert again[file].new_source == after, f"{file}: a second run changed the code"
+        assert guarantee_violations(after, file, externals[file]) == []
         if MODULES[name]["outcome"] == "untouched":
             assert after == before, f"{file}: an untouched module changed"
 
@@ -129,11 +140,13 @@ def test_audit_reports_every_call_the_rewrite_leaves(name: str, tmp_path, capsys
     """`rewrite` then `audit --fail-on-legacy` is a CI gate: every call the rewrite leaves (flagged) is an
     audit finding on its line, the gate fails on such a module, and passes on a module migrated whole."""
     left = 0
-    for file, (_before, after) in rewritten(name).items():
+    afters = {file: after for file, (_before, after) in rewritten(name).items()}
+    again, externals = rewrite_files(afters), externals_of(afters)
+    for file, after in afters.items():
         (tmp_path / file).write_text(after)
-        flagged = rewrite_source(after, file).manual
+        flagged = again[file].manual
         left += len(flagged)
-        reported = {f.line for f in analyze_python(after, file).findings if not f.fixable}
+        reported = {f.line for f in analyze_python(after, file, externals=externals[file]).findings if not f.fixable}
         for item in flagged:
             assert item.line in reported, f"{file}:{item.line}: {item.rule} left by rewrite, not reported by audit"
     code = cli_main(["audit", str(tmp_path), "--fail-on-legacy", "--format", "json", "--output", str(tmp_path / "a.json")])

@@ -34,7 +34,7 @@ import pytest
 import yaml
 from aiohttp import web
 
-from codemod.engine import analyze_python, rewrite_source
+from codemod.engine import analyze_files, analyze_python, rewrite_files, rewrite_source
 from proxy.app import create_proxy_app
 from proxy.config import ProxyConfig
 from proxy.sandbox import create_sandbox_app
@@ -290,12 +290,11 @@ CORPUS_MODULES: dict = yaml.safe_load((CORPUS / "MANIFEST.yaml").read_text())["m
 def _corpus_sources(name: str) -> list[tuple[str, str, str]]:
     """(file name, original, rewritten) of a corpus module (one file, or each file of a package)."""
     path = CORPUS / name
+    sources = {file.name: file.read_text() for file in (sorted(path.glob("*.py")) if path.is_dir() else [path])}
     out = []
-    for file in (sorted(path.glob("*.py")) if path.is_dir() else [path]):
-        source = file.read_text()
-        result = rewrite_source(source, file.name)
+    for file, result in rewrite_files(sources).items():  # one run: a package's files share their constants
         assert result.error is None
-        out.append((file.name, source, result.new_source))
+        out.append((file, sources[file], result.new_source))
     return out
 
 
@@ -400,9 +399,9 @@ async def test_corpus_module_does_the_same_after_rewrite(name, aiohttp_server, a
     spec = CORPUS_MODULES[name]
     drive = spec["drive"] or {}
     sources = _corpus_sources(name)
-    migrated = any(rewrite_source(before, f).rules for f, before, _a in sources)
+    migrated = any(r.rules for r in rewrite_files({f: before for f, before, _a in sources}).values())
     flagged = any(f.kind in ("call", "indirect") and f.route
-                  for file, _b, after in sources for f in analyze_python(after, file).findings)
+                  for a in analyze_files({file: after for file, _b, after in sources}).values() for f in a.findings)
     if migrated and flagged:
         pytest.skip("part of the module migrated, part flagged: no single base address drives it")
     sandbox_a, sandbox_b = Recording(sandbox_config), Recording(sandbox_config.__class__(**vars(sandbox_config)))

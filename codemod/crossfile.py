@@ -1,0 +1,199 @@
+"""Constants across the files of one run: a base or a method constant imported from a sibling module.
+
+Every file a run analyses (`v1bridge rewrite PATH...`, `v1bridge audit PATH...`)
+also yields, from the same parse, its module-level string constants and its
+`from X import NAME` edges (`ModuleFacts`, picklable: the workers send it back).
+`Table` joins them: for every file, the names it imports from another file of
+the run that defines them as a string constant (`externals`). Only the files
+that import such a constant, and the files that define one, are analysed again
+with the table; every other file keeps its first (and only) pass.
+
+The per-file analysis reads an imported constant like one of its own (its
+value is known; the literal lives in the other file). The rewrite of a
+constant then obeys the guarantee across files: it changes only when every
+use of it, in every file, can migrate (`resolve`):
+
+1. every file that imports a constant is rewritten again with it open; each reports
+   a verdict on it (`Verdict`): migrate it to this text, keep it as it is
+   (a call through it stays v1, or it builds a URL the analysis cannot follow),
+   or no change needed;
+2. a constant some user keeps is blocked; the files that would have migrated
+   through it are rewritten again with it blocked (their families stay v1 and
+   are flagged), until no verdict changes;
+3. the defining file is rewritten last, with the agreed text for each of its
+   exported constants, or with the constant blocked (left and flagged).
+
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Callable, Iterable
+
+from codemod.prefilter import needs_parse
+
+MAX_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What the light pass keeps of one file (picklable)."""
+
+    path: str  # as given to the run (relative, '/' separators)
+    constants: dict[str, str] = field(default_factory=dict)  # NAME = "literal", assigned once at module level
+    imports: tuple[tuple[int, str, str, str], ...] = ()  # (level, module, name, local name) of `from X import`
+
+
+@dataclass(frozen=True)
+class External:
+    """A string constant this file imports from another file of the run."""
+
+    value: str
+    origin: str  # the defining file's path
+    name: str  # its name there
+    blocked: str | None = None  # why it stays as it is (a use elsewhere cannot migrate)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.origin, self.name)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One file's word on a cross-file constant: 'go' (migrate it to `text`), 'stay' (keep it), 'same'."""
+
+    state: str
+    text: str | None = None
+    why: str | None = None
+    line: int = 0
+
+
+class Table:
+    """The run's cross-file constants: who defines what, who imports it."""
+
+    def __init__(self, facts: Iterable[ModuleFacts | None]) -> None:
+        self.facts = {f.path: f for f in facts if f is not None}
+        self._by_module: dict[tuple[str, ...], list[str]] = {}
+        for path in self.facts:
+            parts = PurePosixPath(path).with_suffix("").parts
+            if parts and parts[-1] == "__init__":
+                parts = parts[:-1]
+            self._by_module.setdefault(parts, []).append(path)
+        # importer path -> local name -> External
+        self.imported: dict[str, dict[str, External]] = {}
+        for path, facts in self.facts.items():
+            for level, module, name, local in facts.imports:
+                origin = self._resolve(path, level, module)
+                if origin is None or origin == path:
+                    continue
+                value = self.facts[origin].constants.get(name)
+                if value is not None:
+                    self.imported.setdefault(path, {})[local] = External(value, origin, name)
+        # constants an edit may change (a base, a path: the prefilter's signs of the API), and who imports them;
+        # other imported constants (a method, an image name) only lend their value to the importer's analysis
+        self.users: dict[tuple[str, str], set[str]] = {}
+        for path, names in self.imported.items():
+            for ext in names.values():
+                if needs_parse(ext.value):
+                    self.users.setdefault(ext.key, set()).add(path)
+
+    def _resolve(self, path: str, level: int, module: str) -> str | None:
+        """The file of the run a `from <module> import` refers to (relative: from the importer's folder;
+        absolute: the one file whose path ends with the dotted name), or None."""
+        mod = tuple(module.split(".")) if module else ()
+        if level:
+            folder = PurePosixPath(path).parent.parts
+            if level - 1 > len(folder):
+                return None
+            target = folder[: len(folder) - (level - 1)] + mod
+            found = self._by_module.get(target, [])
+            return found[0] if len(found) == 1 else None
+        if not mod:
+            return None
+        found = [p for parts, paths in self._by_module.items() if parts[-len(mod):] == mod for p in paths]
+        return found[0] if len(found) == 1 else None
+
+    def externals(self, path: str, blocked: dict[tuple[str, str], str] | None = None) -> dict[str, External]:
+        out = dict(self.imported.get(path, {}))
+        for local, ext in out.items():
+            if blocked and ext.key in blocked:
+                out[local] = External(ext.value, ext.origin, ext.name, blocked[ext.key])
+        return out
+
+    def exported(self, path: str) -> set[str]:
+        """Names of `path`'s constants another file of the run imports."""
+        return {name for origin, name in self.users if origin == path}
+
+    def involved(self) -> set[str]:
+        """Files analysed again with the table: importers of a constant of the run, definers of shared ones."""
+        return set(self.imported) | {origin for origin, _name in self.users}
+
+
+Runner = Callable[[list[tuple[str, dict, dict]]], dict[str, object]]
+
+
+def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[str, str], str]]:
+    """Rewrite the files that share constants so that each constant moves only with every use of it.
+
+    `run([(path, externals, exports), ...])` rewrites those files (in parallel if it likes) and returns
+    {path: result}, each result with `.verdicts` {(origin, name): Verdict}. `exports` maps a defining file's
+    exported names to None (open: report a verdict), a Verdict 'go' (write that text) or 'stay' (keep it).
+    Returns the final results of the involved files and the blocked constants with the reason."""
+    involved = sorted(table.involved())
+    blocked: dict[tuple[str, str], str] = {}
+    exports_open = {path: {name: None for name in table.exported(path)} for path in involved}
+    results = run([(path, table.externals(path), exports_open[path]) for path in involved])
+    for _ in range(MAX_ROUNDS):
+        newly: dict[tuple[str, str], str] = {}
+        for key, verdicts in _verdicts(table, results).items():
+            if key in blocked:
+                continue
+            why = _why_blocked(verdicts)
+            if why is not None:
+                newly[key] = why
+        if not newly:
+            break
+        blocked.update(newly)
+        again = sorted({p for key in newly for p in table.users.get(key, ())} | {key[0] for key in newly})
+        results.update(run([(path, table.externals(path, blocked), exports_open[path]) for path in again]))
+    else:  # no agreement after MAX_ROUNDS: every shared constant stays
+        for key in table.users:
+            blocked.setdefault(key, "the files that use it did not agree on one migration")
+    finals: list[tuple[str, dict, dict]] = []
+    verdicts = _verdicts(table, results)
+    for path in involved:
+        names = table.exported(path)
+        if not names:
+            continue
+        exports = {}
+        for name in names:
+            key = (path, name)
+            if key in blocked:
+                exports[name] = Verdict("stay", why=blocked[key])
+            else:
+                go = [v for _p, v in verdicts.get(key, []) if v.state == "go"]
+                exports[name] = go[0] if go else Verdict("same")
+        finals.append((path, table.externals(path, blocked), exports))
+    # the importers' results already hold the final blocked set (each was re-run when a constant it uses blocked)
+    results.update(run(finals))
+    return results, blocked
+
+
+def _verdicts(table: Table, results: dict[str, object]) -> dict[tuple[str, str], list[tuple[str, Verdict]]]:
+    out: dict[tuple[str, str], list[tuple[str, Verdict]]] = {key: [] for key in table.users}
+    for path, result in results.items():
+        for key, verdict in (getattr(result, "verdicts", None) or {}).items():
+            if key in out:
+                out[key].append((path, verdict))
+    return out
+
+
+def _why_blocked(verdicts: list[tuple[str, Verdict]]) -> str | None:
+    stay = [(p, v) for p, v in verdicts if v.state == "stay"]
+    if stay:
+        path, v = stay[0]
+        return f"{path}:{v.line}: {v.why}"
+    texts = {v.text for _p, v in verdicts if v.state == "go"}
+    if len(texts) > 1:
+        return "its users would migrate it to different texts (" + ", ".join(sorted(texts)) + ")"
+    return None
