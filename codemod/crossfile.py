@@ -74,11 +74,15 @@ class Table:
     def __init__(self, facts: Iterable[ModuleFacts | None]) -> None:
         self.facts = {f.path: f for f in facts if f is not None}
         self._by_module: dict[tuple[str, ...], list[str]] = {}
+        self._by_last: dict[str, list[tuple[str, ...]]] = {}  # last dotted component -> module paths
         for path in self.facts:
             parts = PurePosixPath(path).with_suffix("").parts
             if parts and parts[-1] == "__init__":
                 parts = parts[:-1]
-            self._by_module.setdefault(parts, []).append(path)
+            if parts:
+                if parts not in self._by_module:
+                    self._by_last.setdefault(parts[-1], []).append(parts)
+                self._by_module.setdefault(parts, []).append(path)
         # importer path -> local name -> External
         self.imported: dict[str, dict[str, External]] = {}
         for path, facts in self.facts.items():
@@ -110,7 +114,8 @@ class Table:
             return found[0] if len(found) == 1 else None
         if not mod:
             return None
-        found = [p for parts, paths in self._by_module.items() if parts[-len(mod):] == mod for p in paths]
+        found = [p for parts in self._by_last.get(mod[-1], ()) if parts[-len(mod):] == mod
+                 for p in self._by_module[parts]]
         return found[0] if len(found) == 1 else None
 
     def externals(self, path: str, blocked: dict[tuple[str, str], str] | None = None) -> dict[str, External]:
