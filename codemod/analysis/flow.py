@@ -270,6 +270,9 @@ class Flow:
     def _read_key(self, expr: cst.CSTNode) -> tuple[str, cst.CSTNode, str] | None:
         """(key, key node, how) when `expr` is read as expr["key"] or expr.get("key")."""
         p = self.parent(expr)
+        if isinstance(p, cst.BooleanOperation) and isinstance(p.operator, cst.Or) and p.left is expr \
+                and isinstance(p.right, cst.Dict) and not p.right.elements:
+            expr, p = p, self.parent(p)  # `(answer or {}).get("pods", [])`
         if isinstance(p, cst.Subscript) and p.value is expr and len(p.slice) == 1:
             el = p.slice[0].slice
             if isinstance(el, cst.Index):

@@ -145,6 +145,9 @@ class Strings:
         args = [a.value for a in node.args if a.keyword is None and not a.star]
         if isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, cst.SimpleString):
             return self._format(node, func.value, scope, depth)
+        if isinstance(func, cst.Attribute) and func.attr.value == "join" and str_of(func.value) is not None \
+                and len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)):
+            return self._join(func.value, args[0], scope, depth)
         if isinstance(func, cst.Attribute) and func.attr.value in ("rstrip", "strip", "lstrip") and (
                 not args or (len(args) == 1 and str_of(args[0]) == "/")):
             pieces = self.evaluate(func.value, scope, depth + 1)
@@ -184,6 +187,34 @@ class Strings:
             return self._inline(builder, node, scope, depth)
         return [Piece(None)]
 
+    def _join(self, sep_node: cst.SimpleString, seq, scope, depth: int) -> list[Piece]:
+        """`"/".join([base, *parts])`: the items in order, a `*parts` of a URL builder expanded to its arguments."""
+        sep = str_of(sep_node)
+        items: list = []
+        for el in seq.elements:
+            if isinstance(el, cst.StarredElement):
+                star = self._star_args(el.value, scope)
+                if star is None:
+                    return [Piece(None)]
+                items.extend(star)
+            else:
+                items.append((el.value, scope))
+        out: list[Piece] = []
+        for i, (expr, where) in enumerate(items):
+            if i:
+                out.append(Piece(sep))  # not editable: the separator is shared by every item
+            out.extend(self.evaluate(expr, where, depth + 1))
+        return out
+
+    def _star_args(self, node, scope) -> list | None:
+        """The arguments a `*name` parameter of a URL builder being evaluated holds, with their scope."""
+        if not isinstance(node, cst.Name) or scope is None:
+            return None
+        bound = self.bindings.get(id(scope))
+        if bound is None or not isinstance(bound[0].get(node.value), tuple):
+            return None
+        return [(expr, bound[1]) for expr in bound[0][node.value]]
+
     def _url_builder(self, func: cst.CSTNode) -> tuple[cst.FunctionDef, cst.BaseExpression] | None:
         """A function of this module whose body is one `return <expression>` (a docstring allowed): `_url(path)`,
         `self._url(path)`. Its result is evaluated in place, its parameters bound to the call's arguments."""
@@ -216,11 +247,17 @@ class Strings:
         params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
         if params and params[0] in ("self", "cls") and isinstance(call.func, cst.Attribute):
             params = params[1:]
-        bound: dict[str, cst.CSTNode] = {}
-        for name, arg in zip(params, [a for a in call.args if a.keyword is None]):
-            if arg.star:
-                return [Piece(None)]
+        bound: dict[str, object] = {}
+        positional = [a for a in call.args if a.keyword is None]
+        if any(a.star for a in positional):
+            return [Piece(None)]
+        for name, arg in zip(params, positional):
             bound[name] = arg.value
+        star = fn.params.star_arg
+        if isinstance(star, cst.Param):
+            bound[star.name.value] = tuple(a.value for a in positional[len(params):])  # `*parts`
+        elif len(positional) > len(params):
+            return [Piece(None)]
         for arg in call.args:
             if arg.keyword is not None:
                 bound[arg.keyword.value] = arg.value
@@ -262,6 +299,8 @@ class Strings:
             param = self._param(fn, name)
             bound = self.bindings.get(id(fn))
             if param is not None and bound is not None and name in bound[0]:
+                if isinstance(bound[0][name], tuple):
+                    return [Piece(None)]  # `*parts` used as one string
                 return self.evaluate(bound[0][name], bound[1], depth + 1)  # a URL builder's argument
             if param is not None:
                 if param.default is not None:
@@ -358,6 +397,8 @@ class Strings:
                 cls = self._class_of(scope)
             else:
                 cls = self.ix.classes.get(owner.value)
+        elif isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Name) and owner.value.value == "self":
+            cls = self._class_held(owner, scope)  # `self.settings.rest_url`
         if cls is None:
             return [Piece(None)]
         class_level = self.ix.class_attrs.get(id(cls), {}).get(attr)
@@ -369,6 +410,23 @@ class Strings:
             if chosen is not None:
                 return self.evaluate(chosen[0], chosen[1], depth + 1)
         return [Piece(None)]
+
+    def _class_held(self, attr: cst.Attribute, scope) -> cst.ClassDef | None:
+        """The one class of this module an instance attribute holds: `self.settings = settings or Settings()`
+        (an instance made here), or a parameter annotated with the class (`settings: Settings | None`)."""
+        owner = self._class_of(scope)
+        found = set()
+        for value, fn in self.ix.self_attrs.get(id(owner), {}).get(attr.attr.value, ()) if owner else ():
+            for part in (value.left, value.right) if isinstance(value, cst.BooleanOperation) else (value,):
+                if isinstance(part, cst.Call) and isinstance(part.func, cst.Name) and part.func.value in self.ix.classes:
+                    found.add(part.func.value)
+                elif isinstance(part, cst.Name):
+                    param = self._param(fn, part.value)
+                    ann = param.annotation.annotation if param is not None and param.annotation else None
+                    for name in (ann.left, ann.right) if isinstance(ann, cst.BinaryOperation) else (ann,):
+                        if isinstance(name, cst.Name) and name.value in self.ix.classes:
+                            found.add(name.value)
+        return self.ix.classes[found.pop()] if len(found) == 1 else None
 
     # --------------------------------------------------------- URL classes
     def _string_is_v1_base(self, node: cst.CSTNode) -> bool:

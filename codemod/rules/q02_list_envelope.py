@@ -17,7 +17,12 @@ rule = Rule("Q02", __name__, order=50)
 
 
 def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
-    plan.edit(Edit("subscript", read.node, rule_id, read.key))
+    parent = plan.an.parent(read.node)
+    if isinstance(parent, cst.BooleanOperation) and isinstance(parent.operator, cst.Or) and parent.left is read.node:
+        # `answer or []` tolerates no answer (None): `(answer or {}).get(key, [])` keeps tolerating it
+        plan.edit(Edit("subscript", parent, rule_id, (read.key, "or")))
+    else:
+        plan.edit(Edit("subscript", read.node, rule_id, read.key))
     plan.find(read.node, rule_id, "list-read", f"v2 wraps the list: read [{read.key!r}]", True, read.route)
     paged = _paginated(plan)
     if read.route.op.v1.path in paged:
@@ -41,7 +46,15 @@ def plan_read(read: Read, cf: CallFact, plan) -> None:
 
 
 @rule.applies("subscript")
-def apply(node: cst.CSTNode, key: str) -> cst.CSTNode:
+def apply(node: cst.CSTNode, key) -> cst.CSTNode:
+    if isinstance(key, tuple) and isinstance(node, cst.BooleanOperation):
+        key, _or = key
+        left = node.left.with_changes(lpar=[], rpar=[]) if getattr(node.left, "lpar", None) else node.left
+        held = cst.BooleanOperation(left=left, operator=node.operator, right=cst.Dict([]),
+                                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Call(func=cst.Attribute(value=held, attr=cst.Name("get")),
+                        args=[cst.Arg(cst.SimpleString(f'"{key}"')), cst.Arg(node.right)],
+                        lpar=node.lpar, rpar=node.rpar)
     value = node
     if isinstance(node, cst.Await) and not node.lpar:
         value = node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -62,6 +62,64 @@ CASES = {
         def delete(pod_id):
             requests.delete(_url("pods/" + pod_id)).raise_for_status()
     '''),
+    # --- `"/".join([base, *parts])` in a URL builder, the base on a settings object (`self.settings.base`)
+    "a joined URL of another API: untouched": _case('''
+        import httpx
+        class Settings:
+            base: str = "https://example.com/api"
+        class Client:
+            def __init__(self, settings: Settings | None = None):
+                self.settings = settings or Settings()
+            def _url(self, *parts):
+                return "/".join([self.settings.base.rstrip("/"), *parts])
+            def volumes(self):
+                return httpx.get(self._url("networkvolumes")).json()
+    '''),
+    "a joined URL on a settings field default: the field, the segments and the list read move": _case('''
+        import httpx
+        class Settings:
+            base: str = "https://rest.runpod.io/v1"
+        class Client:
+            def __init__(self, settings: Settings | None = None):
+                self.settings = settings or Settings()
+            def _url(self, *parts):
+                return "/".join([self.settings.base.rstrip("/"), *parts])
+            def volumes(self):
+                return httpx.get(self._url("networkvolumes")).json()
+            def drop(self, volume_id):
+                httpx.delete(self._url("networkvolumes", volume_id)).raise_for_status()
+    ''', '''
+        import httpx
+        class Settings:
+            base: str = "https://api.runpod.io/v2"
+        class Client:
+            def __init__(self, settings: Settings | None = None):
+                self.settings = settings or Settings()
+            def _url(self, *parts):
+                return "/".join([self.settings.base.rstrip("/"), *parts])
+            def volumes(self):
+                return httpx.get(self._url("network-volumes")).json()["networkVolumes"]
+            def drop(self, volume_id):
+                httpx.delete(self._url("network-volumes", volume_id)).raise_for_status()
+    '''),
+    # --- `answer or []`: a helper that may answer None keeps being tolerated
+    "a list read tolerating None: (answer or {}).get(key, [])": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def _get(path):
+            r = requests.get(BASE + path, timeout=10)
+            return r.json() if r.text else None
+        def templates():
+            return _get("/templates") or []
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def _get(path):
+            r = requests.get(BASE + path, timeout=10)
+            return r.json() if r.text else None
+        def templates():
+            return (_get("/templates") or {}).get("templates", [])
+    '''),
     # --- a family left on v1: the call its helper makes, and the helper's error read, say so too
     "a helper family left on v1: the helper's call under the rule that keeps most callers, its error read Q29": _case('''
         import requests
