@@ -223,7 +223,9 @@ class Analyzer(Strings, Calls, Flow):
             if not routes:
                 fn = self.scope_of(site.call)
                 own_path = flat[info.path_start:].lstrip("/")
-                if own_path.startswith(HOLE) and fn is not None and self._helper(fn) is not None:
+                helper = self._helper(fn) if fn is not None else None
+                # the call a helper makes for its callers (after a partial base, `.../v1/billing` + path)
+                if helper is not None and (own_path.startswith(HOLE) or helper.tail_at is not None):
                     return  # the call a helper makes for its callers: each caller is a call site of its own
                 if site.url.ours or (site.base is not None and site.base.ours):
                     # this service's v1, but no v1 route: a verb or segment only known at run time, or a

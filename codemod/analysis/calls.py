@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemod.analysis.syntax import Piece, dotted, flatten, str_of
+from codemod.analysis.syntax import Piece, dotted, flatten, pieces_from, str_of
 from codemod.knowledge import HOLE, SCHEME, Route
 
 VERBS = {"get", "post", "put", "patch", "delete", "head", "options"}
@@ -70,6 +70,7 @@ class HelperInfo:
     returns: str
     is_async: bool
     slash_join: bool = False  # the helper puts "/" between base and path (callers may omit the leading slash)
+    tail_at: int | None = None  # a partial base (`.../v1/billing`): where its path part starts in the base text
     inner: "CallSite | None" = None  # the call the helper makes
     refs: list = field(default_factory=list)
 
@@ -309,6 +310,7 @@ class Calls:
             path_param = next((p.param for p in inner.url.pieces if p.param), None)
             if path_param is None:
                 continue
+            tail_at = None
             flat = flatten(inner.url.pieces)
             hole_at = next(i for i, p in enumerate(inner.url.pieces) if p.param == path_param)
             prefix_pieces = inner.url.pieces[:hole_at]
@@ -328,6 +330,11 @@ class Calls:
                 else:
                     ours = inner.url.ours if inner.url.base_known else self.is_ours(prefix_flat)
                     base = UrlInfo(kind, prefix_pieces, 0, len(prefix_flat), host_edit, ours=ours)
+                    rest = prefix_flat[start:].rstrip("/")
+                    if kind == "v1" and rest.startswith("/") and HOLE not in rest \
+                            and hole_at == len(inner.url.pieces) - 1 and not self.kb.match(rest, None):
+                        # the parameter is the rest of the URL, after a path that is no route of its own
+                        tail_at = start  # a partial base (`.../v1/billing`): its path leads every caller's path
             method_param = None
             method = inner.method
             if inner.helper is not None and inner.helper.method_param:
@@ -348,7 +355,8 @@ class Calls:
             returns = "json" if self._returns_json(fn, inner) else "response"
             info = HelperInfo(fn, params, path_param, method_param, method if method_param is None else None, body_param,
                               kwargs_param, base, base_kind, returns, isinstance(fn.asynchronous, cst.Asynchronous),
-                              slash_join=prefix_flat.endswith("/"), inner=inner, refs=list(inner.refs))
+                              slash_join=prefix_flat.endswith("/"), inner=inner, refs=list(inner.refs),
+                              tail_at=tail_at)
             break
         self.helpers[id(fn)] = info
         return info
@@ -423,6 +431,8 @@ class Calls:
         flat = flatten(pieces)
         if helper.slash_join and flat and not flat.startswith("/") and not SCHEME.match(flat):
             pieces = [Piece("/")] + pieces  # `f"{base}/{path.lstrip('/')}"`: "pods/x/stop" is /pods/x/stop
+        if helper.tail_at is not None and helper.base is not None and not SCHEME.match(flat):
+            pieces = pieces_from(helper.base.pieces, helper.tail_at) + pieces  # `.../v1/billing` + "/pods"
         base_kind = helper.base_kind if helper.base_kind in ("v1", "v2", "runtime") else None
         info = self._url_info(pieces, base_kind, helper.base.ours if helper.base is not None else False)
         if info is None:

@@ -68,6 +68,20 @@ def slice_pieces(pieces: list[Piece], end: int) -> list[Piece]:
     return out
 
 
+def pieces_from(pieces: list[Piece], start: int) -> list[Piece]:
+    """The pieces of flat[start:], a cut literal keeping its node and offset (still editable)."""
+    out, pos = [], 0
+    for piece in pieces:
+        length = 1 if piece.text is None else len(piece.text)
+        if pos >= start:
+            out.append(piece)
+        elif pos + length > start and piece.text is not None:
+            cut = start - pos
+            out.append(Piece(piece.text[cut:], piece.node, piece.offset + cut))
+        pos += length
+    return out
+
+
 def dotted(node: cst.CSTNode) -> str | None:
     if isinstance(node, cst.Name):
         return node.value

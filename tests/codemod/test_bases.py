@@ -102,6 +102,57 @@ CASES = {
             def drop(self, volume_id):
                 httpx.delete(self._url("network-volumes", volume_id)).raise_for_status()
     '''),
+    # --- a partial base (`.../v1/billing`): its path leads every caller's path
+    "a partial base already on v2: untouched": _case('''
+        import requests
+        BILLING = "https://api.runpod.io/v2/billing"
+        def _get(path, params):
+            r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def storage(month):
+            return [(r["startTime"], r["totalAmount"]) for r in _get("/network-volumes", {"bucketSize": month})["records"]]
+    '''),
+    "a partial billing base: base, path, records envelope and record fields move": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def _get(path, params):
+            r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def storage(month):
+            return [(r["time"], r["amount"]) for r in _get("/networkvolumes", {"bucketSize": month})]
+    ''', '''
+        import requests
+        BILLING = "https://api.runpod.io/v2/billing"
+        def _get(path, params):
+            r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def storage(month):
+            return [(r["startTime"], r["totalAmount"]) for r in _get("/network-volumes", {"bucketSize": month})["records"]]
+    '''),
+    "a partial billing base with a grouping v2 cannot rebuild: the helper and its caller flagged R10": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def _get(path, params):
+            r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def by_gpu():
+            return _get("/pods", {"bucketSize": "day", "grouping": "gpuTypeId"})
+    ''', '''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def _get(path, params):
+            # v1bridge: R10 group v2 per-resource records yourself
+            r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def by_gpu():
+            # v1bridge: R10 group v2 per-resource records yourself
+            return _get("/pods", {"bucketSize": "day", "grouping": "gpuTypeId"})
+    '''),
     # --- `answer or []`: a helper that may answer None keeps being tolerated
     "a list read tolerating None: (answer or {}).get(key, [])": _case('''
         import requests
