@@ -381,6 +381,7 @@ class Conventions(Strict):
     v1_error_keys_read: list[str]
     v2_error_fields: list[str]
     v2_error_key: str = "detail"
+    error_wording_kept: bool = False
     v2_error_media_type: str
     emulation_header: str
     rule_header: str

@@ -41,6 +41,7 @@ class Read:
     key: str | None = None
     how: str | None = None  # "subscript" | "get"
     rule: str | None = None  # loop: the rule of the field it waits on
+    matched: int = 0  # error: line where the text read is matched against words (`marker in text`), else 0
 
 
 @dataclass

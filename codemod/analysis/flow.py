@@ -295,7 +295,64 @@ class Flow:
         self._reading.reads.append(read)
 
     def _error_read(self, key: tuple[str, cst.CSTNode, str], route: Route | None) -> None:
-        self._read(Read("error", key[1], route, key[0], key[2]))
+        self._read(Read("error", key[1], route, key[0], key[2], matched=self._text_matched(key[1])))
+
+    _TEXT_TESTS = {"startswith", "endswith", "find", "index", "count", "__contains__"}
+    _TEXT_CASE = {"lower", "upper", "casefold", "strip", "lstrip", "rstrip"}
+
+    def _text_matched(self, key: cst.CSTNode) -> int:
+        """Line where the error text read at `key` is matched against words (`marker in text`, `== "..."`,
+        `.startswith(...)`, `re.search`), through variables and the module's own functions; 0 if nowhere."""
+        expr = self.parent(key)
+        while expr is not None and not isinstance(expr, (cst.Subscript, cst.Call)):
+            expr = self.parent(expr)
+        return self._matched(expr, 0) if expr is not None else 0
+
+    def _matched(self, expr: cst.CSTNode, depth: int) -> int:
+        if depth > 4:
+            return 0
+        p = self.parent(expr)
+        if isinstance(p, cst.BooleanOperation) or (isinstance(p, cst.Call) and p.func is expr):
+            return self._matched(p, depth)  # `text or ""`, `(...)()`
+        if isinstance(p, cst.Attribute) and p.value is expr:
+            call = self.parent(p)
+            if not isinstance(call, cst.Call):
+                return 0
+            if p.attr.value in self._TEXT_TESTS:
+                return self._where(call)[0]
+            return self._matched(call, depth) if p.attr.value in self._TEXT_CASE else 0
+        if isinstance(p, cst.ComparisonTarget):
+            p = self.parent(p)
+        if isinstance(p, cst.Comparison):
+            ops = [c.operator for c in p.comparisons]
+            if any(isinstance(o, (cst.In, cst.NotIn)) for o in ops) or any(
+                    isinstance(o, (cst.Equal, cst.NotEqual)) and isinstance(c.comparator, cst.SimpleString)
+                    for o, c in zip(ops, p.comparisons)) or (
+                    isinstance(p.left, cst.SimpleString) and any(isinstance(o, (cst.Equal, cst.NotEqual)) for o in ops)):
+                return self._where(p)[0]
+            return 0
+        if isinstance(p, cst.Arg) and p.keyword is None:
+            call = self.parent(p)
+            if not isinstance(call, cst.Call):
+                return 0
+            if self._origin(dotted(call.func) or "").startswith("re."):
+                return self._where(call)[0]
+            name = call.func.value if isinstance(call.func, cst.Name) else None
+            fns = self.ix.functions.get(name or "", [])
+            if len(fns) == 1 and fns[0].params.star_arg is cst.MaybeSentinel.DEFAULT:
+                params = [*fns[0].params.posonly_params, *fns[0].params.params]
+                at = [a for a in call.args if a.keyword is None].index(p)
+                if at < len(params):
+                    for use in self.ix.names.get(id(fns[0]), {}).get(params[at].name.value, []):
+                        if use is not params[at].name and (line := self._matched(use, depth + 1)):
+                            return line
+            return 0
+        var = self._bound_name(expr)
+        if var is not None:
+            for use in self._uses_after(*var):
+                if not isinstance(self.parent(use), cst.AssignTarget) and (line := self._matched(use, depth + 1)):
+                    return line
+        return 0
 
     def _flow(self, expr: cst.CSTNode, typed: Typed, depth: int) -> None:
         """Follow a typed expression: variables, loops, indexing, returns, field reads."""

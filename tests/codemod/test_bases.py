@@ -20,7 +20,7 @@ L04 = "# v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {
 def _case(before: str, after: str | None = None) -> tuple[str, str]:
     before = textwrap.dedent(before).lstrip("\n")
     return before, before if after is None else textwrap.dedent(after).lstrip("\n").replace("{L01}", L01).replace(
-        "{L04}", L04)
+        "{L04}", L04).replace("{Q29}", "# v1bridge: Q29 read detail (and errors[]) from the problem body")
 
 
 def _check(before: str, after: str, path: str = "case.py") -> None:
@@ -170,6 +170,51 @@ CASES = {
             return r.json() if r.text else None
         def templates():
             return (_get("/templates") or {}).get("templates", [])
+    '''),
+    # --- an error text matched against v1's words cannot be migrated by renaming the key
+    "an error text only shown: message -> detail": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def stop(pod_id):
+            r = requests.post(f"{BASE}/pods/{pod_id}/stop", timeout=30)
+            if not r.ok:
+                raise RuntimeError(r.json().get("message"))
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def stop(pod_id):
+            r = requests.post(f"{BASE}/pods/{pod_id}/action", timeout=30, json={"action": "stop"})
+            if not r.ok:
+                raise RuntimeError(r.json().get("detail"))
+    '''),
+    "an error text tested for v1's words (through a variable and a function): the client stays, flagged Q29": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def _busy(message):
+            return "not enough free gpus" in (message or "").lower()
+        def stop(pod_id):
+            r = requests.post(f"{BASE}/pods/{pod_id}/stop", timeout=30)
+            if not r.ok:
+                msg = r.json().get("message")
+                if _busy(msg):
+                    return False
+                raise RuntimeError(msg)
+            return True
+    ''', '''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def _busy(message):
+            return "not enough free gpus" in (message or "").lower()
+        def stop(pod_id):
+            {Q29}
+            r = requests.post(f"{BASE}/pods/{pod_id}/stop", timeout=30)
+            if not r.ok:
+                {Q29}
+                msg = r.json().get("message")
+                if _busy(msg):
+                    return False
+                raise RuntimeError(msg)
+            return True
     '''),
     # --- a family left on v1: the call its helper makes, and the helper's error read, say so too
     "a helper family left on v1: the helper's call under the rule that keeps most callers, its error read Q29": _case('''

@@ -1,0 +1,57 @@
+"""Grab a GPU pod of any acceptable type: try each type until one has stock.
+
+Recognises the v1 "no instances" error text and moves on to the next type.
+"""
+import logging
+import os
+
+import requests
+
+log = logging.getLogger("grab")
+
+RUNPOD_API_BASE = os.environ.get("RUNPOD_API_BASE", "https://rest.runpod.io/v1")
+PREFERRED = ["NVIDIA H100 80GB HBM3", "NVIDIA A100 80GB PCIe", "NVIDIA RTX A6000"]
+STOCK_OUT_MARKERS = ("no longer any instances available", "no instances available", "not enough free gpus")
+
+
+def _is_stock_out(message):
+    text = (message or "").lower()
+    return any(marker in text for marker in STOCK_OUT_MARKERS)
+
+
+def create_pod(api_key, name, gpu_type, image):
+    # v1bridge: Q29 read detail (and errors[]) from the problem body
+    resp = requests.post(
+        f"{RUNPOD_API_BASE}/pods",
+        headers={"Authorization": f"Bearer {api_key}"},
+        json={"name": name, "imageName": image, "gpuTypeIds": [gpu_type], "gpuCount": 1,
+              "cloudType": "SECURE", "volumeInGb": 0, "containerDiskInGb": 30},
+        timeout=90,
+    )
+    return resp
+
+
+def grab(api_key, name, image, candidates=PREFERRED):
+    last = None
+    for gpu in candidates:
+        resp = create_pod(api_key, name, gpu, image)
+        if resp.ok:
+            return resp.json()
+        # v1bridge: Q29 read detail (and errors[]) from the problem body
+        last = resp.json().get("message", resp.text)
+        if _is_stock_out(last):
+            log.warning("%s out of stock, trying next", gpu)
+            continue
+        raise RuntimeError(last)
+    raise RuntimeError(f"no GPU available: {last}")
+
+
+def release(api_key, pod_id):
+    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
+    requests.delete(f"{RUNPOD_API_BASE}/pods/{pod_id}", headers={"Authorization": f"Bearer {api_key}"}, timeout=30)
+
+
+def scenario(base_url, api_key, ids):
+    pod = grab(api_key, "trainer", "ghcr.io/acme/train:8")
+    release(api_key, pod["id"])
+    return {"image": pod["image"]}
