@@ -1,0 +1,1 @@
+"""Fleet client split across modules: constants live next to the client."""
