@@ -251,10 +251,38 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
     return result.body
 
 
+def _changing_read_inside(plan, nodes: list) -> bool:
+    """Does one of these expressions hold a read of a v1 answer that changes on v2 (`before["workersMax"]`)?
+    A body value is moved as its source text, so an edit planned inside it would be lost."""
+    an = plan.an
+    spans = [an.pos[n] for n in nodes if n in an.pos]
+    if not spans:
+        return False
+    responses = plan.kb.mappings.responses
+    for other in plan.facts.calls:
+        for read in other.reads:
+            if read.node not in an.pos:
+                continue
+            where = an.pos[read.node].start
+            if not any((s.start.line, s.start.column) <= (where.line, where.column) < (s.end.line, s.end.column)
+                       for s in spans):
+                continue
+            if read.kind != "field":
+                return True
+            field = responses[read.route.op.response].fields.get(read.key) if read.route.op.response else None
+            if field is None or field.source != read.key or field.omit or field.has_const or field.convert:
+                return True
+    return False
+
+
 def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
     an, route = plan.an, cf.route
     spec = plan.kb.mappings.requests[map_id]
     counter: list = []
+    if _changing_read_inside(plan, [node, *(w.value for w in cf.body_writes)]):
+        plan.flag(node, "L02", "body-field", route, "a body value reads a field of a v1 answer that v2 renames; "
+                  "convert the body by hand (" + plan.rule_text("L02") + ")")
+        return
     parsed = _literal_body(cf, plan, node, counter)
     if parsed is None:
         return

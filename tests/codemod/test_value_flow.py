@@ -504,6 +504,21 @@ CASES = {
             requests.post(start_url, json={"action": "start"}).raise_for_status()
             return requests.get(pod_url(pod_id)).json()["status"]
     '''),
+    "a body value that reads a renamed answer field: flagged, nothing changes": _case('''
+        import requests
+        REST = "https://rest.runpod.io/v1"
+        def grow(eid, hi):
+            before = requests.get(f"{REST}/endpoints/{eid}").json()
+            requests.patch(f"{REST}/endpoints/{eid}", json={"workersMax": max(hi, before["workersMax"])})
+    ''', f'''
+        import requests
+        REST = "https://rest.runpod.io/v1"
+        def grow(eid, hi):
+            {L01}
+            before = requests.get(f"{{REST}}/endpoints/{{eid}}").json()
+            {L02}
+            requests.patch(f"{{REST}}/endpoints/{{eid}}", json={{"workersMax": max(hi, before["workersMax"])}})
+    '''),
 }
 
 
