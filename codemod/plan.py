@@ -73,6 +73,7 @@ class Plan:
     commented: set = field(default_factory=set)
     unit: Any = None  # the call (index in facts.calls) being planned; "file" for file-level work
     verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
+    scratch: dict = field(default_factory=dict)  # a rule module's own state while one file is planned
 
     @property
     def kb(self):

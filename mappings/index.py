@@ -95,6 +95,8 @@ class Index:
     v1_only_names: frozenset[str]  # v1 names that v2 never spells (camelCase compounds): v1 wherever they appear
     renamed_fields: frozenset[str]  # v1 request/response keys that v2 spells differently
     prefilter_tokens: frozenset[str] = field(default_factory=frozenset)
+    # v2 GET paths that take the pagination cursor (read from v2.json) -> the most items one page holds
+    page_limits: dict[str, int] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ bases
     @property
@@ -147,6 +149,11 @@ class Index:
             return self.mappings.conventions.list_keys.get(route.op.resource)
         return None
 
+    def page_limit(self, route: IndexedRoute) -> int | None:
+        """The most items one v2 page holds, when the route's v2 target is a cursor-paginated list (Q30)."""
+        v2 = route.op.v2
+        return self.page_limits.get(v2.path) if v2 is not None and v2.method == "GET" else None
+
     def rule_ids(self) -> list[str]:
         return list(self.mappings.rules)
 
@@ -185,6 +192,24 @@ def _v2_names(schema: object) -> set[str]:
 
     walk(schema)
     return names
+
+
+def paginated_lists(schema: dict, cursor: str, limit: str) -> dict[str, int]:
+    """v2 GET paths whose operation takes the `cursor` query parameter -> the maximum of its `limit`."""
+    def resolve(param: dict) -> dict:
+        node: object = schema
+        for part in param["$ref"].lstrip("#/").split("/") if "$ref" in param else ():
+            node = node[part]  # type: ignore[index]
+        return node if "$ref" in param else param  # type: ignore[return-value]
+
+    out: dict[str, int] = {}
+    for path, item in schema.get("paths", {}).items():
+        params = [resolve(p) for p in (item.get("get") or {}).get("parameters", [])]
+        if any(p.get("in") == "query" and p.get("name") == cursor for p in params):
+            sizes = [p.get("schema", {}).get("maximum") for p in params if p.get("in") == "query" and p.get("name") == limit]
+            if sizes and isinstance(sizes[0], int):
+                out[path] = sizes[0]
+    return out
 
 
 def build(m: Mappings) -> Index:
@@ -277,6 +302,7 @@ def build(m: Mappings) -> Index:
         v1_only_names=v1_only_names,
         renamed_fields=frozenset(renamed),
         prefilter_tokens=frozenset(tokens),
+        page_limits=paginated_lists(schema, conv.pagination.cursor, conv.pagination.limit),
     )
 
 

@@ -113,7 +113,8 @@ _load()
 
 # edit kinds in the order they apply on one node (a string span before a comment on the same statement)
 ORDER = {kind: i for i, kind in enumerate(
-    ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "verb-segment", "drop-statement", "subscript", "comment"])}
+    ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "verb-segment", "drop-statement", "subscript",
+     "page-call", "page-json", "page-loop", "comment"])}
 
 
 def select(ids: list[str] | None = None) -> list[Rule]:

@@ -17,6 +17,11 @@ rule = Rule("Q02", __name__, order=50)
 
 
 def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
+    if plan.kb.page_limit(read.route):  # a paginated v2 list: every page is read (Q30), unwrapped page by page
+        from codemod.rules.q30_list_pagination import plan_pages
+
+        plan_pages(read, cf, plan)
+        return
     parent = plan.an.parent(read.node)
     if isinstance(parent, cst.BooleanOperation) and isinstance(parent.operator, cst.Or) and parent.left is read.node:
         # `answer or []` tolerates no answer (None): `(answer or {}).get(key, [])` keeps tolerating it
@@ -24,20 +29,6 @@ def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     else:
         plan.edit(Edit("subscript", read.node, rule_id, read.key))
     plan.find(read.node, rule_id, "list-read", f"v2 wraps the list: read [{read.key!r}]", True, read.route)
-    paged = _paginated(plan)
-    if read.route.op.v1.path in paged:
-        rule_id, limit = paged[read.route.op.v1.path]
-        plan.note(cf.call, rule_id, f"{read.route.label()} -> {read.route.v2_label()} answers one page: "
-                  + plan.rule_text(rule_id))
-
-
-def _paginated(plan) -> dict[str, tuple[str, None]]:
-    """v1 list paths whose v2 list is cursor-paginated: the paths of the pagination rule (Q30) of rules.yaml."""
-    out = {}
-    for rule in plan.kb.mappings.rules.values():
-        if rule.name == "list-pagination":
-            out.update({path: (rule.id, None) for path in rule.concerns.paths})
-    return out
 
 
 @rule.read

@@ -221,6 +221,33 @@ def _norm(code: str) -> str | None:
     return ast.dump(tree)
 
 
+def cursor_loop_gaps(where: str, pages: dict, lines: list[str], j: int | None) -> list[str]:
+    """A paginated list call (Q30): a `while True:` loop near the call's line re-issues the request (`request`) and
+    stops when pagination.hasNextPage is false; the statement right after the loop reads the whole list (`reads`)."""
+    if j is None:
+        return [f"{where}: line not found after the rewrite"]
+    near = range(max(0, j - 12), min(len(lines), j + 12))
+    at = next((i for i in near if _norm(lines[i]) == _norm(pages["request"])), None)
+    if at is None:
+        return [f"{where}: no cursor loop re-issuing {pages['request']!r}"]
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    top = next((i for i in range(at, -1, -1) if lines[i].strip() == "while True:"
+                and len(lines[i]) - len(lines[i].lstrip()) < indent), None)
+    if top is None:
+        return [f"{where}: {pages['request']!r} is not inside a `while True:` loop"]
+    depth = len(lines[top]) - len(lines[top].lstrip())
+    after = next((i for i in range(top + 1, len(lines)) if lines[i].strip()
+                  and len(lines[i]) - len(lines[i].lstrip()) <= depth), len(lines))
+    body = [line.strip() for line in lines[top + 1: after]]
+    gaps = []
+    if 'if not page["pagination"]["hasNextPage"]:' not in body or "break" not in body:
+        gaps.append(f"{where}: the cursor loop does not stop on pagination.hasNextPage")
+    if after >= len(lines) or _norm(pages["reads"]) != _norm(lines[after]):
+        gaps.append(f"{where}: {lines[after] if after < len(lines) else None!r} instead of {pages['reads']!r} "
+                    "after the cursor loop")
+    return gaps
+
+
 def manifest_gaps(name: str) -> list[str]:
     """Where the rewrite of module `name` differs from its manifest: one line per call site, read or constant."""
     spec = MODULES[name]
@@ -246,6 +273,10 @@ def manifest_gaps(name: str) -> list[str]:
                 want = item.get("to") if key == "constants" else item.get("edit")
                 if flagged:
                     gaps.append(f"{where}: flagged, the manifest migrates it")
+                elif item.get("pages"):
+                    gaps += cursor_loop_gaps(where, item["pages"], files[file][1].splitlines(),
+                                             _line_map(files[file][0].splitlines(), files[file][1].splitlines())
+                                             .get(item["line"] - 1))
                 elif want and not want.startswith("none") and _norm(want) is not None:
                     if _norm(want) != _norm(new or "") and not _contains(new or "", want) \
                             and not any(p.strip() in window for p in want.split(";")):

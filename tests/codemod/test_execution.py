@@ -11,6 +11,12 @@ catalogue reads are its implementation, not the client's operations: see
 
 Synchronous clients (requests) run in a worker thread (`asyncio.to_thread`)
 while the servers keep serving on real ports in the test's event loop.
+
+Both sandboxes answer paginated lists (pods, endpoints, templates) in pages of
+PAGE items and hold more than that of each (`seed`), so a rewritten list call
+that reads one page returns less than the original and fails the comparison:
+the rewrite must follow the cursor (Q30). The proxy rebuilds the v1 lists from
+every page for the original.
 Base addresses are injected by setting the module's base constant (or the
 client's `base_url` argument): the fixtures themselves stay untouched.
 """
@@ -43,6 +49,8 @@ from proxy.sandbox.common import VIOLATIONS
 FIXTURES = Path(__file__).parent / "fixtures"
 KEY = "key-alice"
 AUTH = {"Authorization": f"Bearer {KEY}"}
+PAGE = 2  # items per page of a paginated v2 list in both sandboxes (the service's is 1,000)
+EXTRA = PAGE + 1  # more seeded pods, endpoints and templates than one page holds
 
 
 @dataclass(frozen=True)
@@ -122,11 +130,12 @@ async def run_session_client(mod, base: str, ids: dict) -> None:
     def go() -> None:
         client = mod.PodClient(KEY, base_url=base)
         pod = client.create_pod("web", "nginx:latest")
-        assert sorted(p["id"] for p in client.list_pods()) == sorted([pod["id"], ids["pod"]])
+        every_pod = sorted([pod["id"], ids["pod"], *ids["extra"]["pods"]])
+        assert sorted(p["id"] for p in client.list_pods()) == every_pod
         client.stop_pod(pod["id"])
         client.start_pod(pod["id"])
         assert client.get_pod(pod["id"])["id"] == pod["id"]
-        assert sorted(row[0] for row in mod.summary(client)) == sorted([pod["id"], ids["pod"]])
+        assert sorted(row[0] for row in mod.summary(client)) == every_pod
         with pytest.raises(KeyError) as missing:
             client.get_pod("no-such-pod")
         other = client.create_pod("gone", "busybox:latest")
@@ -154,14 +163,15 @@ async def run_argparse_cli(mod, base: str, ids: dict) -> None:
             assert mod.main(["spend"]) == 0
         lines = out.getvalue().splitlines()
         assert lines[0] == f"{vol_id} data 40 EU-RO-1"
-        assert lines[1] == "seed-endpoint 3"
+        # every endpoint, on every page: the seed one and the older ones
+        assert sorted(lines[1:-1]) == sorted(["seed-endpoint 3", *(f"old-endpoint-{n} 3" for n in range(EXTRA))])
         with pytest.raises(SystemExit) as refused:
             with contextlib.redirect_stdout(io.StringIO()):
                 mod.main(["new-volume", "--name", "data", "--size", "0"])
         # both refuse the size: the proxy in v1 words before forwarding, v2 with its own detail
         message = refused.value.code
         assert isinstance(message, str) and message, "the refusal must reach the user as a message"
-        return ["refused", lines[2]]
+        return ["refused", lines[-1]]
 
     return await asyncio.to_thread(go)
 
@@ -170,11 +180,12 @@ async def run_async_httpx(mod, base: str, ids: dict) -> None:
     mod.BASE_URL = base
     api = mod.AsyncTemplates(KEY)
     try:
+        older = [f"old-template-{n}" for n in range(EXTRA)]
         created = await api.create("demo", "busybox:latest")
-        assert await api.names() == ["demo"]
+        assert sorted(await api.names()) == sorted(["demo", *older])  # every page of the template list
         image = await api.rename(created["id"], "demo-2")
         assert image == "busybox:latest"
-        assert await api.names() == ["demo-2"]
+        assert sorted(await api.names()) == sorted(["demo-2", *older])
         await api.remove(created["id"])
     finally:
         await api.aclose()
@@ -217,21 +228,49 @@ def scrub(value: Any) -> Any:
 
 
 async def state(session, base: str) -> dict:
+    """Every resource list of the account, every page of it."""
     out = {}
     for path in ("/pods", "/network-volumes", "/templates", "/serverless", "/registries"):
-        async with session.get(base + path, headers=AUTH) as resp:
-            assert resp.status == 200, path
-            out[path] = scrub(await resp.json())
+        query: dict = {}
+        while True:
+            async with session.get(base + path, headers=AUTH, params=query) as resp:
+                assert resp.status == 200, path
+                page = await resp.json()
+            if isinstance(page, dict) and "pagination" in page:
+                out.setdefault(path, []).extend(page[next(k for k in page if k != "pagination")])
+                if page["pagination"]["hasNextPage"]:
+                    query = {"cursor": page["pagination"]["nextCursor"]}
+                    continue
+            else:
+                out[path] = page
+            break
+        out[path] = scrub(out[path])
     return out
 
 
 async def seed(session, base: str) -> dict:
-    ids = {}
-    for key, path, body in (("pod", "/pods", SEED_POD), ("endpoint", "/serverless", SEED_ENDPOINT)):
+    """The seed pod and endpoint (their ids), and EXTRA older pods (stopped), endpoints and templates, so that
+    every paginated list spans several pages."""
+    async def post(path: str, body: dict) -> str:
         async with session.post(base + path, json=body, headers=AUTH) as resp:
             assert resp.status in (200, 201), await resp.text()
-            ids[key] = (await resp.json())["id"]
-    return ids
+            return (await resp.json())["id"]
+
+    extra: dict[str, list[str]] = {"pods": [], "endpoints": [], "templates": []}
+    for n in range(EXTRA):
+        pod = await post("/pods", {**SEED_POD, "name": f"old-pod-{n}"})
+        async with session.post(f"{base}/pods/{pod}/action", json={"action": "stop"}, headers=AUTH) as resp:
+            assert resp.status == 200, await resp.text()
+        extra["pods"].append(pod)
+        extra["endpoints"].append(await post("/serverless", {**SEED_ENDPOINT, "name": f"old-endpoint-{n}"}))
+        extra["templates"].append(await post("/templates", {"name": f"old-template-{n}", "image": "busybox:latest"}))
+    ids: dict = {"pod": await post("/pods", SEED_POD), "endpoint": await post("/serverless", SEED_ENDPOINT)}
+    return {**ids, "extra": extra}
+
+
+def paged(config):
+    """A sandbox configuration answering pages of PAGE items (`--max-page-size`)."""
+    return config.__class__(**{**vars(config), "max_page_size": PAGE})
 
 
 def client_ops(ops: list[Op]) -> list[Op]:
@@ -245,7 +284,7 @@ async def test_rewritten_module_does_on_v2_what_the_original_did_through_the_pro
 ) -> None:
     original, rewritten = pair(name)
     scenario = SCENARIOS[name]
-    sandbox_a, sandbox_b = Recording(sandbox_config), Recording(sandbox_config.__class__(**vars(sandbox_config)))
+    sandbox_a, sandbox_b = Recording(paged(sandbox_config)), Recording(paged(sandbox_config))
     server_a = await aiohttp_server(sandbox_a.app)
     server_b = await aiohttp_server(sandbox_b.app)
     proxy = await aiohttp_server(create_proxy_app(ProxyConfig(
@@ -404,7 +443,7 @@ async def test_corpus_module_does_the_same_after_rewrite(name, aiohttp_server, a
                   for a in analyze_files({file: after for file, _b, after in sources}).values() for f in a.findings)
     if migrated and flagged:
         pytest.skip("part of the module migrated, part flagged: no single base address drives it")
-    sandbox_a, sandbox_b = Recording(sandbox_config), Recording(sandbox_config.__class__(**vars(sandbox_config)))
+    sandbox_a, sandbox_b = Recording(paged(sandbox_config)), Recording(paged(sandbox_config))
     server_a = await aiohttp_server(sandbox_a.app)
     server_b = await aiohttp_server(sandbox_b.app)
     proxies = []

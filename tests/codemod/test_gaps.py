@@ -120,14 +120,21 @@ CASES = {
                 if pod.get("status") == "RUNNING":
                     return pod
     '''),
-    "if inside a loop that does not leave it: no comment": _case('''
+    "if inside a loop that does not leave it: no comment (the list read page by page)": _case('''
         import requests
         for pod in requests.get("https://rest.runpod.io/v1/pods").json():
             if pod["desiredStatus"] == "RUNNING":
                 print(pod["id"])
     ''', '''
         import requests
-        for pod in requests.get("https://api.runpod.io/v2/pods").json()["pods"]:
+        pods, paging = [], {}
+        while True:
+            page = requests.get("https://api.runpod.io/v2/pods", params=paging).json()
+            pods += page["pods"]
+            if not page["pagination"]["hasNextPage"]:
+                break
+            paging = {"cursor": page["pagination"]["nextCursor"]}
+        for pod in pods:
             if pod["status"] == "RUNNING":
                 print(pod["id"])
     '''),

@@ -171,7 +171,7 @@ REWRITES = {
         s.request("PATCH", "https://api.runpod.io/v2/network-volumes/%s" % vid, json={"size": 50})
     '''),
     # ---- Q02: list envelopes
-    "Q02 list stored and iterated later": _case('''
+    "Q02 Q30 list stored and iterated later: every page": _case('''
         import requests
         def names(h):
             resp = requests.get("https://rest.runpod.io/v1/templates", headers=h)
@@ -181,12 +181,18 @@ REWRITES = {
     ''', '''
         import requests
         def names(h):
-            resp = requests.get("https://api.runpod.io/v2/templates", headers=h)
-            resp.raise_for_status()
-            templates = resp.json()["templates"]
+            templates, paging = [], {}
+            while True:
+                resp = requests.get("https://api.runpod.io/v2/templates", headers=h, params=paging)
+                resp.raise_for_status()
+                page = resp.json()
+                templates += page["templates"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = {"cursor": page["pagination"]["nextCursor"]}
             return [t["image"] for t in templates]
     '''),
-    "Q02 aiohttp async with": _case('''
+    "Q02 Q30 aiohttp async with: every page": _case('''
         import aiohttp
         async def pods():
             async with aiohttp.ClientSession() as session:
@@ -196,8 +202,15 @@ REWRITES = {
         import aiohttp
         async def pods():
             async with aiohttp.ClientSession() as session:
-                async with session.get("https://api.runpod.io/v2/pods") as resp:
-                    return (await resp.json())["pods"]
+                all_pods, paging = [], {}
+                while True:
+                    async with session.get("https://api.runpod.io/v2/pods", params=paging) as resp:
+                        page = await resp.json()
+                    all_pods += page["pods"]
+                    if not page["pagination"]["hasNextPage"]:
+                        break
+                    paging = {"cursor": page["pagination"]["nextCursor"]}
+                return all_pods
     '''),
     # ---- L02/Q13/Q14: response fields
     "Q13 Q14 response fields through a returned object": _case('''

@@ -8,7 +8,14 @@ HEADERS = {"Authorization": f"Bearer {os.environ.get('RUNPOD_API_KEY', '')}"}
 
 
 def pods():
-    return requests.get(PODS_URL, headers=HEADERS, timeout=30).json()["pods"]
+    all_pods, paging = [], {}
+    while True:
+        page = requests.get(PODS_URL, headers=HEADERS, timeout=30, params=paging).json()
+        all_pods += page["pods"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = {"cursor": page["pagination"]["nextCursor"]}
+    return all_pods
 
 
 def pod(pod_id):

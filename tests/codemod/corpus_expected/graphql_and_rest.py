@@ -47,7 +47,14 @@ def stop(api_key, pod_id):
 
 
 def list_names(api_key):
-    return sorted(p["name"] for p in requests.get(f"{REST_URL}/pods", headers=rest_headers(api_key), timeout=30).json()["pods"])
+    pods, paging = [], {}
+    while True:
+        page = requests.get(f"{REST_URL}/pods", headers=rest_headers(api_key), timeout=30, params=paging).json()
+        pods += page["pods"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = {"cursor": page["pagination"]["nextCursor"]}
+    return sorted(p["name"] for p in pods)
 
 
 def scenario(base_url, api_key, ids):

@@ -37,9 +37,16 @@ class Client:
 
     # --- v1 (not yet migrated) --------------------------------------------
     def templates(self) -> list[dict]:
-        r = self.s.get(f"{REST_V1}/templates", timeout=30)
-        r.raise_for_status()
-        return r.json()["templates"]
+        all_templates, paging = [], {}
+        while True:
+            r = self.s.get(f"{REST_V1}/templates", timeout=30, params=paging)
+            r.raise_for_status()
+            page = r.json()
+            all_templates += page["templates"]
+            if not page["pagination"]["hasNextPage"]:
+                break
+            paging = {"cursor": page["pagination"]["nextCursor"]}
+        return all_templates
 
     def add_template(self, name: str, image: str) -> dict:
         r = self.s.post(f"{REST_V1}/templates", json={

@@ -55,7 +55,14 @@ class PodsClient:
     # pods -----------------------------------------------------------------
 
     def list_pods(self) -> list[dict]:
-        return self._rest_request("GET", "pods")["pods"]
+        pods, paging = [], {}
+        while True:
+            page = self._rest_request("GET", "pods", params=paging)
+            pods += page["pods"]
+            if not page["pagination"]["hasNextPage"]:
+                break
+            paging = {"cursor": page["pagination"]["nextCursor"]}
+        return pods
 
     def get_pod(self, pod_id: str) -> dict:
         return self._rest_request("GET", f"pods/{pod_id}")

@@ -65,7 +65,14 @@ class EndpointProvisioner:
         self.http.delete(f"/serverless/{endpoint_id}").raise_for_status()
 
     def names(self) -> list[str]:
-        return sorted(e["name"] for e in self.http.get("/serverless").json()["endpoints"])
+        endpoints, paging = [], {}
+        while True:
+            page = self.http.get("/serverless", params=paging).json()
+            endpoints += page["endpoints"]
+            if not page["pagination"]["hasNextPage"]:
+                break
+            paging = {"cursor": page["pagination"]["nextCursor"]}
+        return sorted(e["name"] for e in endpoints)
 
 
 def scenario(base_url, api_key, ids):

@@ -30,9 +30,16 @@ class EndpointOps:
         self.session = make_session(api_key)
 
     def endpoints(self) -> list[dict]:
-        resp = self.session.get(f"{self.api_url}/serverless", timeout=30)
-        resp.raise_for_status()
-        return resp.json()["endpoints"]
+        all_endpoints, paging = [], {}
+        while True:
+            resp = self.session.get(f"{self.api_url}/serverless", timeout=30, params=paging)
+            resp.raise_for_status()
+            page = resp.json()
+            all_endpoints += page["endpoints"]
+            if not page["pagination"]["hasNextPage"]:
+                break
+            paging = {"cursor": page["pagination"]["nextCursor"]}
+        return all_endpoints
 
     def find(self, name: str) -> dict | None:
         return next((e for e in self.endpoints() if e["name"] == name), None)

@@ -14,7 +14,14 @@ class Lookup:
         self.headers = {"Authorization": f"Bearer {api_key}"}
 
     def pods(self):
-        return requests.get(urljoin(self.base, "pods"), headers=self.headers, timeout=20).json()["pods"]
+        all_pods, paging = [], {}
+        while True:
+            page = requests.get(urljoin(self.base, "pods"), headers=self.headers, timeout=20, params=paging).json()
+            all_pods += page["pods"]
+            if not page["pagination"]["hasNextPage"]:
+                break
+            paging = {"cursor": page["pagination"]["nextCursor"]}
+        return all_pods
 
     def pod(self, pod_id):
         return requests.get(urljoin(self.base, f"pods/{pod_id}"), headers=self.headers, timeout=20).json()

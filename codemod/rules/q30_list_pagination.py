@@ -1,0 +1,488 @@
+"""Q30 list-pagination: v2 answers pod, endpoint and template lists one page at a time; read every page.
+
+A v1 list call answered the whole list. Its v2 target (which ones: the GET
+operations of v2.json taking the pagination cursor, `Index.page_limits`) answers
+at most one page (1,000 items), with `pagination {nextCursor, hasNextPage}`
+(names from `pagination` in mappings/data/conventions.yaml). A migrated list
+call must therefore follow the cursor, or it silently returns less than v1 did.
+
+Where the call allows it, the rewrite writes the loop a person would write, at
+the call site, with the client's own request (its session, headers, helper,
+retries and status checks run for every page) and its own query parameters:
+
+    resp = self.session.get(f"{base}/pods")         pods, paging = [], {}
+    resp.raise_for_status()                 ->      while True:
+    return resp.json()                                  resp = self.session.get(f"{base}/pods", params=paging)
+                                                        resp.raise_for_status()
+                                                        page = resp.json()
+                                                        pods += page["pods"]
+                                                        if not page["pagination"]["hasNextPage"]:
+                                                            break
+                                                        paging = {"cursor": page["pagination"]["nextCursor"]}
+                                                    return pods
+
+The statement that read the answer reads the whole list instead (still a
+list: `isinstance(x, list)` downstream stays true). Where the request cannot be
+issued again with a cursor, or the answer is read where a loop cannot reach
+(another function, a condition, a comprehension), the call is flagged (Q30,
+blocking): its client stays v1, whole.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from codemod.analysis import CallFact, Read
+from codemod.plan import Edit
+from codemod.rules import Rule
+
+rule = Rule("Q30", __name__, order=55)
+
+_PARAMS_LAYERS = ("requests", "httpx", "aiohttp", "client")  # call sites that take a `params=` mapping
+_LOGGERS = {"log", "logger", "logging", "LOG", "LOGGER", "_log", "_logger", "print"}
+_EXITS = {"exit", "abort"}  # sys.exit(...), os.abort()
+
+
+@dataclass(eq=False)
+class Paging:
+    """One list call turned into a cursor loop: what the three appliers share."""
+
+    key: str  # the v2 list key (pods, endpoints, templates)
+    items: str  # names chosen for the loop: the whole list, one page, the cursor parameters
+    page: str
+    paging: str
+    first: int  # index in the suite of the statement that makes the request
+    last: int  # index of the statement that reads the answer
+    names: dict = field(default_factory=dict)  # the pagination names of conventions.yaml
+    json: cst.BaseExpression | None = None  # the page's JSON expression, as rewritten (set by page-json)
+    keeps: bool = True  # False: the reading statement was `name = <answer>`; the loop fills `name` itself
+    within: int | None = None  # `with <request> as resp:` holds the read: its index in the with block
+
+    def __repr__(self) -> str:
+        return f"Paging({self.key}@{id(self):x})"
+
+
+@dataclass(eq=False)
+class Loops:
+    """The cursor loops of one block of statements (one edit per block, applied last to first)."""
+
+    pagings: list[Paging] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"Loops@{id(self):x}"
+
+
+class CannotPage(Exception):
+    """Why a paginated list call cannot get its cursor loop (the flag's message)."""
+
+
+# ------------------------------------------------------------------ planning
+
+def plan_pages(read: Read, cf: CallFact, plan) -> None:
+    """Plan the cursor loop of a paginated list call, or flag the call (blocking) when none can be written."""
+    route = read.route
+    limit = plan.kb.page_limit(route)
+    lists = [r for r in cf.reads if r.kind == "list"]
+    if read is not lists[0]:
+        return
+    head = f"{route.label()} -> {route.v2_label()} answers in pages of at most {limit} items"
+    try:
+        if len(lists) > 1:
+            raise CannotPage("its answer is read in more than one place")
+        paging, suite, call_edit = _plan(read, cf, plan)
+    except CannotPage as why:
+        plan.flag(cf.call, rule.id, "pagination", route, f"{head}, and {why}; page it by hand")
+        return
+    plan.find(read.node, "Q02", "list-read", f"v2 wraps the list: read [{read.key!r}]", True, route)
+    plan.find(cf.call, rule.id, "pagination", f"{head}: every page is read (cursor loop)", True, route)
+    plan.edit(call_edit)
+    plan.edit(Edit("page-json", read.node, rule.id, paging))
+    loops = plan.scratch.setdefault(("Q30", id(suite)), Loops())
+    loops.pagings.append(paging)
+    plan.edit(Edit("page-loop", suite, rule.id, loops))
+
+
+def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Edit]:
+    an = plan.an
+    answer, call = read.node, cf.call
+    call_edit = _call_edit(cf, plan)
+    reader = an.statement_of(answer)
+    if reader is None or not isinstance(an.parent(reader), (cst.IndentedBlock, cst.Module)):
+        raise CannotPage("its answer is read in a statement a loop cannot be put around")
+    _check_header(an, reader, answer)
+    _check_unconditional(an, answer, reader)
+    _check_order(an, answer, reader)
+    within = None  # the read's index in the body of `with <request> as resp:`
+    if _inside(an, call, answer):
+        first, between, var = reader, [], None
+    else:
+        first = an.statement_of(call)
+        item = an.parent(call)
+        if isinstance(item, cst.WithItem) and isinstance(first, cst.With) and item.asname is not None:
+            # `with <request> as resp:` (aiohttp): the read is the last statement of the with block
+            inner = list(first.body.body) if isinstance(first.body, cst.IndentedBlock) else []
+            if len(first.items) != 1 or reader not in inner or not isinstance(item.asname.name, cst.Name):
+                raise CannotPage("its answer is read outside the block that makes the request")
+            if reader is not inner[-1]:
+                raise CannotPage("statements follow the read inside the `with` block of the request")
+            within = inner.index(reader)
+            between, var = inner[:within], item.asname.name.value
+        else:
+            if an.parent(first) is not an.parent(reader):
+                raise CannotPage("its answer is read outside the block that makes the request")
+            outer = list(an.parent(first).body)
+            if outer.index(first) > outer.index(reader):
+                raise CannotPage("its answer is read outside the block that makes the request")
+            var = _response_var(an, first, call)
+            between = outer[outer.index(first) + 1: outer.index(reader)]
+        if var is None or not _is_json_of(answer, var):
+            raise CannotPage("the request is not `name = <request>` followed by `name.json()`")
+        for stmt in between:
+            if not _per_page(stmt, var):
+                raise CannotPage(f"line {an.where(stmt)[0]} between the request and the read does more than check "
+                                 "the answer")
+    suite = an.parent(first)
+    if not isinstance(suite, (cst.IndentedBlock, cst.Module)):
+        raise CannotPage("its request is made in a statement a loop cannot be put around")
+    body = list(suite.body)
+    pagination = plan.kb.mappings.conventions.pagination
+    names = {"block": pagination.block, "more": pagination.more, "next": pagination.next, "cursor": pagination.cursor}
+    taken = plan.scratch.get("Q30 names")
+    if taken is None:
+        taken = plan.scratch["Q30 names"] = _identifiers(an.module)
+    used = {p.items for p in plan.scratch.get(("Q30", id(suite)), Loops()).pagings}  # page, paging: reused
+    key = read.key
+    target = _assigned_name(reader, answer)
+    repeated = [answer, *between] + ([first.items[0]] if within is not None else [])
+    reuse = target is not None and target not in used and not any(target in _identifiers(node) for node in repeated)
+    paging = Paging(key, target if reuse else _free([key, f"all_{key}", f"{key}_found"], taken | used),
+                    _free(["page", "answer", "page_json"], taken | used), _free(["paging", "next_page", "cursor_params"],
+                                                                             taken | used),
+                    body.index(first), body.index(first) if within is not None else body.index(reader), names,
+                    keeps=not reuse, within=within)
+    if isinstance(call_edit.data, tuple):
+        call_edit = Edit(call_edit.kind, call_edit.node, call_edit.rule, (*call_edit.data, paging))
+    return paging, suite, call_edit
+
+
+def _assigned_name(stmt: cst.CSTNode, answer: cst.CSTNode) -> str | None:
+    """`name = <answer>` on a line of its own (no comment above): the loop can fill `name` directly."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 or stmt.leading_lines:
+        return None
+    assign = stmt.body[0]
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and assign.value is answer \
+            and isinstance(assign.targets[0].target, cst.Name):
+        return assign.targets[0].target.value
+    return None
+
+
+def _identifiers(module: cst.CSTNode) -> set[str]:
+    """Every name a node spells (a loop variable must shadow none of the module's)."""
+    found: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+    module.visit(V())
+    return found
+
+
+def _free(candidates: list[str], taken: set[str]) -> str:
+    for name in candidates:
+        if name not in taken:
+            return name
+    n = 2
+    while f"{candidates[0]}_{n}" in taken:
+        n += 1
+    return f"{candidates[0]}_{n}"
+
+
+def _call_edit(cf: CallFact, plan) -> Edit:
+    """The request with the cursor parameters added to its query (`params=`), or why it cannot take them."""
+    site = cf.site
+    if not _takes_params(site):
+        if site.library == "urllib":
+            raise CannotPage("a urllib request has no query parameter to carry the cursor")
+        name = site.helper.fn.name.value if site.helper is not None else "the call"
+        raise CannotPage(f"the helper {name}() cannot pass a query parameter (no `params`, no **kwargs to the "
+                         "request) to carry the cursor")
+    existing = site.params_expr
+    if existing is not None and not isinstance(existing, cst.Dict):
+        if not (isinstance(existing, cst.Name) and _holds_dict(plan.an, existing, cf.call)):
+            raise CannotPage("its query parameters are built where the rewrite cannot read them")
+    return Edit("page-call", cf.call, rule.id, ("params",))
+
+
+def _takes_params(site) -> bool:
+    if site.library in _PARAMS_LAYERS:
+        return True
+    helper = site.helper
+    if site.library != "helper" or helper is None or helper.inner is None:
+        return False
+    inner = helper.inner
+    given = {a.keyword.value: a.value for a in inner.call.args if a.keyword is not None}
+    if "params" in helper.params:  # the helper's own `params` argument, handed to the request
+        sent = given.get("params")
+        return isinstance(sent, cst.Name) and sent.value == "params" and _takes_params(inner)
+    forwards = helper.kwargs_param is not None and any(
+        a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == helper.kwargs_param for a in inner.call.args)
+    return forwards and "params" not in given and _takes_params(inner)
+
+
+def _holds_dict(an, name: cst.Name, at: cst.CSTNode) -> bool:
+    scope = an.scope_of(at)
+    assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(name.value, [])
+    return bool(assigned) and all(isinstance(value, cst.Dict) for value, _stmt in assigned)
+
+
+def _inside(an, node: cst.CSTNode, root: cst.CSTNode) -> bool:
+    cur: cst.CSTNode | None = node
+    while cur is not None:
+        if cur is root:
+            return True
+        cur = an.parent(cur)
+    return False
+
+
+def _check_header(an, stmt: cst.CSTNode, answer: cst.CSTNode) -> None:
+    """A compound statement reads the answer in its header (`for x in <answer>:`, `if <answer>:`), once."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        if len(stmt.body) != 1:
+            raise CannotPage("its answer is read on a line of several statements")
+        return
+    header = {cst.For: lambda s: [s.iter], cst.If: lambda s: [s.test], cst.With: lambda s: list(s.items)}
+    parts = next((get(stmt) for kind, get in header.items() if isinstance(stmt, kind)), [])
+    if not any(_inside(an, answer, part) for part in parts):
+        raise CannotPage("its answer is read in a statement a loop cannot be put around")
+
+
+def _check_unconditional(an, answer: cst.CSTNode, stmt: cst.CSTNode) -> None:
+    """The answer is read exactly once each time the statement runs (not in a branch, a lambda, a generator's body)."""
+    child, cur = answer, an.parent(answer)
+    while cur is not None and cur is not stmt:
+        if isinstance(cur, cst.IfExp) and child is not cur.test:
+            raise CannotPage("its answer is read in one branch of a conditional expression")
+        if isinstance(cur, cst.BooleanOperation) and child is cur.right:
+            raise CannotPage("its answer is read on the right of `and`/`or`")
+        if isinstance(cur, (cst.Lambda, cst.FunctionDef, cst.While)):
+            raise CannotPage("its answer is read inside a lambda or a loop condition")
+        if isinstance(cur, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)) and child is not cur.for_in:
+            raise CannotPage("its answer is read inside a comprehension's element")
+        if isinstance(cur, cst.CompFor) and child is not cur.iter:
+            raise CannotPage("its answer is read inside a comprehension's condition or inner loop")
+        if isinstance(cur, cst.CompFor) and isinstance(an.parent(cur), cst.CompFor):
+            raise CannotPage("its answer is read by an inner loop of a comprehension")
+        child, cur = cur, an.parent(cur)
+
+
+def _check_order(an, answer: cst.CSTNode, stmt: cst.CSTNode) -> None:
+    """No other call of the statement runs before the answer is read (the loop moves the read first)."""
+    try:
+        at = an.pos[answer].start
+    except KeyError:
+        raise CannotPage("its position in the file is unknown") from None
+
+    class Calls(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.found: list[cst.Call] = []
+
+        def visit_Call(self, node: cst.Call) -> bool:
+            if node is answer:
+                return False
+            self.found.append(node)
+            return True
+
+        def visit_IndentedBlock(self, node) -> bool:  # a compound statement's body runs after its header
+            return False
+
+    visitor = Calls()
+    stmt.visit(visitor)
+    for call in visitor.found:
+        if _inside(an, answer, call):
+            continue  # it takes the answer as an argument: it runs after the read
+        start = an.pos[call].start
+        if (start.line, start.column) < (at.line, at.column) and not _in_element_of(an, call, answer):
+            raise CannotPage(f"another call on line {start.line} runs before the answer is read")
+
+
+def _in_element_of(an, node: cst.CSTNode, answer: cst.CSTNode) -> bool:
+    """Is `node` in the element of a comprehension that iterates over the answer (it runs after the read)?"""
+    cur = an.parent(node)
+    while cur is not None:
+        if isinstance(cur, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)) \
+                and _inside(an, answer, cur.for_in.iter):
+            return True
+        cur = an.parent(cur)
+    return False
+
+
+def _response_var(an, stmt: cst.CSTNode, call: cst.Call) -> str | None:
+    """`resp = <call>` (or `resp = await <call>`): the name the response is kept in."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    assign = stmt.body[0]
+    value = assign.value if isinstance(assign, (cst.Assign, cst.AnnAssign)) else None
+    if isinstance(value, cst.Await):
+        value = value.expression
+    if value is not call:
+        return None
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+        return assign.targets[0].target.value
+    if isinstance(assign, cst.AnnAssign) and isinstance(assign.target, cst.Name):
+        return assign.target.value
+    return None
+
+
+def _is_json_of(answer: cst.CSTNode, var: str) -> bool:
+    """`var.json()` or `await var.json()`."""
+    node = answer.expression if isinstance(answer, cst.Await) else answer
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "json"
+            and isinstance(node.func.value, cst.Name) and node.func.value.value == var)
+
+
+def _per_page(stmt: cst.CSTNode, var: str) -> bool:
+    """A statement between the request and the read that only checks the answer (runs again for every page):
+    `resp.raise_for_status()`, a log line, `if <bad>: raise ...` (or sys.exit)."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return all(_check_call(small, var) for small in stmt.body)
+    if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock):
+        return _ends_raising(stmt.body) and not _leaves(stmt.body)
+    if isinstance(stmt, cst.Try) and stmt.orelse is None and stmt.finalbody is None:
+        return (all(_per_page(s, var) for s in stmt.body.body)
+                and all(_ends_raising(h.body) and not _leaves(h.body) for h in stmt.handlers))
+    return False
+
+
+def _check_call(small: cst.CSTNode, var: str) -> bool:
+    if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
+        return False
+    func = small.value.func
+    root = func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return False
+    return root.value == var or root.value in _LOGGERS
+
+
+def _ends_raising(block: cst.CSTNode) -> bool:
+    body = getattr(block, "body", ())
+    last = body[-1] if body else None
+    if not isinstance(last, cst.SimpleStatementLine) or not last.body:
+        return False
+    small = last.body[-1]
+    if isinstance(small, cst.Raise):
+        return True
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        func = small.value.func
+        return isinstance(func, cst.Attribute) and func.attr.value in _EXITS
+    return False
+
+
+def _leaves(block: cst.CSTNode) -> bool:
+    """Does a block return, break, continue or yield (it would end or skip the page loop)?"""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_Return(self, node) -> None:
+            found.append(node)
+
+        def visit_Break(self, node) -> None:
+            found.append(node)
+
+        def visit_Continue(self, node) -> None:
+            found.append(node)
+
+        def visit_Yield(self, node) -> None:
+            found.append(node)
+
+        def visit_FunctionDef(self, node) -> bool:
+            return False
+
+    block.visit(V())
+    return bool(found)
+
+
+# ------------------------------------------------------------------ applying
+
+@rule.applies("page-call")
+def apply_call(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
+    """Add the cursor parameters to the request's query: `params=paging`, or `{..., **paging}` beside its own."""
+    if not isinstance(node, cst.Call):
+        return node
+    _kw, paging = data
+    mine = cst.Name(paging.paging)
+    args = list(node.args)
+    for i, arg in enumerate(args):
+        if arg.keyword is not None and arg.keyword.value == "params":
+            value = arg.value
+            if isinstance(value, cst.Dict):
+                elements = list(value.elements)
+                if elements and elements[-1].comma is cst.MaybeSentinel.DEFAULT:
+                    elements[-1] = elements[-1].with_changes(
+                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                merged = value.with_changes(elements=[*elements, cst.StarredDictElement(mine)])
+            else:
+                merged = cst.Dict([cst.StarredDictElement(value), cst.StarredDictElement(mine)])
+            args[i] = arg.with_changes(value=merged)
+            return node.with_changes(args=args)
+    new = cst.Arg(value=mine, keyword=cst.Name("params"),
+                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                        whitespace_after=cst.SimpleWhitespace("")))
+    if args and isinstance(args[-1].comma, cst.Comma):  # a trailing comma: one argument per line
+        last = args[-1]
+        step = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else last.comma
+        args[-1] = last.with_changes(comma=step)
+        new = new.with_changes(comma=last.comma)
+    elif args:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return node.with_changes(args=[*args, new])
+
+
+@rule.applies("page-json")
+def apply_json(node: cst.CSTNode, paging: Paging) -> cst.CSTNode:
+    """The read of one page's JSON moves into the loop; the statement reads the whole list instead."""
+    paging.json = node  # type: ignore[assignment]
+    return cst.Name(paging.items)
+
+
+@rule.applies("page-loop")
+def apply_loop(node: cst.CSTNode, loops: Loops) -> cst.CSTNode:
+    body = list(node.body)  # type: ignore[attr-defined]
+    for paging in sorted(loops.pagings, key=lambda p: p.first, reverse=True):
+        if paging.json is None:
+            raise RuntimeError("Q30: the page's JSON was not rewritten before its loop")
+        body[paging.first: paging.last + 1] = _loop(paging, body[paging.first: paging.last + 1])
+    return node.with_changes(body=body)
+
+
+def q(name: str) -> str:
+    return json.dumps(name)
+
+
+def _loop(p: Paging, stmts: list) -> list:
+    """[init, while loop, the reading statement (now reading the whole list)] for statements first..last."""
+    n = p.names
+    fetch = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(p.page))], p.json)])
+    head = stmts[0]
+    if p.within is not None:  # with <request> as resp: <checks>; <read>  ->  the with block fetches one page
+        inner = list(head.body.body)
+        reader = inner[p.within]
+        repeated = [head.with_changes(leading_lines=[], body=head.body.with_changes(body=[*inner[:p.within], fetch]))]
+    else:
+        reader = stmts[-1]
+        repeated = [*stmts[:-1], fetch]
+        repeated[0] = repeated[0].with_changes(leading_lines=[]) if len(stmts) > 1 else repeated[0]
+        if len(stmts) == 1:
+            reader = reader.with_changes(leading_lines=[])
+    start = cst.parse_statement(f"{p.items}, {p.paging} = [], {{}}\n").with_changes(leading_lines=head.leading_lines)
+    rest = cst.parse_module(
+        f"{p.items} += {p.page}[{q(p.key)}]\n"
+        f"if not {p.page}[{q(n['block'])}][{q(n['more'])}]:\n"
+        f"    break\n"
+        f"{p.paging} = {{{q(n['cursor'])}: {p.page}[{q(n['block'])}][{q(n['next'])}]}}\n").body
+    loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock([*repeated, *rest]))
+    return [start, loop, reader] if p.keeps else [start, loop]

@@ -1,0 +1,288 @@
+"""Q30: a v1 list call whose v2 list is cursor-paginated becomes a loop over every page, or stays v1 and is flagged.
+
+Before/after pairs, the cases that must not become a loop first (each keeps its client on v1, byte for byte,
+with a `# v1bridge: Q30` comment), then the loops for each HTTP layer. Every pair: exact output, it parses,
+a second run changes nothing. That the loops really read every page is proved by execution
+(tests/codemod/test_execution.py runs the corpus against a sandbox answering 2-item pages).
+"""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from codemod.engine import analyze_python, rewrite_source
+from mappings.index import index
+
+REMEDY = index().mappings.rules["Q30"].remedy
+
+
+def _src(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def _flagged(text: str, line: int, why: str) -> tuple[str, int, str]:
+    return _src(text), line, why
+
+
+# Each: (source, line of the list call, why it cannot be paged) -> unchanged but for the Q30 comment above that line.
+FLAGGED = {
+    "helper with no way to send a query parameter": _flagged('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def rest(method, path):
+            return requests.request(method, BASE + path).json()
+        def pods():
+            return rest("GET", "/pods")
+    ''', 6, "the helper rest() cannot pass a query parameter"),
+    "answer read in another function": _flagged('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def fetch():
+            return requests.get(BASE + "/pods")
+        def names():
+            return [p["name"] for p in fetch().json()]
+    ''', 4, "its answer is read outside the block that makes the request"),
+    "answer read in one branch of a conditional": _flagged('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def pods(resp=None):
+            resp = requests.get(BASE + "/pods")
+            return resp.json() if resp.ok else []
+    ''', 4, "its answer is read in one branch of a conditional expression"),
+    "a statement between request and read that does more than check": _flagged('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        CALLS = []
+        def pods():
+            resp = requests.get(BASE + "/pods")
+            CALLS.append(resp.elapsed)
+            return resp.json()
+    ''', 5, "between the request and the read does more than check the answer"),
+    "an early return between request and read": _flagged('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def pods():
+            resp = requests.get(BASE + "/pods")
+            if resp.status_code != 200:
+                return []
+            return resp.json()
+    ''', 4, "between the request and the read does more than check the answer"),
+    "query parameters built by a call": _flagged('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def pods(query):
+            return requests.get(BASE + "/templates", params=dict(query)).json()
+    ''', 4, "its query parameters are built where the rewrite cannot read them"),
+    "request inside a with block, read after it": _flagged('''
+        import httpx
+        BASE = "https://rest.runpod.io/v1"
+        def templates():
+            with httpx.Client() as client:
+                resp = client.get(BASE + "/templates")
+            return resp.json()
+    ''', 5, "its answer is read outside the block that makes the request"),
+    "another call runs before the read in the same statement": _flagged('''
+        import time
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def stamped():
+            return time.time(), requests.get(BASE + "/pods").json()
+    ''', 5, "another call on line 5 runs before the answer is read"),
+}
+
+
+@pytest.mark.parametrize("source, line, why", FLAGGED.values(), ids=FLAGGED.keys())
+def test_a_list_call_that_cannot_be_paged_stays_v1_and_is_flagged(source: str, line: int, why: str) -> None:
+    result = rewrite_source(source, "m.py")
+    lines = source.splitlines(keepends=True)
+    expected = "".join(lines[: line - 1]) + " " * (len(lines[line - 1]) - len(lines[line - 1].lstrip())) \
+        + f"# v1bridge: Q30 {REMEDY}\n" + "".join(lines[line - 1:])
+    assert result.new_source == expected
+    assert [(m.line, m.rule) for m in result.manual if m.rule == "Q30"] == [(line, "Q30")]
+    assert why in next(m.message for m in result.manual if m.rule == "Q30")
+    assert rewrite_source(result.new_source, "m.py").new_source == result.new_source
+    findings = [(f.line, f.rule, f.fixable) for f in analyze_python(result.new_source, "m.py").findings]
+    assert (line + 1, "Q30", False) in findings  # the audit reports the call the rewrite leaves
+
+
+def test_v2_code_that_pages_already_is_left_alone() -> None:
+    source = _src('''
+        import requests
+        def pods(base):
+            out, query = [], {}
+            while True:
+                page = requests.get("https://api.runpod.io/v2/pods", params=query).json()
+                out += page["pods"]
+                if not page["pagination"]["hasNextPage"]:
+                    return out
+                query = {"cursor": page["pagination"]["nextCursor"]}
+    ''')
+    assert rewrite_source(source, "m.py").new_source == source
+
+
+def test_a_list_that_v2_does_not_paginate_is_unwrapped_in_place() -> None:
+    source = 'import requests\nvols = requests.get("https://rest.runpod.io/v1/networkvolumes").json()\n'
+    assert rewrite_source(source, "m.py").new_source == (
+        'import requests\nvols = requests.get("https://api.runpod.io/v2/network-volumes").json()["networkVolumes"]\n')
+
+
+LOOPS = {
+    "requests function, answer returned": ('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def pods():
+            # every pod of the account
+            return requests.get(BASE + "/pods", timeout=30).json()
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def pods():
+            # every pod of the account
+            all_pods, paging = [], {}
+            while True:
+                page = requests.get(BASE + "/pods", timeout=30, params=paging).json()
+                all_pods += page["pods"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = {"cursor": page["pagination"]["nextCursor"]}
+            return all_pods
+    '''),
+    "Session, status checks between request and read": ('''
+        import requests
+        class Client:
+            def __init__(self, base="https://rest.runpod.io/v1"):
+                self.base = base
+                self.s = requests.Session()
+            def endpoints(self):
+                resp = self.s.get(f"{self.base}/endpoints", params={"tag": "nightly"})
+                resp.raise_for_status()
+                if resp.status_code >= 400:
+                    raise RuntimeError(resp.json()["message"])
+                data = resp.json()
+                return data if isinstance(data, list) else []
+    ''', '''
+        import requests
+        class Client:
+            def __init__(self, base="https://api.runpod.io/v2"):
+                self.base = base
+                self.s = requests.Session()
+            def endpoints(self):
+                data, paging = [], {}
+                while True:
+                    resp = self.s.get(f"{self.base}/serverless", params={"tag": "nightly", **paging})
+                    resp.raise_for_status()
+                    if resp.status_code >= 400:
+                        raise RuntimeError(resp.json()["detail"])
+                    page = resp.json()
+                    data += page["endpoints"]
+                    if not page["pagination"]["hasNextPage"]:
+                        break
+                    paging = {"cursor": page["pagination"]["nextCursor"]}
+                return data if isinstance(data, list) else []
+    '''),
+    "httpx AsyncClient with base_url, awaited, read in a comprehension": ('''
+        import httpx
+        class Templates:
+            def __init__(self, key):
+                self.client = httpx.AsyncClient(base_url="https://rest.runpod.io/v1", headers={"Authorization": key})
+            async def names(self):
+                resp = await self.client.get("/templates")
+                resp.raise_for_status()
+                return [t["name"] for t in resp.json()]
+    ''', '''
+        import httpx
+        class Templates:
+            def __init__(self, key):
+                self.client = httpx.AsyncClient(base_url="https://api.runpod.io/v2", headers={"Authorization": key})
+            async def names(self):
+                templates, paging = [], {}
+                while True:
+                    resp = await self.client.get("/templates", params=paging)
+                    resp.raise_for_status()
+                    page = resp.json()
+                    templates += page["templates"]
+                    if not page["pagination"]["hasNextPage"]:
+                        break
+                    paging = {"cursor": page["pagination"]["nextCursor"]}
+                return [t["name"] for t in templates]
+    '''),
+    "own helper forwarding **kwargs, query in a variable, one argument per line": ('''
+        import requests
+        REST = "https://rest.runpod.io/v1"
+        def _request(method, path, **kwargs):
+            resp = requests.request(method, f"{REST}/{path.lstrip('/')}", timeout=30, **kwargs)
+            resp.raise_for_status()
+            return resp.json()
+        def running():
+            query = {"tag": "nightly"}
+            for pod in _request(
+                "GET",
+                "pods",
+                params=query,
+            ):
+                print(pod["id"])
+    ''', '''
+        import requests
+        REST = "https://api.runpod.io/v2"
+        def _request(method, path, **kwargs):
+            resp = requests.request(method, f"{REST}/{path.lstrip('/')}", timeout=30, **kwargs)
+            resp.raise_for_status()
+            return resp.json()
+        def running():
+            query = {"tag": "nightly"}
+            pods, paging = [], {}
+            while True:
+                page = _request(
+                    "GET",
+                    "pods",
+                    params={**query, **paging},
+                )
+                pods += page["pods"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = {"cursor": page["pagination"]["nextCursor"]}
+            for pod in pods:
+                print(pod["id"])
+    '''),
+}
+
+
+@pytest.mark.parametrize("before, after", LOOPS.values(), ids=LOOPS.keys())
+def test_a_paginated_list_call_becomes_a_cursor_loop(before: str, after: str) -> None:
+    before, after = _src(before), _src(after)
+    result = rewrite_source(before, "m.py")
+    assert result.new_source == after
+    ast.parse(after)
+    assert rewrite_source(after, "m.py").new_source == after
+    assert result.rules["Q30"] == 1 and not [m for m in result.manual if m.rule == "Q30"]
+
+
+def test_loop_names_never_shadow_a_name_of_the_module() -> None:
+    before = _src('''
+        import requests
+        page, paging, pods = 1, 2, 3
+        def pods_of():
+            return requests.get("https://rest.runpod.io/v1/pods").json()
+    ''')
+    out = rewrite_source(before, "m.py").new_source
+    assert "    all_pods, next_page = [], {}\n" in out
+    assert '        answer = requests.get("https://api.runpod.io/v2/pods", params=next_page).json()\n' in out
+
+
+def test_two_list_calls_in_one_block_each_get_their_loop() -> None:
+    before = _src('''
+        import requests
+        B = "https://rest.runpod.io/v1"
+        def inventory():
+            pods = requests.get(B + "/pods").json()
+            templates = requests.get(B + "/templates").json()
+            return len(pods), len(templates)
+    ''')
+    out = rewrite_source(before, "m.py").new_source
+    ast.parse(out)
+    assert out.count("while True:") == 2
+    assert "        pods += page[\"pods\"]\n" in out and "        templates += page[\"templates\"]\n" in out
+    assert out.endswith("    return len(pods), len(templates)\n")
+    assert rewrite_source(out, "m.py").new_source == out
