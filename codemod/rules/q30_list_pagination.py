@@ -80,6 +80,48 @@ class CannotPage(Exception):
 
 # ------------------------------------------------------------------ planning
 
+_STATUS_READS = {"raise_for_status", "status_code", "ok", "status", "reason", "headers", "close", "release", "url",
+                 "elapsed"}
+
+
+@rule.call
+def plan_unseen_answer(cf: CallFact, plan) -> None:
+    """A list call whose JSON is parsed where the analysis cannot see it (`json.load(urlopen(req))`, a caller that
+    reads `resp.text`): neither the envelope nor the pages can be read there, so the call is flagged (blocking)."""
+    route = cf.route
+    if route.op.shape != "list" or plan.kb.list_key(route) is None or any(r.kind == "list" for r in cf.reads):
+        return
+    where = _escapes(plan.an, cf.call)
+    if where is None:
+        return
+    paged = plan.kb.page_limit(route)
+    rule_id = rule.id if paged else "Q02"
+    what = f"answers in pages of at most {paged} items" if paged else "wraps the list in an object"
+    plan.flag(cf.call, rule_id, "pagination" if paged else "list-read", route,
+              f"{route.label()} -> {route.v2_label()} {what}, and its answer {where}; migrate it by hand")
+
+
+def _escapes(an, call: cst.Call) -> str | None:
+    """Where a response goes that the analysis does not follow to a parse, or None when it is only checked."""
+    expr: cst.CSTNode = call
+    if isinstance(an.parent(call), cst.Await):
+        expr = an.parent(call)
+    parent = an.parent(expr)
+    if isinstance(parent, cst.Expr):
+        return None
+    if isinstance(parent, cst.Attribute) and parent.value is expr:
+        return None if parent.attr.value in _STATUS_READS else f"is read as .{parent.attr.value}"
+    var = an._bound_name(expr)
+    if var is None:
+        return "is handed on before it is parsed"
+    for use in an._uses_after(*var):
+        up = an.parent(use)
+        if isinstance(up, cst.Attribute) and up.value is use and up.attr.value in _STATUS_READS | {"json"}:
+            continue
+        return f"is handed on at line {an.where(use)[0]} before it is parsed"
+    return None
+
+
 def plan_pages(read: Read, cf: CallFact, plan) -> None:
     """Plan the cursor loop of a paginated list call, or flag the call (blocking) when none can be written."""
     route = read.route

@@ -90,6 +90,24 @@ FLAGGED = {
         def stamped():
             return time.time(), requests.get(BASE + "/pods").json()
     ''', 5, "another call on line 5 runs before the answer is read"),
+    "urllib: the answer is parsed by json.load, out of sight": _flagged('''
+        import json
+        import urllib.request
+        BASE = "https://rest.runpod.io/v1"
+        def pods(key):
+            req = urllib.request.Request(BASE + "/pods", headers={"Authorization": key})
+            with urllib.request.urlopen(req) as resp:
+                return json.load(resp)
+    ''', 5, "its answer is handed on at line 6 before it is parsed"),
+    "response returned, its body read as text by the caller": _flagged('''
+        import json
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def fetch():
+            return requests.get(BASE + "/endpoints")
+        def names():
+            return [e["name"] for e in json.loads(fetch().text)]
+    ''', 5, "its answer is handed on before it is parsed"),
 }
 
 
@@ -120,6 +138,25 @@ def test_v2_code_that_pages_already_is_left_alone() -> None:
                 query = {"cursor": page["pagination"]["nextCursor"]}
     ''')
     assert rewrite_source(source, "m.py").new_source == source
+
+
+def test_a_list_call_only_checked_for_its_status_is_migrated_as_it_is() -> None:
+    source = 'import requests\nrequests.get("https://rest.runpod.io/v1/pods", timeout=5).raise_for_status()\n'
+    assert rewrite_source(source, "m.py").new_source == source.replace("rest.runpod.io/v1", "api.runpod.io/v2")
+
+
+def test_a_list_v2_does_not_page_parsed_out_of_sight_is_flagged_q02() -> None:
+    source = _src('''
+        import json
+        import requests
+        def volumes():
+            return json.loads(requests.get("https://rest.runpod.io/v1/networkvolumes").text)
+    ''')
+    result = rewrite_source(source, "m.py")
+    assert [(m.line, m.rule) for m in result.manual] == [(4, "Q02")]
+    assert "its answer is read as .text" in result.manual[0].message
+    assert result.new_source == source.replace("def volumes():\n", "def volumes():\n    # v1bridge: Q02 "
+                                               + index().mappings.rules["Q02"].remedy + "\n")
 
 
 def test_a_list_that_v2_does_not_paginate_is_unwrapped_in_place() -> None:

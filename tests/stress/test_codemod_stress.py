@@ -32,7 +32,12 @@ V1 = 'import requests\nrequests.get("https://rest.runpod.io/v1/endpoints")\n'
 V2 = 'import requests\nrequests.get("https://api.runpod.io/v2/serverless")\n'
 BROKEN = 'import requests\nrequests.get("https://rest.runpod.io/v1/pods"\n'
 MIXED = 'import requests\r\nA = "https://rest.runpod.io/v1"\nr = requests.get(A + "/endpoints")\r\nprint(r.json())\n'
-MIXED_V2 = 'import requests\r\nA = "https://api.runpod.io/v2"\nr = requests.get(A + "/serverless")\r\nprint(r.json()["endpoints"])\n'
+# the endpoint list is paged on v2 (Q30): the loop's new lines take the file's first line ending, the lines
+# that were there keep their own
+MIXED_V2 = ('import requests\r\nA = "https://api.runpod.io/v2"\nendpoints, paging = [], {}\r\nwhile True:\r\n'
+            '    r = requests.get(A + "/serverless", params=paging)\r\n    page = r.json()\r\n'
+            '    endpoints += page["endpoints"]\r\n    if not page["pagination"]["hasNextPage"]:\r\n        break\r\n'
+            '    paging = {"cursor": page["pagination"]["nextCursor"]}\r\nprint(endpoints)\n')
 LATIN = '# -*- coding: latin-1 -*-\n# café, naïve\nimport requests\nrequests.get("https://rest.runpod.io/v1/networkvolumes")\n'
 BIG_LINES = 50_000
 

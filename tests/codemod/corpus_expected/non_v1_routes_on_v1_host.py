@@ -30,7 +30,7 @@ def gpu_types():
 
 
 def first_pods(limit=10):
-    # v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
+    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
     return requests.get(f"{BASE}/pods?limit={limit}", headers=_h(), timeout=30)
 
 
