@@ -22,11 +22,13 @@ def _src(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
-def _flagged(text: str, line: int, why: str) -> tuple[str, int, str]:
-    return _src(text), line, why
+def _flagged(text: str, line: int, why: str, helper: int | None = None) -> tuple[str, int, str, int | None]:
+    return _src(text), line, why, helper
 
 
-# Each: (source, line of the list call, why it cannot be paged) -> unchanged but for the Q30 comment above that line.
+# Each: (source, line of the list call, why it cannot be paged, line of the helper's own request when the call goes
+# through one) -> unchanged but for the Q30 comment above that line (and above the helper's request: the helper
+# stays v1 with its callers).
 FLAGGED = {
     "helper with no way to send a query parameter": _flagged('''
         import requests
@@ -35,7 +37,7 @@ FLAGGED = {
             return requests.request(method, BASE + path).json()
         def pods():
             return rest("GET", "/pods")
-    ''', 6, "the helper rest() cannot pass a query parameter"),
+    ''', 6, "the helper rest() cannot pass a query parameter", 4),
     "answer read in another function": _flagged('''
         import requests
         BASE = "https://rest.runpod.io/v1"
@@ -111,18 +113,21 @@ FLAGGED = {
 }
 
 
-@pytest.mark.parametrize("source, line, why", FLAGGED.values(), ids=FLAGGED.keys())
-def test_a_list_call_that_cannot_be_paged_stays_v1_and_is_flagged(source: str, line: int, why: str) -> None:
+@pytest.mark.parametrize("source, line, why, helper", FLAGGED.values(), ids=FLAGGED.keys())
+def test_a_list_call_that_cannot_be_paged_stays_v1_and_is_flagged(source: str, line: int, why: str,
+                                                                   helper: int | None) -> None:
     result = rewrite_source(source, "m.py")
     lines = source.splitlines(keepends=True)
-    expected = "".join(lines[: line - 1]) + " " * (len(lines[line - 1]) - len(lines[line - 1].lstrip())) \
-        + f"# v1bridge: Q30 {REMEDY}\n" + "".join(lines[line - 1:])
-    assert result.new_source == expected
-    assert [(m.line, m.rule) for m in result.manual if m.rule == "Q30"] == [(line, "Q30")]
-    assert why in next(m.message for m in result.manual if m.rule == "Q30")
+    for at in sorted({line, helper} - {None}, reverse=True):
+        indent = lines[at - 1][: len(lines[at - 1]) - len(lines[at - 1].lstrip())]
+        lines.insert(at - 1, f"{indent}# v1bridge: Q30 {REMEDY}\n")
+    assert result.new_source == "".join(lines)
+    assert (line, "Q30") in [(m.line, m.rule) for m in result.manual]
+    assert why in next(m.message for m in result.manual if m.line == line)
     assert rewrite_source(result.new_source, "m.py").new_source == result.new_source
+    shift = 1 + (helper is not None and helper < line)
     findings = [(f.line, f.rule, f.fixable) for f in analyze_python(result.new_source, "m.py").findings]
-    assert (line + 1, "Q30", False) in findings  # the audit reports the call the rewrite leaves
+    assert (line + shift, "Q30", False) in findings  # the audit reports the call the rewrite leaves
 
 
 def test_v2_code_that_pages_already_is_left_alone() -> None:
