@@ -59,6 +59,7 @@ class Paging:
     json: cst.BaseExpression | None = None  # the page's JSON expression, as rewritten (set by page-json)
     keeps: bool = True  # False: the reading statement was `name = <answer>`; the loop fills `name` itself
     within: int | None = None  # `with <request> as resp:` holds the read: its index in the with block
+    size: int = 0  # statements in the block when planned (an edit that drops one would shift the indices)
 
     def __repr__(self) -> str:
         return f"Paging({self.key}@{id(self):x})"
@@ -203,7 +204,7 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Edit]:
                     _free(["page", "answer", "page_json"], taken | used), _free(["paging", "next_page", "cursor_params"],
                                                                              taken | used),
                     body.index(first), body.index(first) if within is not None else body.index(reader), names,
-                    keeps=not reuse, within=within)
+                    keeps=not reuse, within=within, size=len(body))
     if isinstance(call_edit.data, tuple):
         call_edit = Edit(call_edit.kind, call_edit.node, call_edit.rule, (*call_edit.data, paging))
     return paging, suite, call_edit
@@ -495,8 +496,8 @@ def apply_json(node: cst.CSTNode, paging: Paging) -> cst.CSTNode:
 def apply_loop(node: cst.CSTNode, loops: Loops) -> cst.CSTNode:
     body = list(node.body)  # type: ignore[attr-defined]
     for paging in sorted(loops.pagings, key=lambda p: p.first, reverse=True):
-        if paging.json is None:
-            raise RuntimeError("Q30: the page's JSON was not rewritten before its loop")
+        if paging.json is None or len(node.body) != paging.size:  # type: ignore[attr-defined]
+            raise RuntimeError("Q30: the block changed before its cursor loop was written")  # file left as is
         body[paging.first: paging.last + 1] = _loop(paging, body[paging.first: paging.last + 1])
     return node.with_changes(body=body)
 

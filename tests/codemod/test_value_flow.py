@@ -181,7 +181,7 @@ CASES = {
             data = httpx.get("https://example.com/api/templates").json()
             return [t["imageName"] for t in (data if isinstance(data, list) else [])]
     '''),
-    "a list tolerance on a v1 list: unwrapped where parsed, reads renamed through the conditional": _case('''
+    "a list tolerance on a v1 list: every page read into it (Q30), reads renamed through the conditional": _case('''
         import httpx
         def templates():
             data = httpx.get("https://rest.runpod.io/v1/templates").json()
@@ -191,7 +191,13 @@ CASES = {
     ''', '''
         import httpx
         def templates():
-            data = httpx.get("https://api.runpod.io/v2/templates").json()["templates"]
+            data, paging = [], {}
+            while True:
+                page = httpx.get("https://api.runpod.io/v2/templates", params=paging).json()
+                data += page["templates"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = {"cursor": page["pagination"]["nextCursor"]}
             return data if isinstance(data, list) else []
         def images():
             return [t["image"] for t in templates() if t.get("serverless")]

@@ -20,9 +20,15 @@ def _headers():
 
 
 def endpoints():
-    r = requests.get(rest_base() + "/serverless", headers=_headers(), timeout=DEFAULT_TIMEOUT)
-    r.raise_for_status()
-    data = r.json()["endpoints"]
+    data, paging = [], {}
+    while True:
+        r = requests.get(rest_base() + "/serverless", headers=_headers(), timeout=DEFAULT_TIMEOUT, params=paging)
+        r.raise_for_status()
+        page = r.json()
+        data += page["endpoints"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = {"cursor": page["pagination"]["nextCursor"]}
     # older deployments of our mock server wrapped the list
     items = data["endpoints"] if isinstance(data, dict) else data
     return [{"id": e["id"], "name": e["name"], "max": e["workers"]["max"], "min": e["workers"]["min"]} for e in items]

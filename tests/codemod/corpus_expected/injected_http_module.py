@@ -16,12 +16,13 @@ class HttpLike(Protocol):
 
 
 class RunpodRest:
-    def __init__(self, api_key: str, http: HttpLike = requests, base: str = "https://api.runpod.io/v2") -> None:
+    def __init__(self, api_key: str, http: HttpLike = requests, base: str = "https://rest.runpod.io/v1") -> None:
         self.http = http
         self.base = base.rstrip("/")
         self.api_key = api_key
 
     def rest(self, method: str, path: str, body: dict | None = None) -> Any:
+        # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
         resp = self.http.request(
             method,
             f"{self.base}{path}",
@@ -30,17 +31,21 @@ class RunpodRest:
             timeout=30,
         )
         if resp.status_code >= 400:
-            raise RuntimeError(resp.json()["detail"])
+            # v1bridge: Q29 read detail (and errors[]) from the problem body
+            raise RuntimeError(resp.json()["message"])
         return resp.json() if resp.content else None
 
     def pods(self) -> list[dict]:
-        return self.rest("GET", "/pods")["pods"]
+        # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
+        return self.rest("GET", "/pods")
 
     def rename(self, pod_id: str, name: str) -> dict:
+        # v1bridge: L02 send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
         return self.rest("PATCH", f"/pods/{pod_id}", {"name": name})
 
     def restart(self, pod_id: str) -> None:
-        self.rest("POST", f"/pods/{pod_id}/action", {"action": "restart"})
+        # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
+        self.rest("POST", f"/pods/{pod_id}/restart")
 
 
 def rename_all(client: RunpodRest, prefix: str) -> list[str]:
