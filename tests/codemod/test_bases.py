@@ -154,22 +154,22 @@ CASES = {
             return _get("/pods", {"bucketSize": "day", "grouping": "gpuTypeId"})
     '''),
     # --- `answer or []`: a helper that may answer None keeps being tolerated
-    "a list read tolerating None: (answer or {}).get(key, [])": _case('''
+    "a list read tolerating None: (answer or {}).get(key, []) (a list v2 does not page)": _case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def _get(path):
             r = requests.get(BASE + path, timeout=10)
             return r.json() if r.text else None
-        def templates():
-            return _get("/templates") or []
+        def volumes():
+            return _get("/networkvolumes") or []
     ''', '''
         import requests
         BASE = "https://api.runpod.io/v2"
         def _get(path):
             r = requests.get(BASE + path, timeout=10)
             return r.json() if r.text else None
-        def templates():
-            return (_get("/templates") or {}).get("templates", [])
+        def volumes():
+            return (_get("/network-volumes") or {}).get("networkVolumes", [])
     '''),
     # --- an error text matched against v1's words cannot be migrated by renaming the key
     "an error text only shown: message -> detail": _case('''
