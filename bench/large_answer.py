@@ -1,22 +1,28 @@
-"""Large v2 answers vs /healthz: eight 50 MB billing answers at once, and how long /healthz waits meanwhile.
+"""Large v2 answers: eight 50 MB answers at once through a real proxy process; how long /healthz waits meanwhile
+and how much memory the proxy and its answer workers take.
 
-Above `--large-answer` bytes (1 MiB by default) the proxy checks, translates and serialises a v2 answer in a small
-process pool (proxy/offload.py); `--mode loop` sets the threshold to 0, which is the old way: everything on the
-event loop. (A thread was measured too and did not help: orjson holds the GIL while it parses or dumps 50 MB.)
+    .venv/bin/python bench/large_answer.py [--mb 50] [--concurrent 8] [--kind billing|pods] [--mode pool|loop]
+                                           [--compare DIR]
 
-    .venv/bin/python bench/large_answer.py [--mb 50] [--concurrent 8] [--mode pool|loop] [--answer-processes N]
+The proxy runs as its own process (`python -m v1bridge proxy`, from this checkout or from `--code DIR`), the
+upstream (a fixed answer of `--mb` MB: billing records of network volumes, or a list of pods) and the client in
+this process. `/healthz` is polled every 10 ms while the big calls run; the client reads each answer in chunks and
+keeps only its length. Memory is read from /proc: the proxy's peak RSS (VmHWM) over its RSS before the calls, and
+the peak RSS of each answer worker (the proxy's children).
 
-The upstream runs in its own thread and loop (a LiveServer), the proxy in another; /healthz is polled every
-10 ms from the main loop while the big calls run. Prints the worst and the median /healthz latency, the wall
-time of the big calls, the peak RSS growth of this process and the peak RSS of one pool worker. Run each mode in
-its own process (peak RSS is per process lifetime).
+`--mode loop` sets `--large-answer 0` (every answer parsed, translated and serialised on the event loop, held
+whole). `--compare DIR` runs the same measurement on the code at DIR (another checkout, e.g. `git worktree add
+/tmp/before <commit>`) and then on this checkout, back to back, and prints both.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
-import resource
+import os
+import signal
+import socket
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,27 +31,60 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from proxy.app import create_proxy_app  # noqa: E402
-from proxy.config import ProxyConfig  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
 
-def _records(megabytes: int) -> bytes:
+def _billing(megabytes: int) -> bytes:
     record = {"startTime": "2026-11-01T00:00:00Z", "totalAmount": 0.25, "highPerformanceAmount": 0.0,
               "diskSpaceBilledGb": 20, "highPerformanceDiskSpaceBilledGb": 0, "networkVolumeId": "vol-0000000000"}
-    one = len(orjson.dumps(record)) + 1
-    count = megabytes * 1024 * 1024 // one
-    records = [{**record, "startTime": f"2026-11-01T{(i // 60) % 24:02d}:{i % 60:02d}:00Z",
-                "networkVolumeId": f"vol-{i:010d}"} for i in range(count)]
-    return orjson.dumps({"records": records})
+    count = megabytes * 1024 * 1024 // (len(orjson.dumps(record)) + 1)
+    return orjson.dumps({"records": [{**record, "startTime": f"2026-11-01T{(i // 60) % 24:02d}:{i % 60:02d}:00Z",
+                                      "networkVolumeId": f"vol-{i:010d}"} for i in range(count)]})
 
 
-async def _run(proxy_url: str, concurrent: int) -> tuple[list[float], float]:
+def _pods(megabytes: int) -> bytes:
+    pod = {"id": "pod0000000", "name": "trainer", "image": "runpod/pytorch:2.4.0", "desiredStatus": "RUNNING",
+           "gpu": {"id": "NVIDIA A40", "count": 1}, "costPerHr": 0.39, "ports": ["8888/http", "22/tcp"],
+           "env": {"MODEL": "llama", "STEPS": "1000"}, "volumeInGb": 20, "containerDiskInGb": 50}
+    count = megabytes * 1024 * 1024 // (len(orjson.dumps(pod)) + 1)
+    return orjson.dumps({"pods": [{**pod, "id": f"pod{i:07d}", "name": f"trainer-{i}"} for i in range(count)]})
+
+
+KINDS = {"billing": ("/v2/billing/network-volumes", "/v1/billing/networkvolumes", _billing),
+         "pods": ("/v2/pods", "/v1/pods", _pods)}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _status(pid: int, field: str) -> int:
+    """A VmRSS / VmHWM figure of a process, in KiB (0 once it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+async def _load(proxy_url: str, v1_path: str, concurrent: int) -> tuple[list[float], float, list[int]]:
     latencies: list[float] = []
     done = asyncio.Event()
-    async with aiohttp.ClientSession() as session:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=600)) as session:
         async def poll() -> None:
             while not done.is_set():
                 started = time.perf_counter()
@@ -54,56 +93,91 @@ async def _run(proxy_url: str, concurrent: int) -> tuple[list[float], float]:
                 latencies.append(time.perf_counter() - started)
                 await asyncio.sleep(0.01)
 
-        async def big() -> None:
-            async with session.get(f"{proxy_url}/v1/billing/networkvolumes",
-                                   headers={"Authorization": "Bearer k"}) as r:
+        async def big() -> int:
+            size = 0
+            async with session.get(f"{proxy_url}{v1_path}", headers={"Authorization": "Bearer k"}) as r:
                 assert r.status == 200, await r.text()
-                await r.read()
+                async for chunk in r.content.iter_chunked(1 << 20):
+                    size += len(chunk)
+            return size
 
         poller = asyncio.create_task(poll())
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.3)
         started = time.perf_counter()
-        await asyncio.gather(*(big() for _ in range(concurrent)))
+        sizes = await asyncio.gather(*(big() for _ in range(concurrent)))
         wall = time.perf_counter() - started
         done.set()
         await poller
-    return latencies, wall
+    return latencies, wall, list(sizes)
+
+
+def measure(code: Path, upstream_url: str, v1_path: str, args: argparse.Namespace) -> dict:
+    port = _free_port()
+    large = ["--large-answer", "0"] if args.mode == "loop" else []
+    proc = subprocess.Popen([sys.executable, "-m", "v1bridge", "proxy", "--upstream", upstream_url, "--port",
+                             str(port), "--no-access-log", "--timeout", "300", "--deadline", "300", *large],
+                            cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise SystemExit(f"the proxy did not start: {proc.stderr.read().decode()[-2000:]}")
+                time.sleep(0.1)
+        asyncio.run(_load(url, v1_path, 1))  # warm: imports, first translation, the pool started
+        rss_before = _status(proc.pid, "VmRSS")
+        Path(f"/proc/{proc.pid}/clear_refs").write_text("5")  # the peak (VmHWM) starts again from here
+        latencies, wall, sizes = asyncio.run(_load(url, v1_path, args.concurrent))
+        workers = [_status(pid, "VmHWM") for pid in _children(proc.pid)]
+        proxy_peak = _status(proc.pid, "VmHWM")
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    return {"wall": wall, "worst": max(latencies), "median": statistics.median(latencies), "polls": len(latencies),
+            "proxy_growth": (proxy_peak - rss_before) / 1024, "proxy_peak": proxy_peak / 1024,
+            "workers": [w / 1024 for w in workers], "v1_bytes": sizes[0]}
+
+
+def line(label: str, r: dict, args: argparse.Namespace, v2_bytes: int) -> str:
+    workers = (f"workers' peak RSS {' + '.join(f'{w:.0f}' for w in r['workers'])} MB" if r["workers"]
+               else "no worker")
+    return (f"{label}: {args.concurrent} x {v2_bytes / 1e6:.0f} MB v2 ({args.kind}) -> {r['v1_bytes'] / 1e6:.1f} MB v1 "
+            f"in {r['wall']:.2f} s; /healthz worst {r['worst'] * 1000:.0f} ms, median {r['median'] * 1000:.1f} ms "
+            f"over {r['polls']} polls; proxy peak RSS {r['proxy_peak']:.0f} MB (+{r['proxy_growth']:.0f} MB over "
+            f"its RSS before the calls); {workers}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=int, default=50)
     parser.add_argument("--concurrent", type=int, default=8)
+    parser.add_argument("--kind", choices=sorted(KINDS), default="billing")
     parser.add_argument("--mode", choices=("pool", "loop"), default="pool")
-    parser.add_argument("--answer-processes", type=int, default=ProxyConfig.answer_processes)
+    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose proxy is measured")
+    parser.add_argument("--compare", type=Path, metavar="DIR",
+                        help="measure the code at DIR first, then --code, in this one run")
     args = parser.parse_args()
-    payload = _records(args.mb)
+    v2_path, v1_path, make = KINDS[args.kind]
+    payload = make(args.mb)
 
-    async def billing(request: web.Request) -> web.Response:
+    async def answer(request: web.Request) -> web.Response:
         return web.Response(body=payload, content_type="application/json")
 
     upstream_app = web.Application()
-    upstream_app.router.add_get("/v2/billing/network-volumes", billing)
+    upstream_app.router.add_get(v2_path, answer)
     upstream = LiveServer(upstream_app)
     try:
-        name = {"pool": "in the answer pool", "loop": "on the event loop"}[args.mode]
-        threshold = ProxyConfig.large_answer if args.mode == "pool" else 0
-        rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        proxy = LiveServer(create_proxy_app(ProxyConfig(upstream=upstream.url, access_log=False,
-                                                        fingerprint_salt="s",
-                                                        total_timeout=120.0, request_deadline=120.0,
-                                                        large_answer=threshold,
-                                                            answer_processes=args.answer_processes)))
-        try:
-            latencies, wall = asyncio.run(_run(proxy.url, args.concurrent))
-        finally:
-            proxy.close()
-        rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-        worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        print(f"{name}: {args.concurrent} x {len(payload) / 1e6:.0f} MB answers in {wall:.2f} s; /healthz "
-              f"worst {max(latencies) * 1000:.0f} ms, median {statistics.median(latencies) * 1000:.1f} ms "
-              f"over {len(latencies)} polls; peak RSS +{(rss_after - rss_before) / 1024:.0f} MB"
-              + (f", one pool worker's peak RSS {worker / 1024:.0f} MB" if args.mode == "pool" else ""))
+        print(f"load average at start: {os.getloadavg()[0]:.1f}", flush=True)
+        runs = [("before", args.compare)] if args.compare else []
+        runs.append(("after" if args.compare else "this checkout", args.code))
+        for label, code in runs:
+            result = measure(code.resolve(), upstream.url, v1_path, args)
+            print(line(f"{label} ({code}, --mode {args.mode})", result, args, len(payload)), flush=True)
+        print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:
         upstream.close()
 

@@ -6,13 +6,11 @@ the status policy is strict). A large plain answer is translated in the answer p
 """
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 import orjson
 from aiohttp import web
 
-from mappings.errors import V1bridgeError
 
 from proxy import offload
 from proxy.backward import Backward, ListBuilder
@@ -45,13 +43,10 @@ class Answer:
         resp = outcome.resp
         if not resp.ok:
             raise self.failures.error_from(resp, call, route)
-        if len(resp.body) >= self.config.large_answer > 0 and self._may_offload(plan):
-            body = await self._answer_elsewhere(plan, resp)
-            if body is not None:
-                status = self._v1_status(call, plan, resp)
-                if status == 204:
-                    return web.Response(status=status, headers=upstream_headers(resp))
-                return web.Response(status=status, body=body, content_type=_JSON, headers=upstream_headers(resp))
+        if resp.spool is not None:  # a large answer: checked, translated and sent from files (offload.py)
+            answered = await offload.answer(self, call, plan, resp)
+            if answered is not None:
+                return answered
         if outcome.followed is not None:  # checked before the follow-up was sent
             data: Any = outcome.followed
         else:
@@ -111,7 +106,10 @@ class Answer:
             cursor = self.pages.next_cursor(data, page, seen, route.label)
             page += 1
             data, resp = await self.pages.next_page(call, request.method, request.path, request.query, cursor, page,
-                                                    route.op_id, route.label)
+                                                    route.op_id, route.label, self.config.large_answer)
+            if resp.spool is not None:  # a large later page: this page and the rest from files (offload.py)
+                return await offload.continue_pages(self, call, plan, resp, page, builder.chunks,
+                                                    builder.seen if builder.track else None, cache, extra, seen)
             problem = not_an_answer(route, resp, f"{request.method} {request.path} (page {page})")
             if problem is not None:
                 raise problem
@@ -119,29 +117,6 @@ class Answer:
         return web.Response(status=route.op.v1_status, body=body, content_type=_JSON, headers=upstream_headers(resp))
 
     # -------------------------------------------------------- large answers
-
-    def _may_offload(self, plan: Plan) -> bool:
-        """A plain answer: one call, translated alone (no lookups, follow-up or steps), into a body."""
-        route = plan.route
-        return (plan.request is not None and not plan.steps and not plan.lookups and plan.follow_up is None
-                and route.op.response is not None and route.op.shape not in ("empty", "raw"))
-
-    async def _answer_elsewhere(self, plan: Plan, resp: UpstreamResponse) -> bytes | None:
-        """The v1 body of a large answer, made in the answer pool (offload.py): the same check, translation and
-        serialisation as above, off the event loop. None: a paginated list with more pages (paged here)."""
-        assert plan.request is not None
-        job = offload.job_for(plan, resp, f"{plan.request.method} {plan.request.path}", plan.route.creates)
-        if self._pool is None:
-            self._pool = offload.new_pool(self.config.answer_processes)
-        try:
-            kind, value = await asyncio.get_running_loop().run_in_executor(self._pool, offload.translate_answer, job)
-        except offload.BrokenProcessPool:  # a worker died (killed, out of memory): a new pool for the next call
-            self._pool = None
-            raise V1bridgeError("the proxy could not translate the v2 answer (its translating process ended)",
-                                status=503, headers={"Retry-After": "1"}) from None
-        if kind == "error":
-            offload.raise_from(value)
-        return value
 
     def close(self) -> None:
         """Stop the answer pool (app cleanup): queued work is dropped, running translations end on their own."""

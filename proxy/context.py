@@ -72,10 +72,12 @@ class Call:
 
     # ------------------------------------------------------------ v2 calls
 
-    async def send(self, req: V2Request, label: str) -> UpstreamResponse:
-        """One v2 call of this request, with its credentials and request id."""
+    async def send(self, req: V2Request, label: str, spool_over: int = 0) -> UpstreamResponse:
+        """One v2 call of this request, with its credentials and request id; a 2xx body of `spool_over` bytes
+        or more is spooled to a file (offload.py)."""
         return await self.upstream.call(req.method, req.path, authorization=self.auth, query=req.query,
-                                        body=req.body, label=label, request_id=self.request_id)
+                                        body=req.body, label=label, request_id=self.request_id,
+                                        spool_over=spool_over)
 
     async def read(self, path: str, query: Any = None, label: str = "lookup") -> UpstreamResponse:
         """A GET the proxy makes on the caller's behalf (lookups, the state after a failed step)."""

@@ -10,7 +10,11 @@ drops before any answer (RFC 9112 9.3.1); POST and PATCH are never re-sent
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import tempfile
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -19,7 +23,7 @@ import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from mappings.errors import UpstreamError
+from mappings.errors import UpstreamError, V1bridgeError
 from v1bridge import __version__
 
 # Every call upstream names the proxy: the edge in front of the v2 service refuses some library-default
@@ -54,6 +58,86 @@ def hop_filter(headers: CIMultiDictProxy[str] | CIMultiDict[str], drop: frozense
 
 
 _UNPARSED = object()
+# a spooled answer is read from the upstream in chunks of this size
+SPOOL_CHUNK = 256 * 1024
+
+
+class Spool:
+    """A large 2xx answer body kept in a temporary file instead of memory (`Upstream.call(spool_over=...)`);
+    the file is removed by `close()`, or when the object is collected."""
+
+    __slots__ = ("path", "size", "_remove", "__weakref__")
+
+    def __init__(self, path: str, size: int) -> None:
+        self.path = path
+        self.size = size
+        self._remove = weakref.finalize(self, _remove, path)
+
+    def close(self) -> None:
+        self._remove()
+
+    def read(self) -> bytes:
+        with open(self.path, "rb") as f:
+            return f.read()
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def no_room(exc: OSError) -> V1bridgeError:
+    """The proxy could not keep a large answer on disk (a full or unwritable temporary directory): its own
+    failure, told as such, worth a retry."""
+    return V1bridgeError(f"the proxy could not hold the large v2 answer on disk ({exc.strerror or type(exc).__name__})",
+                         status=503, headers={"Retry-After": "1"})
+
+
+async def _read_spooling(resp: aiohttp.ClientResponse, over: int) -> tuple[bytes, Spool | None]:
+    """The body in memory while under `over` bytes; past that, in a temporary file. The file is written in
+    pieces of about `over` bytes by the default executor's threads, never by the event loop: a disk that stalls
+    (the kernel throttles writers when dirty pages pile up) must not stall every other request."""
+    loop = asyncio.get_running_loop()
+    buffer = bytearray()
+    out = None
+    path = ""
+    size = 0
+
+    def open_spool() -> tuple[Any, str]:
+        fd, name = tempfile.mkstemp(prefix="v1bridge-answer-", suffix=".json")
+        return os.fdopen(fd, "wb"), name
+
+    try:
+        async for chunk in resp.content.iter_chunked(SPOOL_CHUNK):
+            size += len(chunk)
+            buffer += chunk
+            if len(buffer) < over:
+                continue
+            piece, buffer = bytes(buffer), bytearray()
+            try:
+                if out is None:
+                    out, path = await loop.run_in_executor(None, open_spool)
+                await loop.run_in_executor(None, out.write, piece)
+            except OSError as exc:
+                raise no_room(exc) from None
+        if out is not None:
+            try:
+                if buffer:
+                    await loop.run_in_executor(None, out.write, bytes(buffer))
+                await loop.run_in_executor(None, out.close)
+            except OSError as exc:
+                raise no_room(exc) from None
+    except BaseException:
+        if out is not None:
+            with contextlib.suppress(OSError):
+                out.close()
+            _remove(path)
+        raise
+    if out is None:
+        return bytes(buffer), None
+    return b"", Spool(path, size)
 
 
 @dataclass
@@ -62,6 +146,16 @@ class UpstreamResponse:
     headers: CIMultiDictProxy[str]
     body: bytes
     _parsed: Any = field(default=_UNPARSED, repr=False, compare=False)
+    # a large 2xx body spooled to a file (then `body` is empty until `load()`)
+    spool: Spool | None = field(default=None, repr=False, compare=False)
+
+    def load(self) -> None:
+        """Bring a spooled body into memory (for a path that needs it whole)."""
+        if self.spool is not None:
+            self.body = self.spool.read()
+            self.spool.close()
+            self.spool = None
+            self._parsed = _UNPARSED
 
     def json(self) -> Any:
         """The body as JSON (None when empty or not JSON), parsed once per response: the answer check and the
@@ -121,7 +215,10 @@ class Upstream:
         body: Any = None,
         label: str = "",
         request_id: str | None = None,
+        spool_over: int = 0,
     ) -> UpstreamResponse:
+        """One buffered call. `spool_over`: a 2xx body of that many bytes or more goes to a temporary file
+        (`UpstreamResponse.spool`) instead of memory."""
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
         if authorization is not None:
             headers["Authorization"] = authorization
@@ -139,6 +236,10 @@ class Upstream:
                 async with self.session.request(
                     method, url, params=query or None, data=data, headers=headers, timeout=self.timeout
                 ) as resp:
+                    if spool_over and 200 <= resp.status < 300 and (resp.content_length or spool_over) >= spool_over:
+                        raw, spool = await _read_spooling(resp, spool_over)
+                        self.observe(label, time.perf_counter() - started)
+                        return UpstreamResponse(resp.status, resp.headers, raw, spool=spool)
                     raw = await resp.read()
                     self.observe(label, time.perf_counter() - started)
                     return UpstreamResponse(resp.status, resp.headers, raw)

@@ -66,15 +66,18 @@ class Lookups:
 
     # ------------------------------------------------------- for the answer
 
-    async def for_answer(self, call: Call, plan: Plan, data: Any,
-                         cache: dict[str, Any] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The reads behind include* flags and joins. Per-object reads (ids_from) cover the objects of `data`;
-        whole-list reads are made once per request (`cache`, shared by the pages of one v1 list), and their
-        extra items (catalog templates) are returned the first time only."""
+    async def for_answer(self, call: Call, plan: Plan, data: Any, cache: dict[str, Any] | None = None,
+                         ids: dict[str, list[str]] | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The reads behind include* flags and joins. Per-object reads (ids_from) cover the objects of `data`
+        (or the `ids` of each lookup, collected from a large answer by offload.py); whole-list reads are made once
+        per request (`cache`, shared by the pages of one v1 list), and their extra items (catalog templates) are
+        returned the first time only."""
         if not plan.lookups:
             return {}, []
         route = plan.route
-        if route.op.shape in ("list", "billing"):
+        if ids is not None:
+            objects = []
+        elif route.op.shape in ("list", "billing"):
             objects = self.backward.items(route, data)
         else:
             objects = [data] if isinstance(data, dict) else []
@@ -85,7 +88,8 @@ class Lookups:
                 results["catalog"] = await self.catalog(call)
                 continue
             if spec.ids_from:
-                results[spec.provides] = await self._per_object(call, name, spec, objects)
+                results[spec.provides] = await self._per_object(call, name, spec, objects,
+                                                                ids[name] if ids is not None else None)
                 continue
             if cache is not None and name in cache:
                 results[spec.provides] = cache[name]
@@ -98,8 +102,10 @@ class Lookups:
                 extra.extend(items)
         return results, extra
 
-    async def _per_object(self, call: Call, name: str, spec, objects: list[dict[str, Any]]) -> dict[str, Any]:
-        ids = list(dict.fromkeys(str(v) for o in objects for v in values_at(o, spec.ids_from)))
+    async def _per_object(self, call: Call, name: str, spec, objects: list[dict[str, Any]],
+                          given: list[str] | None = None) -> dict[str, Any]:
+        ids = given if given is not None else \
+            list(dict.fromkeys(str(v) for o in objects for v in values_at(o, spec.ids_from)))
         bad = next((i for i in ids if not SAFE_ID.fullmatch(i)), None)
         if bad is not None:
             raise UpstreamError(f"{name}: the v2 upstream listed an id that is not one ({bad[:40]!r})")

@@ -45,19 +45,32 @@ class Pages:
         seen.add(cursor)
         return cursor
 
-    async def next_page(self, call: Call, method: str, path: str, query: list[tuple[str, str]], cursor: str,
-                        page: int, label: str, what: str) -> tuple[Any, UpstreamResponse]:
-        """Page `page` of a v2 list (same query, the cursor added); any failure is a 502 naming the page."""
+    async def page_response(self, call: Call, method: str, path: str, query: list[tuple[str, str]], cursor: str,
+                            page: int, label: str, what: str, spool_over: int = 0) -> UpstreamResponse:
+        """Page `page` of a v2 list (same query, the cursor added), spooled from `spool_over` bytes; any failure
+        is a 502 naming the page."""
         req = V2Request(method, path, [*query, (self.pagination.cursor, cursor)])
         try:
-            got = await call.send(req, label)
+            got = await call.send(req, label, spool_over)
         except UpstreamError as exc:
             raise UpstreamError(f"{what}: page {page} of the v2 list failed: {exc.message}{_SUFFIX}") from None
         if not got.ok:
             detail = self.backward.problem_message(got.body, None, got.status)
             raise UpstreamError(f"{what}: page {page} of the v2 list failed (v2 status {got.status}): {detail}{_SUFFIX}",
                                 upstream_status=got.status, headers=upstream_headers(got))
+        return got
+
+    async def next_page(self, call: Call, method: str, path: str, query: list[tuple[str, str]], cursor: str,
+                        page: int, label: str, what: str, spool_over: int = 0) -> tuple[Any, UpstreamResponse]:
+        """(the page as JSON, its response); (None, response) for a spooled page (large: offload.py reads it)."""
+        got = await self.page_response(call, method, path, query, cursor, page, label, what, spool_over)
+        if got.spool is not None:
+            return None, got
         data = got.json()
         if not isinstance(data, dict):
-            raise UpstreamError(f"{what}: page {page} of the v2 list is not a JSON object{_SUFFIX}")
+            raise not_a_page(what, page)
         return data, got
+
+
+def not_a_page(what: str, page: int) -> UpstreamError:
+    return UpstreamError(f"{what}: page {page} of the v2 list is not a JSON object{_SUFFIX}")

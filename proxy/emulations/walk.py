@@ -55,7 +55,8 @@ class Walk:
         step = f"{first.method} {first.path}"
         if not plan.alternatives:
             call.before(step, "nothing was sent")
-            resp = await call.send(first, label)
+            # a large GET answer is spooled to a file, never held whole (offload.py)
+            resp = await call.send(first, label, call.config.large_answer if first.method == "GET" else 0)
             call.sent(step, resp)
             return resp
         alternatives = {path: list(choices) for path, choices in plan.alternatives.items()}

@@ -4,6 +4,9 @@ what the in-loop path gives, errors included."""
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
+import tempfile
 import time
 
 import orjson
@@ -130,3 +133,99 @@ def test_large_answer_settings_from_flags_and_environment():
     env = config_from_env({"V1BRIDGE_UPSTREAM": "http://u", "V1BRIDGE_LARGE_ANSWER": "5000000",
                            "V1BRIDGE_ANSWER_PROCESSES": "1"})
     assert (env.large_answer, env.answer_processes) == (5_000_000, 1)
+
+
+# large answers that are not answers: the spooled check is the in-loop check, word for word
+PAD = "x" * 3_000_000
+MALFORMED = {
+    "truncated": BILLING[:-100],
+    "trailing-garbage": BILLING + b" ]",
+    "entries-not-all-objects": BILLING[:-2] + b",1]}",
+    "dict-under-the-key": orjson.dumps({"records": {"pad": PAD}}),
+    "null-under-the-key": orjson.dumps({"records": None, "pad": PAD}),
+    "no-list-key": orjson.dumps({"pad": PAD}),
+    "a-json-string": orjson.dumps(PAD),
+    "whitespace-only": b" " * 2_000_000,
+    "lone-surrogate": BILLING[:-2] + b',{"startTime":"2026-11-01T00:00:00Z","networkVolumeId":"\\ud800"}]}',
+}
+MESSAGES = {
+    "truncated": "a body that is not JSON (application/json) where a list was expected",
+    "trailing-garbage": "a body that is not JSON (application/json) where a list was expected",
+    "entries-not-all-objects": "a list under 'records' whose entries are not all objects",
+    "dict-under-the-key": "a JSON dict under 'records' where a list was expected",
+    "null-under-the-key": "no list under 'records' where a list was expected",
+    "no-list-key": "no list under 'records' where a list was expected",
+    "a-json-string": "a JSON str where a list was expected",
+    "whitespace-only": "an empty body where a list was expected",
+    "lone-surrogate": "a body that is not JSON (application/json) where a list was expected",
+}
+
+
+@pytest.fixture
+async def malformed_upstream(aiohttp_server):
+    async def billing(request: web.Request) -> web.Response:
+        fault = sorted(MALFORMED)[int(request.query["startTime"][8:10])]
+        return web.Response(body=MALFORMED[fault], content_type="application/json")
+
+    app = web.Application()
+    app.router.add_get("/v2/billing/network-volumes", billing)
+    return await aiohttp_server(app)
+
+
+@pytest.mark.parametrize("fault", sorted(MALFORMED))
+async def test_large_answer_that_is_not_an_answer_is_the_in_loop_502_before_any_byte(aiohttp_client,
+                                                                                    malformed_upstream, tmp_path,
+                                                                                    fault):
+    """A 2-6 MB 200 that is no list of records (cut short, trailing bytes, a number among the records, a lone
+    surrogate near the end, ...): checked in full before the answer starts, the same v1 502 as the in-loop path."""
+    offloaded, in_loop = await proxies(aiohttp_client, malformed_upstream, tmp_path)
+    path = f"/v1/billing/networkvolumes?startTime=2026-02-{sorted(MALFORMED).index(fault):02d}T00:00:00Z"
+    a = await offloaded.get(path, headers=AUTH)
+    b = await in_loop.get(path, headers=AUTH)
+    expected = {"message": "the v2 upstream answered 200 to GET /v2/billing/network-volumes "
+                           f"(billing.network_volumes) with {MESSAGES[fault]}"}
+    assert (a.status, await a.json()) == (b.status, await b.json()) == (502, expected)
+    assert offloaded.app[SERVICE].answer._pool is not None
+
+
+@pytest.fixture
+async def cut_upstream(aiohttp_server):
+    """A 6 MB billing answer announced whole, cut after 3 MB (the upstream closes its connection)."""
+    async def billing(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "application/json", "Content-Length": str(len(BILLING))})
+        await resp.prepare(request)
+        await resp.write(BILLING[:3_000_000])
+        request.transport.close()
+        return resp
+
+    app = web.Application()
+    app.router.add_get("/v2/billing/network-volumes", billing)
+    return await aiohttp_server(app)
+
+
+async def test_large_answer_cut_mid_body_is_a_502_and_leaves_no_spool_file(aiohttp_client, cut_upstream, tmp_path,
+                                                                            monkeypatch):
+    """The spool is being written when the upstream breaks off: a v1 502 naming the break, the file removed."""
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setenv("TMPDIR", str(spool))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    offloaded, _ = await proxies(aiohttp_client, cut_upstream, tmp_path)
+    r = await offloaded.get("/v1/billing/networkvolumes", headers=AUTH)
+    assert (r.status, await r.json()) == (502, {
+        "message": "the v2 upstream broke off its answer mid-body (ClientPayloadError)"})
+    assert list(spool.iterdir()) == []
+
+
+async def test_no_room_for_a_large_answer_is_a_503_with_retry_after(aiohttp_client, big_upstream, tmp_path,
+                                                                     monkeypatch):
+    """The temporary directory cannot take the spool (a full disk): the proxy's own failure, a 503 worth a retry,
+    never a 500 or a half answer."""
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("proxy.upstream.tempfile.mkstemp", full)
+    offloaded, _ = await proxies(aiohttp_client, big_upstream, tmp_path)
+    r = await offloaded.get("/v1/billing/networkvolumes", headers=AUTH)
+    assert (r.status, r.headers.get("Retry-After"), await r.json()) == (503, "1", {
+        "message": "the proxy could not hold the large v2 answer on disk (No space left on device)"})
