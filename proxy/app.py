@@ -432,6 +432,14 @@ async def _freeze_gc(app: web.Application) -> None:
     gc.freeze()
 
 
+def serving_for_life(app: web.Application) -> web.Application:
+    """For a process that serves this one app until it exits (the CLI, a `--workers` child, a gunicorn worker).
+    Never in create_proxy_app: frozen objects are never collected, so a process that builds and drops apps
+    (a test run, an embedding program) would keep every one of them, and all its garbage, for good."""
+    app.on_startup.append(_freeze_gc)
+    return app
+
+
 # ------------------------------------------------------------------ factory
 
 
@@ -459,7 +467,6 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
     app.cleanup_ctx.append(_client_session)
     app.cleanup_ctx.append(_records)
     app.cleanup_ctx.append(_answer_pool)
-    app.on_startup.append(_freeze_gc)
     return app
 
 
@@ -471,4 +478,4 @@ async def gunicorn_app() -> web.Application:
 
     config = config_from_env(os.environ)
     config.metrics_dir = gunicorn_metrics_dir(os.environ)
-    return create_proxy_app(config)
+    return serving_for_life(create_proxy_app(config))

@@ -158,10 +158,10 @@ def shared_metrics_dir(env: Mapping[str, str]) -> tuple[str, bool]:
 def _serve(config: ProxyConfig, sock: socket.socket | None = None) -> None:
     from aiohttp import web
 
-    from proxy.app import create_proxy_app
+    from proxy.app import create_proxy_app, serving_for_life
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    app = create_proxy_app(config)
+    app = serving_for_life(create_proxy_app(config))
     if sock is not None:
         web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True)
     else:
