@@ -34,6 +34,7 @@ from typing import Callable, Iterator
 from codemod.audit import graphql
 from codemod.audit.catalogue import Catalogue, RouteInfo, catalogue
 from codemod.audit.model import RawFinding, Signals
+from mappings.index import index
 
 HOLE_TEXT = "{}"
 METHOD_WORDS = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -159,14 +160,15 @@ class ParsedFile:
 # ------------------------------------------------------------------ language walkers
 
 
-ERROR_KEYS = ("message", "error")
 ERROR_READ_NODES = frozenset({"as_expression", "member_expression", "member_access", "field_declaration"})
 
 
 def _error_reads(w: "_Walker", node) -> list[tuple[str, int]]:
     """Reads of the v1 error body's `message`/`error` in forms that can only be an answer body:
     `(await res.json()) as { message?: string }`, `(await res.json()).message`,
-    `(... | ConvertFrom-Json).message`, a Go struct field tagged json:"message"."""
+    `(... | ConvertFrom-Json).message`, a Go struct field tagged json:"message". The keys are
+    `v1_error_keys_read` in mappings (the rewrite's Q29 reads the same list)."""
+    error_keys = index().error_keys
     t = node.type
     out = []
     if t == "as_expression" and ".json(" in w.t(node):
@@ -175,22 +177,22 @@ def _error_reads(w: "_Walker", node) -> list[tuple[str, int]]:
             n = stack.pop()
             if n.type == "property_signature":
                 name = n.child_by_field_name("name")
-                if name is not None and w.t(name) in ERROR_KEYS:
+                if name is not None and w.t(name) in error_keys:
                     out.append((w.t(name), name.start_byte))
             stack.extend(n.named_children)
     elif t == "member_expression":
         prop, obj = node.child_by_field_name("property"), node.child_by_field_name("object")
-        if prop is not None and obj is not None and w.t(prop) in ERROR_KEYS and ".json(" in w.t(obj):
+        if prop is not None and obj is not None and w.t(prop) in error_keys and ".json(" in w.t(obj):
             out.append((w.t(prop), prop.start_byte))
     elif t == "member_access":
         kids = node.named_children
-        if kids and kids[-1].type == "member_name" and w.t(kids[-1]).lower() in ERROR_KEYS \
+        if kids and kids[-1].type == "member_name" and w.t(kids[-1]).lower() in error_keys \
                 and "convertfrom-json" in w.t(node).lower():
             out.append((w.t(kids[-1]).lower(), kids[-1].start_byte))
     elif t == "field_declaration":
         for c in node.named_children:
             if c.type == "raw_string_literal":
-                m = re.search(r'json:"(message|error)[",]', w.t(c))
+                m = re.search(r'json:"(' + "|".join(map(re.escape, error_keys)) + r')[",]', w.t(c))
                 if m:
                     out.append((m.group(1), c.start_byte + m.start(1)))
     return out
