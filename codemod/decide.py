@@ -1,12 +1,12 @@
-"""The whole-client decision, in one place, after every rule has planned.
+"""The whole-client decision, in one place, from the rules' decisions (no edit is built before it).
 
-A *client family* is every call that shares something an edit would change:
+A *client family* is every call that shares something a change would touch:
 a base literal (a constant, a default argument, a class attribute), a path
 constant, a helper function. A family is migrated whole or not at all:
 
-- when every call of the family planned a complete migration (no blocking
-  flag), its edits stand;
-- otherwise none of its edits is made, and each of its calls is flagged
+- when every call of the family was judged to migrate completely (no blocking
+  flag), its changes stand (the rewrite then builds and applies them);
+- otherwise none of its changes is kept, and each of its calls is flagged
   (`# v1bridge: RULE remedy`), its own blocking rule when it has one, else the
   rule of its route with the reason it stays.
 
@@ -131,7 +131,7 @@ def decide(plan: "Plan") -> None:
         while helper is not None:
             fam.join([by_helper.setdefault(id(helper.fn), u), u])
             helper = helper.inner.helper if helper.inner is not None else None
-    for units in plan.edit_units.values():
+    for units in plan.change_units.values():
         fam.join(list(units))
     for spans in plan.spans.values():
         for span in spans:
@@ -239,9 +239,9 @@ def decide(plan: "Plan") -> None:
         def dead(units) -> bool:
             return any(isinstance(u, int) and fam.find(u) in blocked_roots for u in units)
 
-        for key in [k for k, units in plan.edit_units.items() if dead(units)]:
-            del plan.edits[key]
-            del plan.edit_units[key]
+        for key in [k for k, units in plan.change_units.items() if dead(units)]:
+            del plan.changes[key]
+            del plan.change_units[key]
         for node_id in list(plan.spans):
             plan.spans[node_id] = [s for s in plan.spans[node_id] if not dead(s[4])]
         for u in range(n_calls):

@@ -16,14 +16,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemod.analysis import analyze
-from codemod.plan import Edit, Finding, plan_file
+from codemod.plan import Edit, Finding, build_edits, decide_file
 from codemod.prefilter import needs_parse
 from codemod.rules import APPLIERS, ORDER
 
 
 @dataclass
 class PythonAnalysis:
-    """What the audit and the rewrite read of one module: findings, and the planned edits."""
+    """What the audit and the rewrite read of one module: findings and flags (the decisions), and for the rewrite
+    the edits built from them."""
 
     path: str
     findings: list[Finding] = field(default_factory=list)
@@ -33,7 +34,7 @@ class PythonAnalysis:
     indirect_only: bool = False
     error: str | None = None
     module: cst.Module | None = None
-    edits: list[Edit] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)  # empty when asked for the decisions only (the audit)
     manual: list[tuple[int, str, str]] = field(default_factory=list)  # (line, rule, message) of each flag
     parents: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(node) -> parent node
     verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
@@ -41,8 +42,9 @@ class PythonAnalysis:
 
 
 def analyze_python(source: str, path: str, *, v2_base: str | None = None, externals: dict | None = None,
-                   exports: dict | None = None) -> PythonAnalysis:
-    """Facts, then the rules' plan and the whole-client decision, for one module. Never raises on bad input.
+                   exports: dict | None = None, edits: bool = True) -> PythonAnalysis:
+    """Facts, then the rules' decisions and the whole-client decision, for one module; with EDITS, the edits of
+    what migrates, built from them (the audit asks for the decisions only). Never raises on bad input.
 
     EXTERNALS / EXPORTS: string constants shared with other files of the run (`codemod.crossfile`)."""
     an, facts = analyze(source, path, v2_base=v2_base, externals=externals, exports=exports)
@@ -51,12 +53,13 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None, extern
         return result
     result.module_facts = facts.module_facts
     try:
-        plan = plan_file(an, facts)
+        plan = decide_file(an, facts)
+        if edits:
+            result.edits = build_edits(plan)
     except RecursionError:
         result.error = "too deeply nested to analyse"
         return result
     result.findings = plan.all_findings()
-    result.edits = plan.final_edits()
     result.manual = plan.manual_items()
     result.module = facts.module
     result.parents = an.ix.parent
@@ -198,10 +201,10 @@ def analyze_files(texts: dict[str, str], *, v2_base: str | None = None) -> dict[
     """The audit's view of the files of one run: each analysed with the constants it imports from the others."""
     from codemod import crossfile
 
-    out = {path: analyze_python(text, path, v2_base=v2_base) for path, text in texts.items()}
+    out = {path: analyze_python(text, path, v2_base=v2_base, edits=False) for path, text in texts.items()}
     table = crossfile.Table(a.module_facts for a in out.values())
     for path in table.imported:
-        out[path] = analyze_python(texts[path], path, v2_base=v2_base, externals=table.externals(path))
+        out[path] = analyze_python(texts[path], path, v2_base=v2_base, externals=table.externals(path), edits=False)
     return out
 
 

@@ -1,9 +1,17 @@
-"""Planning: the rules turn one file's facts into edits and flags, then the whole-client decision.
+"""Decisions, then edits: the rules judge one file's facts, the whole-client decision, and only then the edits.
 
-`plan_file(analyzer, facts)` runs every rule module of `codemod/rules/` on the
-facts (calls, their bodies, queries and answer reads), each edit and flag tagged
-with the call it serves, then hands the plan to `codemod.decide`, which
-migrates each client family whole or leaves it whole and flagged.
+`decide_file(analyzer, facts)` runs the decision step of every rule module of
+`codemod/rules/` on the facts (calls, their bodies, queries and answer reads):
+what each call and read becomes, as `Change`s (the node, the rule, what it
+becomes: a v2 key, a v2 body value, the spans of a literal) and flags (it
+cannot migrate: which rule, why), each tagged with the call it serves. No code
+is built there. `codemod.decide` then migrates each client family whole or
+leaves it whole and flagged, and drops the changes of the families that stay.
+
+`build_edits(plan)` is the edit step, for the rewrite only: each change left
+becomes an `Edit` through the builder its rule module registered for its
+kind (`Rule.builds`), and is applied by that module's applier. The audit reads
+the decisions (findings, flags) and builds nothing.
 """
 from __future__ import annotations
 
@@ -33,16 +41,28 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class Edit:
-    """One planned change on one node, applied by the rule module that owns its `kind`."""
+class Change:
+    """A decision: this node changes under this rule, into what `data` says (no code built yet).
 
-    kind: str  # "string" | "name" | "key" | "path-read" | "dict" | "add-kwarg" | "drop-operand" | "verb-segment" | "drop-statement" | "subscript" | "comment"
+    Built into an `Edit` by the builder of its kind (`codemod.rules.BUILDERS`; none: the data is the edit's)."""
+
+    kind: str
     node: cst.CSTNode
     rule: str
     data: Any = None
 
     def key(self) -> tuple:
         return (self.kind, id(self.node), repr(self.data))
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One change made ready to apply on one node, by the rule module that owns its `kind`."""
+
+    kind: str  # "string" | "name" | "key" | "path-read" | "dict" | "add-kwarg" | "drop-operand" | "verb-segment" | "drop-statement" | "subscript" | "comment"
+    node: cst.CSTNode
+    rule: str
+    data: Any = None
 
 
 @dataclass
@@ -61,8 +81,8 @@ class Flag:
 class Plan:
     an: Analyzer
     facts: FileFacts
-    edits: dict[tuple, Edit] = field(default_factory=dict)
-    edit_units: dict[tuple, set] = field(default_factory=lambda: defaultdict(set))
+    changes: dict[tuple, Change] = field(default_factory=dict)
+    change_units: dict[tuple, set] = field(default_factory=lambda: defaultdict(set))
     spans: dict[int, list] = field(default_factory=dict)  # id(literal) -> [(start, end, text, rule, units)]
     span_nodes: dict[int, cst.CSTNode] = field(default_factory=dict)
     conflicts: set = field(default_factory=set)
@@ -95,10 +115,12 @@ class Plan:
             Finding(rule, line, col, message, fixable, route.label() if route else None,
                     route.v2_label() if route else None, kind, text, attributed))
 
-    def edit(self, edit: Edit) -> None:
-        key = edit.key()
-        self.edits.setdefault(key, edit)
-        self.edit_units[key].add(self.unit)
+    def change(self, kind: str, node: cst.CSTNode, rule: str, data: Any = None) -> None:
+        """Decide that NODE changes (under RULE, into DATA) for the call being judged."""
+        change = Change(kind, node, rule, data)
+        key = change.key()
+        self.changes.setdefault(key, change)
+        self.change_units[key].add(self.unit)
 
     def string_edit(self, node: cst.CSTNode, start: int, end: int, text: str, rule: str) -> None:
         spans = self.spans.setdefault(id(node), [])
@@ -136,19 +158,11 @@ class Plan:
                 line.comment is not None and (line.comment.value + " ").startswith(f"# v1bridge: {rule} ")
                 for line in module.header):
             return  # the first statement's comments are the module's header: already said
-        key = ("comment", id(stmt), rule)
-        self.edits[key] = Edit("comment", stmt, rule, f"# v1bridge: {rule} {self.rule_text(rule)}".rstrip())
-        self.edit_units[key].add("flag")
+        change = Change("comment", stmt, rule, rule)
+        self.changes[change.key()] = change
+        self.change_units[change.key()].add("flag")
 
     # ------------------------------------------------------------ the result
-    def final_edits(self) -> list[Edit]:
-        out = list(self.edits.values())
-        for node_id, spans in self.spans.items():
-            good = [tuple(s[:4]) for s in spans if (node_id, s[0]) not in self.conflicts]
-            if good:
-                out.append(Edit("string", self.span_nodes[node_id], ",".join(sorted({g[3] for g in good})),
-                                tuple(sorted(good))))
-        return out
 
     def manual_items(self) -> list[tuple[int, str, str]]:
         """(line, rule, message) of every call or read left to a person: one per flag, in line order."""
@@ -167,7 +181,8 @@ class Plan:
         return found
 
 
-def plan_file(an: Analyzer, facts: FileFacts) -> Plan:
+def decide_file(an: Analyzer, facts: FileFacts) -> Plan:
+    """Every rule's decisions on the file's calls and reads, then the whole-client decision (no edit built)."""
     from codemod import decide
     from codemod.rules import plan_call, plan_handed_in, plan_read, plan_strings, plan_unresolved
 
@@ -183,3 +198,21 @@ def plan_file(an: Analyzer, facts: FileFacts) -> Plan:
     plan_handed_in(plan)
     decide.decide(plan)
     return plan
+
+
+def build_edits(plan: Plan) -> list[Edit]:
+    """The edit step (the rewrite's only): each change the decision kept, built by its rule module's builder;
+    the spans of each literal as one string edit (spans two calls want different text for are left)."""
+    from codemod.rules import BUILDERS
+
+    out: list[Edit] = []
+    for change in plan.changes.values():
+        build = BUILDERS.get(change.kind)
+        out.append(build(change, plan) if build is not None else
+                   Edit(change.kind, change.node, change.rule, change.data))
+    for node_id, spans in plan.spans.items():
+        good = [tuple(s[:4]) for s in spans if (node_id, s[0]) not in plan.conflicts]
+        if good:
+            out.append(Edit("string", plan.span_nodes[node_id], ",".join(sorted({g[3] for g in good})),
+                            tuple(sorted(good))))
+    return out

@@ -1,7 +1,7 @@
 """Run the code audit: walk (the rewrite's walk), prefilter, scan candidates, apply markers, give statuses.
 
-Python goes through the rewrite's facts and decision (`codemod.engine.analyze_python`,
-one engine for both commands); other text files through `scan_text`. A cheap
+Python goes through the rewrite's facts and decisions (`codemod.engine.analyze_python`
+with `edits=False`: one engine for both commands; the audit builds no edit); other text files through `scan_text`. A cheap
 byte-level prefilter from the shared index (`mappings/index.py`) decides which files are parsed
 at all; with `jobs > 1` chunks of files go to a process pool.
 """
@@ -83,7 +83,7 @@ def analyze_source(text: str, rel: str, suffix: str | None = None, externals: di
         language = "python"
         detector = _python_detector()
         if detector is not None:
-            analysis = detector(text, rel, externals=externals) if externals else detector(text, rel)
+            analysis = detector(text, rel, externals=externals or None, edits=False)
             if analysis.error:
                 # not Python the parser accepts (a syntax error, a Python 2 file): still report what
                 # the text scanner finds, and say why the detector could not look
@@ -347,7 +347,7 @@ def _warm() -> None:
     detector = _python_detector()
     if detector is not None:
         try:
-            detector("import requests\nrequests.get('https://rest.runpod.io/v1/pods')\n", "warm.py")
+            detector("import requests\nrequests.get('https://rest.runpod.io/v1/pods')\n", "warm.py", edits=False)
         except Exception:  # pragma: no cover - warming is best effort
             pass
 

@@ -1,7 +1,20 @@
 """One module per fixable rule ID of `mappings/data/rules.yaml`, registered by `Rule(...)`.
 
-Each module (`codemod/rules/<id>_<name>.py`) plans its edits from the file's
-facts and owns the appliers of the edit kinds only it makes. At import every
+Each module (`codemod/rules/<id>_<name>.py`) has the two steps of its rule:
+
+- the **decision** (`@rule.call`, `@rule.read`, `@rule.body_field`,
+  `@rule.param`): from the file's facts, whether a call or read can migrate and
+  into what (`plan.change(kind, node, rule, data)`: a v2 key, a v2 body value,
+  the spans of a literal), or why not (`plan.flag(node, rule, ...)`, blocking).
+  It builds no code. The whole-client decision (`codemod.decide`) and the
+  audit read only these;
+- the **edit** (`@rule.builds(kind)`, `@rule.applies(kind)`): for the rewrite
+  only, and only for the changes the whole-client decision kept: the builder
+  turns a change into an `Edit` (renders a body, names a loop's variables),
+  the applier makes it on the tree. A kind with no builder is applied from
+  the change's data as it is (a renamed key, a method name).
+
+At import every
 module is loaded (`pkgutil`, as django-upgrade loads its fixers) and the
 registry is checked against the `fixable` rules of the mappings: a fixable
 rule without a module, or a module for a rule that is not fixable, is an
@@ -50,6 +63,7 @@ class Rule:
     on_body_field: Callable[[str, object, "Plan"], bool] | None = None  # can this value be converted statically?
     on_param: Callable[["CallFact", object, str, object, "Plan"], None] | None = None  # (call, key node, name, spec, plan)
     appliers: dict[str, Callable] = field(default_factory=dict)
+    builders: dict[str, Callable] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.id in RULES:
@@ -73,6 +87,16 @@ class Rule:
         self.on_param = fn
         return fn
 
+    def builds(self, kind: str):
+        """The edit step of a change kind: `fn(change, plan) -> Edit` (only for what the decision kept)."""
+        def deco(fn):
+            if kind in BUILDERS:
+                raise RuleRegistryError(f"edit kind {kind!r} built by two modules")
+            BUILDERS[kind] = fn
+            self.builders[kind] = fn
+            return fn
+        return deco
+
     def applies(self, kind: str):
         def deco(fn):
             if kind in APPLIERS:
@@ -85,6 +109,7 @@ class Rule:
 
 RULES: dict[str, Rule] = {}
 APPLIERS: dict[str, Callable] = {}
+BUILDERS: dict[str, Callable] = {}
 
 
 def _load() -> None:
@@ -95,6 +120,7 @@ def _load() -> None:
         if info.name[:1].isalpha() and info.name[1:3].isdigit():
             importlib.import_module(f"{__name__}.{info.name}")
     APPLIERS["comment"] = edits.apply_comment
+    BUILDERS["comment"] = edits.build_comment
     check_registry(index().fixable_rules())
 
 

@@ -50,6 +50,13 @@ def has_comment(node: cst.CSTNode, text: str) -> bool:
     return False
 
 
+def build_comment(change, plan):
+    """A flag's comment: `# v1bridge: RULE remedy` (the remedy from mappings/data/rules.yaml)."""
+    from codemod.plan import Edit
+
+    return Edit("comment", change.node, change.rule, f"{MARK} {change.rule} {plan.rule_text(change.rule)}".rstrip())
+
+
 def apply_comment(node: cst.CSTNode, text: str) -> cst.CSTNode:
     if not hasattr(node, "leading_lines") or has_comment(node, text):
         return node

@@ -310,7 +310,7 @@ def _plan_dict(cf: CallFact, plan, spec, node: cst.Dict, body: dict, v2_body: di
         code = _carry_comments(node, code, spec, quote, level)
     if code == original:
         return
-    plan.edit(Edit("dict", node, "L02", code))
+    plan.change("dict", node, "L02", code)
     changed = [k for k in body if spec.fields[k].to != k]
     added = [k for k in v2_body if k not in body]
     detail = ", ".join(f"{k} -> {spec.fields[k].to or 'dropped'}" for k in changed)
@@ -391,16 +391,16 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
     _plan_dict(cf, plan, spec, node, literal, literal_out, quote)
     for w, key, new_key, new_value in plans:
         if new_key is None:
-            plan.edit(Edit("drop-statement", w.stmt, "L02"))
+            plan.change("drop-statement", w.stmt, "L02")
             plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r}: not sent on v2 (statement removed)", True,
                       route)
             continue
         if new_key != key:
-            plan.edit(Edit("key", w.key, "L02", new_key))
+            plan.change("key", w.key, "L02", new_key)
         value = next(v for ww, _k, v in writes if ww is w)
         if not (new_value is value or not isinstance(value, _ListMarker) and type(new_value) is type(value)
                 and new_value == value):
-            plan.edit(Edit("dict", w.value, "L02", render(_substitute(new_value), quote=quote)))
+            plan.change("dict", w.value, "L02", render(_substitute(new_value), quote=quote))
         plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r} -> {new_key!r}", True, route)
 
 
@@ -517,9 +517,9 @@ def rename_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
             outer = plan.an.parent(outer)
         if outer is None:
             return
-        plan.edit(Edit("path-read", outer, rule_id, (how, parts, node)))
+        plan.change("path-read", outer, rule_id, (how, parts, node))
     else:
-        plan.edit(Edit("key", node, rule_id, source))
+        plan.change("key", node, rule_id, source)
     plan.find(node, rule_id, "response-field", f"v1 field {name!r} -> {source!r}", True, route)
 
 

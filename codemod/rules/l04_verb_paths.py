@@ -85,7 +85,7 @@ def _plan_verb_choice(cf: CallFact, plan, path_rule: str) -> None:
     if not _add_action_body(cf, plan, body):
         plan.flag(cf.call, "L04", "call", route)
         return
-    plan.edit(Edit("verb-segment", choice.part, "L04", v2[-1]))
+    plan.change("verb-segment", choice.part, "L04", v2[-1])
     values = ", ".join(choice.routes)
     plan.find(cf.call, "L04", "call", f"POST .../{{{choice.name.value}}} ({values}) -> {route.v2_label()} "
                                       f"{{{key!r}: {choice.name.value}}}", True, route)
@@ -107,7 +107,7 @@ def _drop_span(origin, plan) -> None:
     if value is not None and (start, end) == (0, len(value)) and isinstance(binop, cst.BinaryOperation) \
             and isinstance(binop.operator, cst.Add) and binop.right is node:
         plan.string_edit(node, start, end, "", "L04")  # ties the literal to the call's family, like any span
-        plan.edit(Edit("drop-operand", binop, "L04"))
+        plan.change("drop-operand", binop, "L04")
         return
     plan.string_edit(node, start, end, "", "L04")
 
@@ -125,7 +125,7 @@ def _method_edit(cf: CallFact, plan) -> bool:
     new = route.v2_method
     node = site.method_node
     if isinstance(node, cst.Name) and node.value.upper() == site.method:
-        plan.edit(Edit("name", node, "L04", new.lower()))
+        plan.change("name", node, "L04", new.lower())
         return True
     if isinstance(node, cst.SimpleString):
         value, editable = literal_value(node)
@@ -142,7 +142,7 @@ def _method_edit(cf: CallFact, plan) -> bool:
             if verb in low:
                 candidate = old.replace(verb, new.lower())
                 if candidate in an.ix.functions and an._helper(an.ix.functions[candidate][0]) is not None:
-                    plan.edit(Edit("name", name_node, "L04", candidate))
+                    plan.change("name", name_node, "L04", candidate)
                     return True
     return False
 
@@ -159,7 +159,7 @@ def _add_action_body(cf: CallFact, plan, body=None) -> bool:
             kw = "json"
         else:
             return False
-    plan.edit(Edit("add-kwarg", site.call, "L04", (kw, route.action_body if body is None else body)))
+    plan.change("add-kwarg", site.call, "L04", (kw, route.action_body if body is None else body))
     return True
 
 

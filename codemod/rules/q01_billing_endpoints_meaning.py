@@ -8,7 +8,6 @@ the whole account's spend.
 from __future__ import annotations
 
 from codemod.analysis import CallFact
-from codemod.plan import Edit
 from codemod.rules import Rule
 from codemod.rules.l01_path_renames import rename_segments
 
@@ -29,5 +28,5 @@ def plan_call(cf: CallFact, plan) -> None:
 
 @rule.param
 def plan_param(cf: CallFact, key_node, name: str, spec, plan) -> None:
-    plan.edit(Edit("key", key_node, "Q01", spec.to))
+    plan.change("key", key_node, "Q01", spec.to)
     plan.find(key_node, "Q01", "param", f"query parameter {name} -> {spec.to}", True, cf.route)

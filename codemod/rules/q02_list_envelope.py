@@ -10,7 +10,6 @@ from __future__ import annotations
 import libcst as cst
 
 from codemod.analysis import CallFact, Read
-from codemod.plan import Edit
 from codemod.rules import Rule
 
 rule = Rule("Q02", __name__, order=50)
@@ -25,9 +24,9 @@ def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     parent = plan.an.parent(read.node)
     if isinstance(parent, cst.BooleanOperation) and isinstance(parent.operator, cst.Or) and parent.left is read.node:
         # `answer or []` tolerates no answer (None): `(answer or {}).get(key, [])` keeps tolerating it
-        plan.edit(Edit("subscript", parent, rule_id, (read.key, "or")))
+        plan.change("subscript", parent, rule_id, (read.key, "or"))
     else:
-        plan.edit(Edit("subscript", read.node, rule_id, read.key))
+        plan.change("subscript", read.node, rule_id, read.key)
     plan.find(read.node, rule_id, "list-read", f"v2 wraps the list: read [{read.key!r}]", True, read.route)
 
 

@@ -7,7 +7,6 @@ mappings/data/conventions.yaml. Reads on the answer of a v1 call, in the
 from __future__ import annotations
 
 from codemod.analysis import CallFact, Read
-from codemod.plan import Edit
 from codemod.rules import Rule
 
 rule = Rule("Q29", __name__, order=52)
@@ -23,5 +22,5 @@ def plan_read(read: Read, cf: CallFact, plan) -> None:
                   f"problems word it differently: re-check the test by hand ({plan.rule_text('Q29')})")
         return
     new = plan.kb.v2_error_key
-    plan.edit(Edit("key", read.node, "Q29", new))
+    plan.change("key", read.node, "Q29", new)
     plan.find(read.node, "Q29", "error-read", f"error body read [{read.key!r}] -> [{new!r}]", True, read.route)

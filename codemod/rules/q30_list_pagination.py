@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemod.analysis import CallFact, Read
-from codemod.plan import Edit
+from codemod.plan import Change
 from codemod.rules import Rule
 
 rule = Rule("Q30", __name__, order=55)
@@ -140,14 +140,14 @@ def plan_pages(read: Read, cf: CallFact, plan) -> None:
         return
     plan.find(read.node, "Q02", "list-read", f"v2 wraps the list: read [{read.key!r}]", True, route)
     plan.find(cf.call, rule.id, "pagination", f"{head}: every page is read (cursor loop)", True, route)
-    plan.edit(call_edit)
-    plan.edit(Edit("page-json", read.node, rule.id, paging))
+    plan.change(call_edit.kind, call_edit.node, call_edit.rule, call_edit.data)
+    plan.change("page-json", read.node, rule.id, paging)
     loops = plan.scratch.setdefault(("Q30", id(suite)), Loops())
     loops.pagings.append(paging)
-    plan.edit(Edit("page-loop", suite, rule.id, loops))
+    plan.change("page-loop", suite, rule.id, loops)
 
 
-def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Edit]:
+def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
     an = plan.an
     answer, call = read.node, cf.call
     call_edit = _call_edit(cf, plan)
@@ -206,7 +206,7 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Edit]:
                     body.index(first), body.index(first) if within is not None else body.index(reader), names,
                     keeps=not reuse, within=within, size=len(body))
     if isinstance(call_edit.data, tuple):
-        call_edit = Edit(call_edit.kind, call_edit.node, call_edit.rule, (*call_edit.data, paging))
+        call_edit = Change(call_edit.kind, call_edit.node, call_edit.rule, (*call_edit.data, paging))
     return paging, suite, call_edit
 
 
@@ -243,7 +243,7 @@ def _free(candidates: list[str], taken: set[str]) -> str:
     return f"{candidates[0]}_{n}"
 
 
-def _call_edit(cf: CallFact, plan) -> Edit:
+def _call_edit(cf: CallFact, plan) -> Change:
     """The request with the cursor parameters added to its query (`params=`), or why it cannot take them."""
     site = cf.site
     if not _takes_params(site):
@@ -256,7 +256,7 @@ def _call_edit(cf: CallFact, plan) -> Edit:
     if existing is not None and not isinstance(existing, cst.Dict):
         if not (isinstance(existing, cst.Name) and _holds_dict(plan.an, existing, cf.call)):
             raise CannotPage("its query parameters are built where the rewrite cannot read them")
-    return Edit("page-call", cf.call, rule.id, ("params",))
+    return Change("page-call", cf.call, rule.id, ("params",))
 
 
 def _takes_params(site) -> bool:
