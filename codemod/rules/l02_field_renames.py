@@ -15,6 +15,7 @@ likewise; Q13, Q14 and Q25 rename their own fields through `rename_read`.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -297,8 +298,41 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
 
 
 def _plan_dict(cf: CallFact, plan, spec, node: cst.Dict, body: dict, v2_body: dict, quote: str) -> None:
-    """The v1 dict literal replaced by its v2 form (comments carried to the keys their fields became)."""
-    an, route = plan.an, cf.route
+    """Decide that the v1 dict literal becomes its v2 form (built by `build_body`, comments carried)."""
+    route = cf.route
+    if _same_value(body, v2_body) and _render_body(plan.an, node, spec, v2_body, quote) == plan.an.code_of(node):
+        return  # already written as its v2 form (a body whose values differ can never render as the original)
+    plan.change("dict", node, "L02", V2Body(spec.id, v2_body, quote, whole=True))
+    changed = [k for k in body if spec.fields[k].to != k]
+    added = [k for k in v2_body if k not in body]
+    detail = ", ".join(f"{k} -> {spec.fields[k].to or 'dropped'}" for k in changed)
+    if added:
+        detail += ("; " if detail else "") + "explicit v2 values for v1 defaults: " + ", ".join(added)
+    plan.find(node, "L02", "body-field", f"v1 body -> v2 body ({detail})", True, route)
+
+
+@dataclass(frozen=True)
+class V2Body:
+    """The decision on a body literal (WHOLE) or on one value set by `body["k"] = value`: its v2 value, markers
+    standing for the expressions only known at run time."""
+
+    map_id: str
+    value: object
+    quote: str
+    whole: bool
+
+
+def _same_value(a, b) -> bool:
+    """Same keys in the same order and the same values (a run-time value: the same marker)?"""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list) and not isinstance(a, _ListMarker) \
+            and not isinstance(b, _ListMarker):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    return a is b or (type(a) is type(b) and not isinstance(a, _ListMarker) and a == b)
+
+
+def _render_body(an, node: cst.Dict, spec, v2_body: dict, quote: str) -> str:
     new_body = _substitute(v2_body)
     original = an.code_of(node)
     multiline = "\n" in original
@@ -308,15 +342,18 @@ def _plan_dict(cf: CallFact, plan, spec, node: cst.Dict, body: dict, v2_body: di
     code = render(new_body, quote=quote, indent="    " if multiline else None, level=level)
     if multiline:
         code = _carry_comments(node, code, spec, quote, level)
-    if code == original:
-        return
-    plan.change("dict", node, "L02", code)
-    changed = [k for k in body if spec.fields[k].to != k]
-    added = [k for k in v2_body if k not in body]
-    detail = ", ".join(f"{k} -> {spec.fields[k].to or 'dropped'}" for k in changed)
-    if added:
-        detail += ("; " if detail else "") + "explicit v2 values for v1 defaults: " + ", ".join(added)
-    plan.find(node, "L02", "body-field", f"v1 body -> v2 body ({detail})", True, route)
+    return code
+
+
+@rule.builds("dict")
+def build_body(change, plan) -> Edit:
+    """The edit step of a body decision: the v2 source of the literal (or of the value of one statement)."""
+    d: V2Body = change.data
+    if d.whole:
+        code = _render_body(plan.an, change.node, plan.kb.mappings.requests[d.map_id], d.value, d.quote)
+    else:
+        code = render(_substitute(d.value), quote=d.quote)
+    return Edit("dict", change.node, change.rule, code)
 
 
 def _markers(value) -> set:
@@ -400,7 +437,7 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
         value = next(v for ww, _k, v in writes if ww is w)
         if not (new_value is value or not isinstance(value, _ListMarker) and type(new_value) is type(value)
                 and new_value == value):
-            plan.change("dict", w.value, "L02", render(_substitute(new_value), quote=quote))
+            plan.change("dict", w.value, "L02", V2Body(map_id, new_value, quote, whole=False))
         plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r} -> {new_key!r}", True, route)
 
 

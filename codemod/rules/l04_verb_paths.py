@@ -12,8 +12,7 @@ import libcst as cst
 from codemod.analysis import CallFact
 from codemod.analysis.calls import VERBS
 from codemod.analysis.syntax import literal_value, span_origin
-from codemod.plan import Edit
-from codemod.render import render
+from codemod.render import Code, render
 from codemod.rules import Rule
 from codemod.rules.l01_path_renames import rename_segments, segment_offsets
 
@@ -81,8 +80,7 @@ def _plan_verb_choice(cf: CallFact, plan, path_rule: str) -> None:
             plan.flag(cf.call, "L04", "call", route)
             return
         plan.string_edit(origin[0], origin[1], origin[2], b, path_rule)
-    body = cst.Dict([cst.DictElement(cst.SimpleString(f'"{key}"'), cst.Name(choice.name.value))])
-    if not _add_action_body(cf, plan, body):
+    if not _add_action_body(cf, plan, {key: Code(choice.name.value)}):
         plan.flag(cf.call, "L04", "call", route)
         return
     plan.change("verb-segment", choice.part, "L04", v2[-1])
@@ -191,7 +189,7 @@ def add_body(node: cst.CSTNode, data) -> cst.CSTNode:
         return node
     keyword, body = data
     args = list(node.args)
-    value = body if isinstance(body, cst.BaseExpression) else cst.parse_expression(render(body))
+    value = cst.parse_expression(render(body))
     arg = cst.Arg(value=value) if keyword is None else cst.Arg(
         keyword=cst.Name(keyword),
         value=value,

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemod.analysis import CallFact, Read
-from codemod.plan import Change
+from codemod.plan import Change, Edit
 from codemod.rules import Rule
 
 rule = Rule("Q30", __name__, order=55)
@@ -47,19 +47,24 @@ _EXITS = {"exit", "abort"}  # sys.exit(...), os.abort()
 
 @dataclass(eq=False)
 class Paging:
-    """One list call turned into a cursor loop: what the three appliers share."""
+    """One list call decided to become a cursor loop: what the three edits share.
+
+    The decision fills where the loop goes; the edit step (`build_loops`) names its variables."""
 
     key: str  # the v2 list key (pods, endpoints, templates)
-    items: str  # names chosen for the loop: the whole list, one page, the cursor parameters
-    page: str
-    paging: str
     first: int  # index in the suite of the statement that makes the request
     last: int  # index of the statement that reads the answer
     names: dict = field(default_factory=dict)  # the pagination names of conventions.yaml
-    json: cst.BaseExpression | None = None  # the page's JSON expression, as rewritten (set by page-json)
-    keeps: bool = True  # False: the reading statement was `name = <answer>`; the loop fills `name` itself
+    target: str | None = None  # `name = <answer>`: the name the loop may fill itself
+    repeated: tuple = ()  # the nodes the loop repeats (the loop may fill `target` only if none of them reads it)
     within: int | None = None  # `with <request> as resp:` holds the read: its index in the with block
     size: int = 0  # statements in the block when planned (an edit that drops one would shift the indices)
+    # named by the edit step: the whole list, one page, the cursor parameters
+    items: str = ""
+    page: str = ""
+    paging: str = ""
+    keeps: bool = True  # False: the reading statement was `name = <answer>`; the loop fills `name` itself
+    json: cst.BaseExpression | None = None  # the page's JSON expression, as rewritten (set by page-json)
 
     def __repr__(self) -> str:
         return f"Paging({self.key}@{id(self):x})"
@@ -192,22 +197,32 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
     body = list(suite.body)
     pagination = plan.kb.mappings.conventions.pagination
     names = {"block": pagination.block, "more": pagination.more, "next": pagination.next, "cursor": pagination.cursor}
-    taken = plan.scratch.get("Q30 names")
-    if taken is None:
-        taken = plan.scratch["Q30 names"] = _identifiers(an.module)
-    used = {p.items for p in plan.scratch.get(("Q30", id(suite)), Loops()).pagings}  # page, paging: reused
-    key = read.key
-    target = _assigned_name(reader, answer)
-    repeated = [answer, *between] + ([first.items[0]] if within is not None else [])
-    reuse = target is not None and target not in used and not any(target in _identifiers(node) for node in repeated)
-    paging = Paging(key, target if reuse else _free([key, f"all_{key}", f"{key}_found"], taken | used),
-                    _free(["page", "answer", "page_json"], taken | used), _free(["paging", "next_page", "cursor_params"],
-                                                                             taken | used),
-                    body.index(first), body.index(first) if within is not None else body.index(reader), names,
-                    keeps=not reuse, within=within, size=len(body))
+    repeated = (answer, *between) + ((first.items[0],) if within is not None else ())
+    paging = Paging(read.key, body.index(first), body.index(first) if within is not None else body.index(reader),
+                    names, _assigned_name(reader, answer), repeated, within=within, size=len(body))
     if isinstance(call_edit.data, tuple):
         call_edit = Change(call_edit.kind, call_edit.node, call_edit.rule, (*call_edit.data, paging))
     return paging, suite, call_edit
+
+
+@rule.builds("page-loop")
+def build_loops(change, plan) -> Edit:
+    """The edit step of the cursor loops of one block: each loop's names, none shadowing a name of the module
+    (the list reuses the name the reading statement assigned, when the repeated statements do not read it)."""
+    loops: Loops = change.data
+    taken = plan.scratch.get("Q30 names")
+    if taken is None:
+        taken = plan.scratch["Q30 names"] = _identifiers(plan.an.module)
+    used: set[str] = set()  # the lists of the block's earlier loops (page, paging: reused)
+    for p in loops.pagings:
+        reuse = p.target is not None and p.target not in used and not any(
+            p.target in _identifiers(node) for node in p.repeated)
+        p.items = p.target if reuse else _free([p.key, f"all_{p.key}", f"{p.key}_found"], taken | used)
+        p.page = _free(["page", "answer", "page_json"], taken | used)
+        p.paging = _free(["paging", "next_page", "cursor_params"], taken | used)
+        p.keeps = not reuse
+        used.add(p.items)
+    return Edit(change.kind, change.node, change.rule, loops)
 
 
 def _assigned_name(stmt: cst.CSTNode, answer: cst.CSTNode) -> str | None:
