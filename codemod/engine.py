@@ -1,4 +1,4 @@
-"""Run the rewrite on one file: analyse, apply the planned edits, verify.
+"""Run the rewrite on one file: analyse, decide, build and apply the edits of what migrates, verify.
 
 `rewrite_source(text)` is pure (no I/O) and used by the tests, the CLI and the
 benchmark. The output always parses; a file whose rewrite would not parse,
