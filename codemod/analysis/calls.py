@@ -381,9 +381,18 @@ class Calls:
                 p = self.parent(node)
                 while isinstance(p, (cst.Await, cst.IfExp, cst.BooleanOperation)):
                     p = self.parent(p)
-                if isinstance(p, cst.Return):
+                if isinstance(p, cst.Return) or self._returned_by_name(p, fn):
                     return True
         return False
+
+    def _returned_by_name(self, stmt: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+        """`data = await resp.json()` ... `return data`: the name is bound once in the helper and returned as is."""
+        if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
+            return False
+        name = stmt.targets[0].target.value
+        if len(self.ix.assigns.get(id(fn), {}).get(name, [])) != 1:
+            return False
+        return any(isinstance(self.parent(use), cst.Return) for use in self.ix.names.get(id(fn), {}).get(name, []))
 
     def _returned(self, node: cst.CSTNode, fn) -> bool:
         p = self.parent(node)

@@ -31,6 +31,7 @@ def _check(before: str, after: str) -> None:
 Q29 = "# v1bridge: Q29 read detail (and errors[]) from the problem body"
 L01 = "# v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)"
 L02 = "# v1bridge: L02 send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)"
+Q02 = "# v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)"
 L04 = "# v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}"
 
 CASES = {
@@ -524,6 +525,61 @@ CASES = {
             before = requests.get(f"{{REST}}/endpoints/{{eid}}").json()
             {L02}
             requests.patch(f"{{REST}}/endpoints/{{eid}}", json={{"workersMax": max(hi, before["workersMax"])}})
+    '''),
+    # --- a helper that parses the answer into a name and returns that name (aiohttp `async with`)
+    "a helper that rebinds the parsed answer before returning it: flagged, nothing changes": _case('''
+        BASE = "https://rest.runpod.io/v1"
+        async def _call(session, method, path, **kw):
+            async with session.request(method, f"{BASE}{path}", **kw) as resp:
+                data = await resp.json(content_type=None)
+                data = normalise(data)
+                return data
+        async def volume_ids(session):
+            vols = await _call(session, "GET", "/networkvolumes")
+            return [v["id"] for v in vols]
+    ''', f'''
+        BASE = "https://rest.runpod.io/v1"
+        async def _call(session, method, path, **kw):
+            {Q02}
+            async with session.request(method, f"{{BASE}}{{path}}", **kw) as resp:
+                data = await resp.json(content_type=None)
+                data = normalise(data)
+                return data
+        async def volume_ids(session):
+            {Q02}
+            vols = await _call(session, "GET", "/networkvolumes")
+            return [v["id"] for v in vols]
+    '''),
+    "a helper that binds the parsed answer to a name and returns it: its callers' reads move": _case('''
+        BASE = "https://rest.runpod.io/v1"
+        async def _call(session, method, path, **kw):
+            async with session.request(method, f"{BASE}{path}", **kw) as resp:
+                data = await resp.json(content_type=None)
+                if resp.status >= 400:
+                    raise RuntimeError(data.get("message") if isinstance(data, dict) else data)
+                return data
+        async def ensure_volume(session, name, dc):
+            vols = await _call(session, "GET", "/networkvolumes")
+            for v in vols:
+                if v["name"] == name and v["dataCenterId"] == dc:
+                    return v["id"]
+            created = await _call(session, "POST", "/networkvolumes", json={"name": name, "dataCenterId": dc, "size": 50})
+            return created["id"]
+    ''', '''
+        BASE = "https://api.runpod.io/v2"
+        async def _call(session, method, path, **kw):
+            async with session.request(method, f"{BASE}{path}", **kw) as resp:
+                data = await resp.json(content_type=None)
+                if resp.status >= 400:
+                    raise RuntimeError(data.get("detail") if isinstance(data, dict) else data)
+                return data
+        async def ensure_volume(session, name, dc):
+            vols = (await _call(session, "GET", "/network-volumes"))["networkVolumes"]
+            for v in vols:
+                if v["name"] == name and v["dataCenter"] == dc:
+                    return v["id"]
+            created = await _call(session, "POST", "/network-volumes", json={"name": name, "dataCenter": dc, "size": 50})
+            return created["id"]
     '''),
 }
 
