@@ -47,6 +47,8 @@ class Analyzer(Strings, Calls, Flow):
         self._reading: CallFact | None = None
         self.refs: list | None = None  # while a URL is evaluated: the names and attributes it reads
         self.bindings: dict[int, tuple[dict, object]] = {}  # id(URL builder fn) -> (param -> argument, caller scope)
+        # `[str(p).strip("/") for p in parts]` in a URL builder: (id(builder), p) -> (the argument, caller scope)
+        self.comprehension_items: dict[tuple[int, str], tuple[cst.CSTNode, object]] = {}
         self.other_answers: set[int] = set()  # id(call) of the calls to v2 or the job API: their answers are not v1
 
     # ------------------------------------------------------------------ run

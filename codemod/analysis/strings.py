@@ -146,7 +146,7 @@ class Strings:
         if isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, cst.SimpleString):
             return self._format(node, func.value, scope, depth)
         if isinstance(func, cst.Attribute) and func.attr.value == "join" and str_of(func.value) is not None \
-                and len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple)):
+                and len(args) == 1 and isinstance(args[0], (cst.List, cst.Tuple, cst.BinaryOperation)):
             return self._join(func.value, args[0], scope, depth)
         if isinstance(func, cst.Attribute) and func.attr.value in ("rstrip", "strip", "lstrip") and (
                 not args or (len(args) == 1 and str_of(args[0]) == "/")):
@@ -188,23 +188,54 @@ class Strings:
         return [Piece(None)]
 
     def _join(self, sep_node: cst.SimpleString, seq, scope, depth: int) -> list[Piece]:
-        """`"/".join([base, *parts])`: the items in order, a `*parts` of a URL builder expanded to its arguments."""
+        """`"/".join([base, *parts])`, `"/".join([base] + [str(p).strip("/") for p in parts])`: the items in
+        order, a `*parts` of a URL builder expanded to its arguments."""
         sep = str_of(sep_node)
+        items = self._join_items(seq, scope)
+        if items is None:
+            return [Piece(None)]
+        out: list[Piece] = []
+        for i, (expr, where, var) in enumerate(items):
+            if i:
+                out.append(Piece(sep))  # not editable: the separator is shared by every item
+            if var is None:
+                out.extend(self.evaluate(expr, where, depth + 1))
+                continue
+            name, arg = var  # one item of a comprehension over `*parts`: its variable bound to the argument
+            self.comprehension_items[(id(scope), name)] = arg
+            try:
+                out.extend(self.evaluate(expr, where, depth + 1))
+            finally:
+                del self.comprehension_items[(id(scope), name)]
+        return out
+
+    def _join_items(self, seq, scope) -> list | None:
+        """(expression, scope, comprehension binding) of each joined item, or None when the items are not known."""
+        if isinstance(seq, cst.BinaryOperation):
+            if not isinstance(seq.operator, cst.Add):
+                return None
+            left, right = self._join_items(seq.left, scope), self._join_items(seq.right, scope)
+            return None if left is None or right is None else left + right
+        if isinstance(seq, cst.ListComp):
+            comp = seq.for_in
+            if comp.inner_for_in is not None or comp.ifs or not isinstance(comp.target, cst.Name):
+                return None
+            star = self._star_args(comp.iter, scope)
+            if star is None:
+                return None
+            return [(seq.elt, scope, (comp.target.value, arg)) for arg in star]
+        if not isinstance(seq, (cst.List, cst.Tuple)):
+            return None
         items: list = []
         for el in seq.elements:
             if isinstance(el, cst.StarredElement):
                 star = self._star_args(el.value, scope)
                 if star is None:
-                    return [Piece(None)]
-                items.extend(star)
+                    return None
+                items.extend((expr, where, None) for expr, where in star)
             else:
-                items.append((el.value, scope))
-        out: list[Piece] = []
-        for i, (expr, where) in enumerate(items):
-            if i:
-                out.append(Piece(sep))  # not editable: the separator is shared by every item
-            out.extend(self.evaluate(expr, where, depth + 1))
-        return out
+                items.append((el.value, scope, None))
+        return items
 
     def _star_args(self, node, scope) -> list | None:
         """The arguments a `*name` parameter of a URL builder being evaluated holds, with their scope."""
@@ -285,6 +316,9 @@ class Strings:
 
     def _resolve_name_value(self, node: cst.Name, scope, depth: int) -> list[Piece]:
         name = node.value
+        item = self.comprehension_items.get((id(scope), name))
+        if item is not None:
+            return self.evaluate(item[0], item[1], depth + 1)
         fn = scope
         while fn is not None:
             # an `x += ...` under an if or loop is left out, as before AugAssign was followed at all (a trailing

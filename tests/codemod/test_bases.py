@@ -102,6 +102,60 @@ CASES = {
             def drop(self, volume_id):
                 httpx.delete(self._url("network-volumes", volume_id)).raise_for_status()
     '''),
+    # --- `"/".join([base] + [str(p).strip("/") for p in parts])`: the comprehension over `*parts` followed
+    "a joined comprehension that filters its parts: not followed, the base flagged, nothing else changes": _case('''
+        import os
+        import requests
+        BASE = os.getenv("RUNPOD_API_BASE", "https://rest.runpod.io/v1").rstrip("/")
+        class Pods:
+            def _url(self, *parts):
+                return "/".join([BASE] + [str(p).strip("/") for p in parts if p])
+            def stop(self, pod_id):
+                return requests.post(self._url("pods", pod_id, "stop")).status_code == 200
+    ''', '''
+        import os
+        import requests
+        {L01}
+        BASE = os.getenv("RUNPOD_API_BASE", "https://rest.runpod.io/v1").rstrip("/")
+        class Pods:
+            def _url(self, *parts):
+                return "/".join([BASE] + [str(p).strip("/") for p in parts if p])
+            def stop(self, pod_id):
+                return requests.post(self._url("pods", pod_id, "stop")).status_code == 200
+    '''),
+    "a base joined to a comprehension over `*parts`: the base, the verb path and the reads move": _case('''
+        import os
+        import requests
+        BASE = os.getenv("RUNPOD_API_BASE", "https://rest.runpod.io/v1").rstrip("/")
+        class Pods:
+            def __init__(self, key):
+                self.s = requests.Session()
+                self.s.headers["Authorization"] = f"Bearer {key}"
+            def _url(self, *parts):
+                return "/".join([BASE] + [str(p).strip("/") for p in parts])
+            def status(self, pod_id):
+                return self.s.get(self._url("pods", pod_id)).json()["desiredStatus"]
+            def stop(self, pod_id):
+                return self.s.post(self._url("pods", pod_id, "stop")).status_code == 200
+            def terminate(self, pod_id):
+                self.s.delete(self._url("pods", pod_id)).raise_for_status()
+    ''', '''
+        import os
+        import requests
+        BASE = os.getenv("RUNPOD_API_BASE", "https://api.runpod.io/v2").rstrip("/")
+        class Pods:
+            def __init__(self, key):
+                self.s = requests.Session()
+                self.s.headers["Authorization"] = f"Bearer {key}"
+            def _url(self, *parts):
+                return "/".join([BASE] + [str(p).strip("/") for p in parts])
+            def status(self, pod_id):
+                return self.s.get(self._url("pods", pod_id)).json()["status"]
+            def stop(self, pod_id):
+                return self.s.post(self._url("pods", pod_id, "action"), json={"action": "stop"}).status_code == 200
+            def terminate(self, pod_id):
+                self.s.delete(self._url("pods", pod_id)).raise_for_status()
+    '''),
     # --- a partial base (`.../v1/billing`): its path leads every caller's path
     "a partial base already on v2: untouched": _case('''
         import requests
