@@ -31,12 +31,12 @@ def profiled_proxy(port: int, upstream: str, records: str, out: str) -> None:
 
     from aiohttp import web
 
-    from proxy.app import create_proxy_app
+    from proxy.app import create_proxy_app, serving_for_life
     from proxy.config import ProxyConfig
 
     sys.stderr = open(os.path.join(records, "access.log"), "a", buffering=1)  # noqa: SIM115
-    app = create_proxy_app(ProxyConfig(upstream=upstream, access_log=True, usage_dir=records,
-                                       fingerprint_salt="bench"))
+    app = serving_for_life(create_proxy_app(ProxyConfig(upstream=upstream, access_log=True, usage_dir=records,
+                                                        fingerprint_salt="bench")))
     profile = cProfile.Profile()
     profile.enable()
     try:

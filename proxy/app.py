@@ -425,11 +425,21 @@ async def _answer_pool(app: web.Application) -> AsyncIterator[None]:
         app[SERVICE].close()
 
 
+# A request allocates a few hundred tracked objects (aiohttp's request, response, client call, the plan, the
+# records), nearly all freed by reference counting when it ends. With the default first-generation threshold
+# (700) the collector ran every few requests and walked every in-flight request's objects each time (13% of the
+# proxy's CPU per request with gc off vs on, GET /v1/pods/{id}); at 20,000 it runs about every hundred requests.
+# Only cyclic garbage waits longer for it: at most that many objects (a few MB).
+GC_THRESHOLD = 20_000
+
+
 async def _freeze_gc(app: web.Application) -> None:
     """Start-up objects (mappings, schemas, route table) live as long as the process: move them out of the
-    collector's reach so full collections under load stay short (they showed as 40 ms pauses in the p99)."""
+    collector's reach so full collections under load stay short (they showed as 40 ms pauses in the p99),
+    and collect young objects every GC_THRESHOLD allocations instead of every 700."""
     gc.collect()
     gc.freeze()
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def serving_for_life(app: web.Application) -> web.Application:
