@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import tempfile
 import time
@@ -140,6 +141,52 @@ async def _read_spooling(resp: aiohttp.ClientResponse, over: int) -> tuple[bytes
     return b"", Spool(path, size)
 
 
+class Deadlines:
+    """The total time of upstream calls, bounded with one loop timer per deadline instead of one per call.
+
+    aiohttp's `ClientTimeout(total=...)` makes a timeout handle, a loop timer (pushed on the loop's heap, then
+    cancelled) and a timer context per call. Here a call joins the group of calls ending at the same moment
+    (rounded up to the whole second, as aiohttp rounds totals of 5 s and more; exact below 5 s): one timer per
+    group, so at thousands of calls per second a 30 s total keeps ~30 timers, not thousands. When a group's timer
+    fires, each call still in it is cancelled (as asyncio.timeout does) and `expired` turns that cancellation
+    into a timeout. A call leaves its group before its task can await anything else, so a cancellation from
+    here always lands inside the call it bounds.
+    """
+
+    __slots__ = ("_groups", "_expired")
+
+    def __init__(self) -> None:
+        self._groups: dict[float, set[asyncio.Task[Any]]] = {}
+        self._expired: dict[asyncio.Task[Any], None] = {}
+
+    def enter(self, seconds: float) -> tuple[asyncio.Task[Any], set[asyncio.Task[Any]], int]:
+        """Bound the current task's call to `seconds`: (task, its group, the task's cancellations before)."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task(loop)
+        assert task is not None
+        when = loop.time() + seconds
+        if seconds >= 5:
+            when = math.ceil(when)
+        group = self._groups.get(when)
+        if group is None:
+            group = self._groups[when] = set()
+            loop.call_at(when, self._expire, when)
+        group.add(task)
+        return task, group, task.cancelling()
+
+    def _expire(self, when: float) -> None:
+        for task in self._groups.pop(when, ()):
+            self._expired[task] = None
+            task.cancel()
+
+    def expired(self, task: asyncio.Task[Any], cancelling: int) -> bool:
+        """Was this CancelledError the deadline's (and nothing else cancelled the task meanwhile)?"""
+        if task not in self._expired:
+            return False
+        del self._expired[task]
+        return task.uncancel() <= cancelling
+
+
 @dataclass
 class UpstreamResponse:
     status: int
@@ -192,9 +239,12 @@ class Upstream:
     ) -> None:
         self.session = session
         self.base = base.rstrip("/")
-        # connect=None: the wait for a free pooled connection is bounded by `total`, the TCP handshake by
-        # `sock_connect` (so a full pool is not reported as an upstream that refuses connections)
-        self.timeout = aiohttp.ClientTimeout(total=total_timeout, connect=None, sock_connect=connect_timeout)
+        # The whole call (the wait for a free pooled connection, sending, the answer and its body) is bounded by
+        # `total_timeout` through `Deadlines` (one loop timer per second of deadlines, not one per call); the TCP
+        # handshake by `sock_connect` (so a full pool is not reported as an upstream that refuses connections)
+        self.timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=connect_timeout)
+        self.deadlines = Deadlines()
+        self._headers = {"Accept": "application/json", "User-Agent": USER_AGENT}  # copied per call
         # streams may last for hours; the response head is bounded by `total_timeout` (open_stream), each later
         # read by `stream_idle_timeout`, and a body of announced length by `total_timeout` as a whole (_passthrough)
         self.stream_timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=connect_timeout,
@@ -219,7 +269,7 @@ class Upstream:
     ) -> UpstreamResponse:
         """One buffered call. `spool_over`: a 2xx body of that many bytes or more goes to a temporary file
         (`UpstreamResponse.spool`) instead of memory."""
-        headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        headers = self._headers.copy()
         if authorization is not None:
             headers["Authorization"] = authorization
         if request_id:
@@ -230,19 +280,28 @@ class Upstream:
             headers["Content-Type"] = "application/json"
         attempts = 1 + (self.get_retries if method == "GET" else 0)
         url = self.base + path
+        deadlines = self.deadlines
         for attempt in range(attempts):
             started = time.perf_counter()
+            task, group, cancelling = deadlines.enter(self.total_timeout)
             try:
-                async with self.session.request(
-                    method, url, params=query or None, data=data, headers=headers, timeout=self.timeout
-                ) as resp:
-                    if spool_over and 200 <= resp.status < 300 and (resp.content_length or spool_over) >= spool_over:
-                        raw, spool = await _read_spooling(resp, spool_over)
+                try:
+                    async with self.session.request(
+                        method, url, params=query or None, data=data, headers=headers, timeout=self.timeout
+                    ) as resp:
+                        if spool_over and 200 <= resp.status < 300 and (resp.content_length or spool_over) >= spool_over:
+                            raw, spool = await _read_spooling(resp, spool_over)
+                            self.observe(label, time.perf_counter() - started)
+                            return UpstreamResponse(resp.status, resp.headers, raw, spool=spool)
+                        raw = await resp.read()
                         self.observe(label, time.perf_counter() - started)
-                        return UpstreamResponse(resp.status, resp.headers, raw, spool=spool)
-                    raw = await resp.read()
-                    self.observe(label, time.perf_counter() - started)
-                    return UpstreamResponse(resp.status, resp.headers, raw)
+                        return UpstreamResponse(resp.status, resp.headers, raw)
+                except asyncio.CancelledError:
+                    if deadlines.expired(task, cancelling):
+                        raise asyncio.TimeoutError from None
+                    raise
+                finally:
+                    group.discard(task)
             except aiohttp.ConnectionTimeoutError:
                 self.observe(label, time.perf_counter() - started)
                 raise UpstreamError(f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s", status=504) from None
