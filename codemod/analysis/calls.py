@@ -227,8 +227,7 @@ class Calls:
             value = value.expression
         if not isinstance(value, cst.Call):
             return None, None, []
-        origin = self._origin(dotted(value.func) or "")
-        parts = tuple(origin.rsplit(".", 1)) if "." in origin else ("", origin)
+        parts = self._factory(value)
         if parts not in CLIENT_FACTORIES:
             return None, None, []
         base_expr = next((a.value for a in value.args if a.keyword and a.keyword.value == "base_url"), None)
@@ -242,6 +241,14 @@ class Calls:
         flat = flatten(pieces)
         kind, start, host_edit = self.classify(flat)
         return parts[0], UrlInfo(kind, pieces, start, len(flat), host_edit, ours=self.is_ours(flat)), refs
+
+    def _factory(self, call: cst.Call) -> tuple[str, str]:
+        origin = self._origin(dotted(call.func) or "")
+        return tuple(origin.rsplit(".", 1)) if "." in origin else ("", origin)  # type: ignore[return-value]
+
+    def is_client_factory(self, call: cst.Call) -> bool:
+        """`httpx.Client(...)`, `requests.Session()`, `aiohttp.ClientSession(...)` (however imported)."""
+        return self._factory(call) in CLIENT_FACTORIES
 
     # ---------------------------------------------------------------- guards
     def guarded_values(self, name: cst.Name, at: cst.CSTNode) -> list[str] | None:

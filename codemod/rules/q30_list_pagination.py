@@ -22,7 +22,11 @@ retries and status checks run for every page) and its own query parameters:
                                                     return pods
 
 The statement that read the answer reads the whole list instead (still a
-list: `isinstance(x, list)` downstream stays true). Where the request cannot be
+list: `isinstance(x, list)` downstream stays true). A request made in a
+`with httpx.Client(...) as c:` block (a block that opens only an HTTP client)
+and read after it takes the block into the loop; a status check between the
+request and the read may raise, or return a constant (`return []`: the same
+answer whichever page failed, never part of the list). Where the request cannot be
 issued again with a cursor, or the answer is read where a loop cannot reach
 (another function, a condition, a comprehension), the call is flagged (Q30,
 blocking): its client stays v1, whole.
@@ -178,13 +182,20 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
             within = inner.index(reader)
             between, var = inner[:within], item.asname.name.value
         else:
+            request, inner = first, []
+            opened = _client_block(an, first)
+            if opened is not None and an.parent(opened) is an.parent(reader):
+                # `with httpx.Client(...) as c: resp = c.get(...)`, read after the block: the loop takes in the
+                # block (a client is opened per page); what follows the request in the block runs per page too
+                block = list(opened.body.body)
+                first, inner = opened, block[block.index(request) + 1:]
             if an.parent(first) is not an.parent(reader):
                 raise CannotPage("its answer is read outside the block that makes the request")
             outer = list(an.parent(first).body)
             if outer.index(first) > outer.index(reader):
                 raise CannotPage("its answer is read outside the block that makes the request")
-            var = _response_var(an, first, call)
-            between = outer[outer.index(first) + 1: outer.index(reader)]
+            var = _response_var(an, request, call)
+            between = inner + outer[outer.index(first) + 1: outer.index(reader)]
         if var is None or not _is_json_of(answer, var):
             raise CannotPage("the request is not `name = <request>` followed by `name.json()`")
         for stmt in between:
@@ -377,6 +388,20 @@ def _in_element_of(an, node: cst.CSTNode, answer: cst.CSTNode) -> bool:
     return False
 
 
+def _client_block(an, stmt: cst.CSTNode) -> cst.With | None:
+    """The `with` statement whose block makes the request first, when all it opens is an HTTP client
+    (`httpx.Client(...)`, `requests.Session()`): opening one again for each page changes nothing else."""
+    block = an.parent(stmt)
+    opened = an.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    if not isinstance(opened, cst.With) or block.body[0] is not stmt:
+        return None
+    for item in opened.items:
+        value = item.item.expression if isinstance(item.item, cst.Await) else item.item
+        if not isinstance(value, cst.Call) or not an.is_client_factory(value):
+            return None
+    return opened
+
+
 def _response_var(an, stmt: cst.CSTNode, call: cst.Call) -> str | None:
     """`resp = <call>` (or `resp = await <call>`): the name the response is kept in."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
@@ -407,6 +432,8 @@ def _per_page(stmt: cst.CSTNode, var: str) -> bool:
     if isinstance(stmt, cst.SimpleStatementLine):
         return all(_check_call(small, var) for small in stmt.body)
     if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock):
+        if _ends_returning_constant(stmt.body):  # `if <bad>: return []`: the same answer whichever page failed
+            return not _leaves(cst.IndentedBlock(list(stmt.body.body[:-1])))
         return _ends_raising(stmt.body) and not _leaves(stmt.body)
     if isinstance(stmt, cst.Try) and stmt.orelse is None and stmt.finalbody is None:
         return (all(_per_page(s, var) for s in stmt.body.body)
@@ -437,6 +464,28 @@ def _ends_raising(block: cst.CSTNode) -> bool:
     if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
         func = small.value.func
         return isinstance(func, cst.Attribute) and func.attr.value in _EXITS
+    return False
+
+
+def _ends_returning_constant(block: cst.IndentedBlock) -> bool:
+    """The block ends in `return` of a constant (`[]`, `{}`, `None`, a number or string): no page is in it."""
+    last = block.body[-1] if block.body else None
+    if not isinstance(last, cst.SimpleStatementLine) or len(last.body) != 1 or not isinstance(last.body[0], cst.Return):
+        return False
+    value = last.body[0].value
+    return value is None or _constant(value)
+
+
+def _constant(node: cst.CSTNode) -> bool:
+    if isinstance(node, (cst.SimpleString, cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Name):
+        return node.value in {"None", "True", "False"}
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return all(_constant(e.value) for e in node.elements if isinstance(e, cst.Element))\
+            and all(isinstance(e, cst.Element) for e in node.elements)
+    if isinstance(node, cst.Dict):
+        return not node.elements
     return False
 
 

@@ -39,7 +39,6 @@ MODULES: dict = yaml.safe_load((CORPUS / "MANIFEST.yaml").read_text())["modules"
 NOT_YET = {
     "partial_base_billing.py": "partial_base_billing.py:23 (migrate): a grouping v2 does natively (params[\"grouping\"] = \"endpointId\" on serverless, \"podId\" on pods) is flagged R10, the manifest drops it (+6 more)",
     "sibling_constants_pkg": "client.py:22 (migrate): flagged Q30, the manifest migrates it (the pods list goes through _request(method, path, body), which cannot send a cursor; the manifest's one-page unwrap predates Q30)",
-    "sync_httpx_in_async_list_tolerance.py": "sync_httpx_in_async_list_tolerance.py:12 (migrate): flagged Q30, the manifest pages it (the cursor loop would have to take in the `with` block and the status check with its `return []`)",
     "urllib_request_custom_opener.py": "urllib_request_custom_opener.py:40 (migrate): flagged: v1 field 'isServerless' read at line 92 on an answer unpacked from a (status, data) tuple the rewrite does not follow (+9 more)",
 }
 

@@ -62,29 +62,41 @@ FLAGGED = {
             CALLS.append(resp.elapsed)
             return resp.json()
     ''', 5, "between the request and the read does more than check the answer"),
-    "an early return between request and read": _flagged('''
+    "an early return of something other than a constant between request and read": _flagged('''
         import requests
         BASE = "https://rest.runpod.io/v1"
+        def cached_pods():
+            return []
         def pods():
             resp = requests.get(BASE + "/pods")
             if resp.status_code != 200:
-                return []
+                return cached_pods()
             return resp.json()
-    ''', 4, "between the request and the read does more than check the answer"),
+    ''', 6, "line 7 between the request and the read does more than check the answer"),
     "query parameters built by a call": _flagged('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def pods(query):
             return requests.get(BASE + "/templates", params=dict(query)).json()
     ''', 4, "its query parameters are built where the rewrite cannot read them"),
-    "request inside a with block, read after it": _flagged('''
-        import httpx
+    "request inside a with block that opens a file, read after it": _flagged('''
+        import requests
         BASE = "https://rest.runpod.io/v1"
         def templates():
-            with httpx.Client() as client:
-                resp = client.get(BASE + "/templates")
+            with open("calls.log", "a") as log:
+                resp = requests.get(BASE + "/templates")
+                log.write(resp.url)
             return resp.json()
     ''', 5, "its answer is read outside the block that makes the request"),
+    "request inside a client's with block after another statement, read after it": _flagged('''
+        import httpx
+        BASE = "https://rest.runpod.io/v1"
+        def templates(key):
+            with httpx.Client() as client:
+                client.headers["Authorization"] = key
+                resp = client.get(BASE + "/templates")
+            return resp.json()
+    ''', 6, "its answer is read outside the block that makes the request"),
     "another call runs before the read in the same statement": _flagged('''
         import time
         import requests
@@ -249,6 +261,65 @@ LOOPS = {
                         break
                     paging = {"cursor": page["pagination"]["nextCursor"]}
                 return [t["name"] for t in templates]
+    '''),
+    "sync httpx client opened in a with block, status check returning [], read after the block": ('''
+        import os
+        import httpx
+        REST = os.environ.get("RUNPOD_REST_URL", "https://rest.runpod.io/v1")
+        async def fetch_templates(key):
+            with httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=20) as client:
+                resp = client.get(f"{REST}/templates")
+            if resp.status_code != 200:
+                return []
+            data = resp.json()
+            return data if isinstance(data, list) else []
+    ''', '''
+        import os
+        import httpx
+        REST = os.environ.get("RUNPOD_REST_URL", "https://api.runpod.io/v2")
+        async def fetch_templates(key):
+            data, paging = [], {}
+            while True:
+                with httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=20) as client:
+                    resp = client.get(f"{REST}/templates", params=paging)
+                if resp.status_code != 200:
+                    return []
+                page = resp.json()
+                data += page["templates"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = {"cursor": page["pagination"]["nextCursor"]}
+            return data if isinstance(data, list) else []
+    '''),
+    "Session opened in a with block, a check inside it and an early `return None` after it": ('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def endpoints():
+            with requests.Session() as s:
+                resp = s.get(BASE + "/endpoints", timeout=10)
+                resp.raise_for_status()
+            if not resp.content:
+                log("empty answer")
+                return None
+            return [e["id"] for e in resp.json()]
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def endpoints():
+            all_endpoints, paging = [], {}
+            while True:
+                with requests.Session() as s:
+                    resp = s.get(BASE + "/serverless", timeout=10, params=paging)
+                    resp.raise_for_status()
+                if not resp.content:
+                    log("empty answer")
+                    return None
+                page = resp.json()
+                all_endpoints += page["endpoints"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = {"cursor": page["pagination"]["nextCursor"]}
+            return [e["id"] for e in all_endpoints]
     '''),
     "own helper forwarding **kwargs, query in a variable, one argument per line": ('''
         import requests
