@@ -59,7 +59,7 @@ class Change:
 class Edit:
     """One change made ready to apply on one node, by the rule module that owns its `kind`."""
 
-    kind: str  # "string" | "name" | "key" | "path-read" | "dict" | "add-kwarg" | "drop-operand" | "verb-segment" | "drop-statement" | "subscript" | "comment"
+    kind: str  # "string" | "name" | "key" | "path-read" | "dict" | "add-kwarg" | "drop-operand" | "drop-element" | "verb-segment" | "drop-statement" | "subscript" | "comment"
     node: cst.CSTNode
     rule: str
     data: Any = None

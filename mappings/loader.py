@@ -345,6 +345,11 @@ def _cross_check(m: Mappings) -> None:
             need("policy", spec.policy, m.policies, where)
             need("rule", spec.rule, m.rules, where)
             need("value map", spec.values, m.values, where)
+            if spec.native is not None:
+                need("rule", spec.native.rule, m.rules, f"{where}: native")
+                if spec.native.rule in m.rules and not m.rules[spec.native.rule].fixable:
+                    problems.append(f"{where}: native: rule {spec.native.rule!r} drops the parameter, so it must be "
+                                    "fixable")
             if not (spec.to or spec.filter or spec.expand or spec.emulated_by):
                 problems.append(f"{where}: needs one of to, filter, expand or emulated_by")
             if spec.filter and spec.filter != "compute_type" and not spec.field:

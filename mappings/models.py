@@ -295,12 +295,26 @@ class ResponseMap(Strict):
     aggregate: Aggregate | None = None
 
 
+class NativeValues(Strict):
+    """Values of a v1 parameter that v2 does by itself (billing `grouping=podId`: v2 records are always per pod).
+
+    Code that sends one of them on v2 sends nothing v2 reads, so the rewrite drops the parameter (rule `rule`)
+    instead of flagging it; any other value keeps the parameter's own rule. `ref` names the row of
+    shared/reference/v1-to-v2.md that says so.
+    """
+
+    values: list[str]
+    rule: str
+    ref: str
+
+
 class QueryParam(Strict):
     """How one v1 query parameter keeps its v1 meaning on v2.
 
     `to` forwards it natively; `filter` applies it in the proxy on the v2 list
     (v2 ignores unknown parameters); `expand` adds data v1 returned on request;
-    `unsupported` marks a filter that cannot be rebuilt (the proxy says so).
+    `unsupported` marks a filter that cannot be rebuilt (the proxy says so);
+    `native` lists values v2 applies by itself (the rewrite drops the parameter).
     """
 
     to: str | None = None
@@ -317,6 +331,7 @@ class QueryParam(Strict):
     policy: str | None = None
     # v1's value when the client omits the parameter (v1.json `default`), applied by the proxy
     default: str | None = None
+    native: NativeValues | None = None
     note: str | None = None
 
     @field_validator("expand", mode="before")

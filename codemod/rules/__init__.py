@@ -115,7 +115,8 @@ BUILDERS: dict[str, Callable] = {}
 def _load() -> None:
     from codemod.rules import edits
 
-    APPLIERS.update({"string": edits.apply_string, "name": edits.apply_name, "key": edits.apply_key})
+    APPLIERS.update({"string": edits.apply_string, "name": edits.apply_name, "key": edits.apply_key,
+                     "drop-statement": edits.drop_statement, "drop-element": edits.drop_element})
     for info in pkgutil.iter_modules(__path__):
         if info.name[:1].isalpha() and info.name[1:3].isdigit():
             importlib.import_module(f"{__name__}.{info.name}")
@@ -139,7 +140,8 @@ _load()
 
 # edit kinds in the order they apply on one node (a string span before a comment on the same statement)
 ORDER = {kind: i for i, kind in enumerate(
-    ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "verb-segment", "drop-statement", "subscript",
+    ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
+     "drop-statement", "subscript",
      "page-call", "page-json", "page-loop", "comment"])}
 
 
@@ -190,6 +192,9 @@ def plan_params(cf: "CallFact", plan: "Plan") -> None:
     for key_node, name in _param_keys(site.params_expr, cf, plan):
         spec = qmap.params.get(name)
         if spec is None or spec.to == name:
+            continue
+        if spec.native is not None and _param_value(plan.an, key_node) in spec.native.values:
+            RULES[spec.native.rule].on_param(cf, key_node, name, spec, plan)  # v2 does it: the parameter goes
             continue
         owner = RULES.get(spec.rule or "")
         if spec.to and owner is not None and owner.on_param is not None:
@@ -243,6 +248,22 @@ def _param_keys(node, cf: "CallFact", plan: "Plan") -> list:
             return []
         out.append((key, name))
     return out
+
+
+def _param_value(an, key_node) -> str | None:
+    """The literal string a query parameter is given: `{"grouping": "podId"}`, `params["grouping"] = "podId"`."""
+    from codemod.analysis.syntax import str_of
+    import libcst as cst
+
+    holder = an.parent(key_node)
+    if isinstance(holder, cst.DictElement):
+        return str_of(holder.value)
+    while holder is not None and not isinstance(holder, cst.AssignTarget):
+        if not isinstance(holder, (cst.Index, cst.SubscriptElement, cst.Subscript)):
+            return None
+        holder = an.parent(holder)
+    assign = an.parent(holder) if holder is not None else None
+    return str_of(assign.value) if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None
 
 
 def plan_read(read: "Read", cf: "CallFact", plan: "Plan") -> None:

@@ -1,4 +1,5 @@
-"""Edit primitives every rule uses: spans of a string literal, a renamed key, a rule comment.
+"""Edit primitives every rule uses: spans of a string literal, a renamed key, a dropped statement or dict
+element, a rule comment.
 
 Rule modules plan with these (through `codemod.plan.Plan`) and own the
 appliers of the edit kinds only they make (an action body, a list envelope,
@@ -39,6 +40,38 @@ def apply_key(node: cst.CSTNode, new: str) -> cst.CSTNode:
 def apply_name(node: cst.CSTNode, new: str) -> cst.CSTNode:
     """session.post -> session.patch, _post -> _patch (a helper of the same module)."""
     return node.with_changes(value=new) if isinstance(node, cst.Name) else node
+
+
+def drop_statement(node: cst.CSTNode, data) -> cst.CSTNode | cst.RemovalSentinel:
+    """A statement v2 has no use for goes (`payload["volumeInGb"] = 0`, `params["grouping"] = "podId"`); planned
+    with "pass" when it is the only statement of its block (the block must keep one)."""
+    if not isinstance(node, cst.SimpleStatementLine):
+        return node
+    if data == "pass":
+        return node.with_changes(body=[cst.Pass()], trailing_whitespace=cst.TrailingWhitespace())
+    return cst.RemovalSentinel.REMOVE
+
+
+def drop_data(an, stmt: cst.CSTNode) -> str | None:
+    """The data of a `drop-statement` edit: "pass" when STMT is the only statement of its block."""
+    block = an.parent(stmt)
+    return "pass" if isinstance(block, cst.IndentedBlock) and len(block.body) == 1 else None
+
+
+def drop_element(node: cst.CSTNode, key: str) -> cst.CSTNode:
+    """The element of a dict literal whose literal key is KEY goes; the comma style of the others is kept (a
+    trailing comma stays trailing)."""
+    if not isinstance(node, cst.Dict):
+        return node
+    elements = list(node.elements)
+    at = next((i for i, el in enumerate(elements) if isinstance(el, cst.DictElement)
+               and isinstance(el.key, cst.SimpleString) and el.key.evaluated_value == key), None)
+    if at is None:
+        return node
+    gone = elements.pop(at)
+    if at == len(elements) and elements:
+        elements[-1] = elements[-1].with_changes(comma=gone.comma)
+    return node.with_changes(elements=elements)
 
 
 def has_comment(node: cst.CSTNode, text: str) -> bool:

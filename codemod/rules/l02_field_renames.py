@@ -24,6 +24,7 @@ from codemod.analysis.syntax import str_of
 from codemod.plan import Edit
 from codemod.render import Code, render
 from codemod.rules import RULES, Rule
+from codemod.rules.edits import drop_data
 from mappings.translate import InvalidValue, NeedsLookup, PolicyRefused, translators
 
 rule = Rule("L02", __name__, order=40)
@@ -428,7 +429,7 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
     _plan_dict(cf, plan, spec, node, literal, literal_out, quote)
     for w, key, new_key, new_value in plans:
         if new_key is None:
-            plan.change("drop-statement", w.stmt, "L02")
+            plan.change("drop-statement", w.stmt, "L02", drop_data(plan.an, w.stmt))
             plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r}: not sent on v2 (statement removed)", True,
                       route)
             continue
@@ -439,12 +440,6 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
                 and new_value == value):
             plan.change("dict", w.value, "L02", V2Body(map_id, new_value, quote, whole=False))
         plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r} -> {new_key!r}", True, route)
-
-
-@rule.applies("drop-statement")
-def drop_statement(node: cst.CSTNode, _data):
-    """A statement that sets a body field v2 does not take (`payload["volumeInGb"] = 0`) goes."""
-    return cst.RemovalSentinel.REMOVE if isinstance(node, cst.SimpleStatementLine) else node
 
 
 def _comments_of(ws) -> tuple[str | None, list[str]]:

@@ -207,6 +207,124 @@ CASES = {
             # v1bridge: R10 group v2 per-resource records yourself
             return _get("/pods", {"bucketSize": "day", "grouping": "gpuTypeId"})
     '''),
+    # --- a billing `grouping` v2 does natively (mappings `native`: podId on pods, endpointId on serverless) goes;
+    #     any other grouping, or one the rewrite would drop with a comment, stays flagged R10
+    "a grouping v2 does not do natively (endpointId on pod billing): flagged R10, nothing dropped": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def pod_spend(key):
+            params = {"bucketSize": "day", "grouping": "endpointId"}
+            return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
+    ''', '''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def pod_spend(key):
+            # v1bridge: R10 group v2 per-resource records yourself
+            params = {"bucketSize": "day", "grouping": "endpointId"}
+            # v1bridge: R10 group v2 per-resource records yourself
+            return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
+    '''),
+    "a grouping only known at run time: flagged R10, nothing dropped": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def pod_spend(key, grouping):
+            return requests.get(f"{BILLING}/pods", params={"grouping": grouping}, headers={"Authorization": key}).json()
+    ''', '''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def pod_spend(key, grouping):
+            # v1bridge: R10 group v2 per-resource records yourself
+            return requests.get(f"{BILLING}/pods", params={"grouping": grouping}, headers={"Authorization": key}).json()
+    '''),
+    "a native grouping with a comment on it: flagged R10 (the drop would lose the comment)": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def pod_spend(key):
+            params = {
+                "bucketSize": "day",
+                "grouping": "podId",  # one line per pod
+            }
+            return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
+    ''', '''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def pod_spend(key):
+            # v1bridge: R10 group v2 per-resource records yourself
+            params = {
+                "bucketSize": "day",
+                "grouping": "podId",  # one line per pod
+            }
+            # v1bridge: R10 group v2 per-resource records yourself
+            return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
+    '''),
+    "a native grouping last in a dict at the call (podId on pod billing): the element goes": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def pod_spend(key, pod_id):
+            records = requests.get(f"{BILLING}/pods", params={"podId": pod_id, "grouping": "podId"},
+                                   headers={"Authorization": key}).json()
+            return sum(r["amount"] for r in records)
+    ''', '''
+        import requests
+        BILLING = "https://api.runpod.io/v2/billing"
+        def pod_spend(key, pod_id):
+            records = requests.get(f"{BILLING}/pods", params={"podId": pod_id},
+                                   headers={"Authorization": key}).json()["records"]
+            return sum(r["totalAmount"] for r in records)
+    '''),
+    "a native grouping amid a dict of one element a line, trailing comma kept": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def pod_spend(key):
+            params = {
+                "grouping": "podId",
+                "bucketSize": "week",
+            }
+            return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
+    ''', '''
+        import requests
+        BILLING = "https://api.runpod.io/v2/billing"
+        def pod_spend(key):
+            params = {
+                "bucketSize": "week",
+            }
+            return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()["records"]
+    '''),
+    "a native grouping set by a statement (endpointId on serverless billing): the statement goes": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def serverless_spend(key, endpoint_id=None):
+            params = {"bucketSize": "day"}
+            if endpoint_id:
+                params["endpointId"] = endpoint_id
+                params["grouping"] = "endpointId"
+            return requests.get(f"{BILLING}/endpoints", params=params, headers={"Authorization": key}).json()
+    ''', '''
+        import requests
+        BILLING = "https://api.runpod.io/v2/billing"
+        def serverless_spend(key, endpoint_id=None):
+            params = {"bucketSize": "day"}
+            if endpoint_id:
+                params["serverlessId"] = endpoint_id
+            return requests.get(f"{BILLING}/serverless", params=params, headers={"Authorization": key}).json()["records"]
+    '''),
+    "a native grouping, the only statement of its block: `pass` keeps the block": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def serverless_spend(key, per_endpoint=False):
+            params = {"bucketSize": "day"}
+            if per_endpoint:
+                params["grouping"] = "endpointId"
+            return requests.get(f"{BILLING}/endpoints", params=params, headers={"Authorization": key}).json()
+    ''', '''
+        import requests
+        BILLING = "https://api.runpod.io/v2/billing"
+        def serverless_spend(key, per_endpoint=False):
+            params = {"bucketSize": "day"}
+            if per_endpoint:
+                pass
+            return requests.get(f"{BILLING}/serverless", params=params, headers={"Authorization": key}).json()["records"]
+    '''),
     # --- `answer or []`: a helper that may answer None keeps being tolerated
     "a list read tolerating None: (answer or {}).get(key, []) (a list v2 does not page)": _case('''
         import requests
