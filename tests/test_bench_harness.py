@@ -1,4 +1,5 @@
-"""The benchmark harness runs end to end (bench/hotpath.py, bench/fast_upstream.py, bench/naive_translator.py).
+"""The benchmark harness runs end to end (bench/hotpath.py, bench/fast_upstream.py, bench/naive_translator.py,
+bench/answer_bench.py).
 Its figures are not asserted (a timed test on a shared machine is noise): that every target answered, that the
 fast upstream replays the sandbox's bytes, and that the naive reference renames what v1bridge renames."""
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+import answer_bench  # noqa: E402
 import fast_upstream as fu  # noqa: E402
 import hotpath  # noqa: E402
 import naive_translator  # noqa: E402
@@ -75,6 +77,26 @@ def test_naive_translator_renames_as_v1bridge_does(captured):
     # the same values under the same v1 names; v1bridge leaves out what v2 has no value for
     assert {k: ours.get(k) for k in naive} == naive
     assert {k for k, v in naive.items() if v is None} == set(naive) - set(ours)
+
+
+def test_answer_bench_runs_the_answer_stage_of_every_route(captured):
+    from mappings import default_mappings
+    from proxy.config import ProxyConfig
+    from proxy.routes import RouteTable
+    from proxy.v1 import V1Service
+
+    service = V1Service(RouteTable(default_mappings()), ProxyConfig(upstream="http://127.0.0.1:9"), lambda: None)
+    for name in answer_bench.ROUTES:
+        timed = answer_bench.pieces(service, captured, name)
+        answered = timed["answer stage, from the v2 bytes"]()
+        # the whole stage, from the captured v2 bytes, gives the v1 answer its pieces make
+        assert answered.status == 200, name
+        assert answered.body == orjson.dumps(timed["  backward translation"]()), name
+        assert answered.headers["x-request-id"] == dict(captured.answers[answer_bench.ROUTES[name][1]].headers)[
+            "x-request-id"]
+        assert all(answer_bench.best_us(fn, 1, runs=1) >= 0 for fn in timed.values())  # each piece runs
+    listed = orjson.loads(answer_bench.pieces(service, captured, "list")["answer stage, from the v2 bytes"]().body)
+    assert len(listed) == 20 and {p["id"] for p in listed} == {p["id"] for p in orjson.loads(captured.answers[0].body)["pods"]}
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk not installed (scripts/test.sh installs it as root)")
