@@ -16,6 +16,8 @@ from codemod.knowledge import HOLE, SCHEME, Route
 
 VERBS = {"get", "post", "put", "patch", "delete", "head", "options"}
 REQUEST_FUNCS = {"request", "stream"}
+URLENCODE = {"urllib.parse.urlencode", "urllib.urlencode"}  # functions that encode a mapping as a query string
+
 CLIENT_FACTORIES = {
     ("httpx", "Client"), ("httpx", "AsyncClient"), ("aiohttp", "ClientSession"),
     ("requests", "Session"), ("requests", "session"),
@@ -48,6 +50,7 @@ class CallSite:
     returns: str = "response"  # response | json
     is_async: bool = False
     helper: "HelperInfo | None" = None
+    json_at: int | None = None  # returns == "json": the answer is item `json_at` of the tuple returned (status, data)
     route: Route | None = None
     indirect: bool = False
     base: UrlInfo | None = None  # the base the URL is relative to: a client's base_url, a helper's prefix
@@ -73,6 +76,7 @@ class HelperInfo:
     tail_at: int | None = None  # a partial base (`.../v1/billing`): where its path part starts in the base text
     inner: "CallSite | None" = None  # the call the helper makes
     refs: list = field(default_factory=list)
+    json_at: int | None = None  # every `return` is a tuple (`return resp.status, json.loads(raw)`): the answer's item
 
 
 
@@ -360,10 +364,12 @@ class Calls:
             elif inner.helper is not None and inner.helper.body_param:
                 body_param = self._arg_param(inner, inner.helper.body_param)
             returns = "json" if self._returns_json(fn, inner) else "response"
+            json_at = self._tuple_json_at(fn) if returns == "response" and inner.helper is None else None
+            returns = "json" if json_at is not None else returns
             info = HelperInfo(fn, params, path_param, method_param, method if method_param is None else None, body_param,
                               kwargs_param, base, base_kind, returns, isinstance(fn.asynchronous, cst.Asynchronous),
                               slash_join=prefix_flat.endswith("/"), inner=inner, refs=list(inner.refs),
-                              tail_at=tail_at)
+                              tail_at=tail_at, json_at=json_at)
             break
         self.helpers[id(fn)] = info
         return info
@@ -400,6 +406,72 @@ class Calls:
         if len(self.ix.assigns.get(id(fn), {}).get(name, [])) != 1:
             return False
         return any(isinstance(self.parent(use), cst.Return) for use in self.ix.names.get(id(fn), {}).get(name, []))
+
+    def url_queries(self, expr: cst.CSTNode | None, scope, depth: int = 0) -> list[cst.CSTNode] | None:
+        """The mappings a URL's query string is encoded from: `BASE + "/billing/pods?" + urlencode({...})`, also
+        through a name bound once (`query = urllib.parse.urlencode(params)`). None when a part of the URL is a call
+        the rewrite cannot read (its query, if any, is unknown)."""
+        if expr is None or depth > 4:
+            return []
+        if isinstance(expr, cst.Name):
+            assigned = self.ix.assigns.get(id(scope) if scope else None, {}).get(expr.value, [])
+            if len(assigned) != 1:
+                return []
+            return self.url_queries(assigned[0][0], scope, depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            left, right = self.url_queries(expr.left, scope, depth + 1), self.url_queries(expr.right, scope, depth + 1)
+            return None if left is None or right is None else left + right
+        if isinstance(expr, cst.FormattedString):
+            out: list[cst.CSTNode] = []
+            for part in expr.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    got = self.url_queries(part.expression, scope, depth + 1)
+                    if got is None:
+                        return None
+                    out += got
+            return out
+        if isinstance(expr, cst.Call) and self._origin(dotted(expr.func) or "") in URLENCODE:
+            return [expr.args[0].value] if expr.args and expr.args[0].keyword is None else None
+        return []
+
+    def _tuple_json_at(self, fn: cst.FunctionDef) -> int | None:
+        """A helper whose every `return` is a tuple of one length, one item of which is the parsed answer
+        (`return resp.status, json.loads(raw)`; `payload = json.loads(err.read()); return err.code, payload`):
+        that item's index. None when the answer is not in the same place in every return."""
+        returns: list[cst.Return] = []
+
+        class V(cst.CSTVisitor):
+            def visit_Return(self, node: cst.Return) -> None:
+                returns.append(node)
+
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return node is fn
+
+            def visit_Lambda(self, node: cst.Lambda) -> bool:
+                return False
+
+        fn.visit(V())
+        if not returns or not all(isinstance(r.value, cst.Tuple) for r in returns):
+            return None
+        sizes = {len(r.value.elements) for r in returns}  # type: ignore[union-attr]
+        if len(sizes) != 1 or any(not isinstance(e, cst.Element) for r in returns for e in r.value.elements):  # type: ignore[union-attr]
+            return None
+        found = {i for r in returns for i, e in enumerate(r.value.elements)  # type: ignore[union-attr]
+                 if self._parsed_answer(e.value, fn)}
+        return found.pop() if len(found) == 1 else None
+
+    def _parsed_answer(self, expr: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+        """`json.loads(...)`/`resp.json()` (awaited, in a conditional or `or`), or a name of FN bound once to one."""
+        while isinstance(expr, (cst.Await, cst.IfExp, cst.BooleanOperation)):
+            expr = expr.expression if isinstance(expr, cst.Await) else (
+                expr.body if isinstance(expr, cst.IfExp) else expr.left)
+        if isinstance(expr, cst.Name):
+            assigned = self.ix.assigns.get(id(fn), {}).get(expr.value, [])
+            return len(assigned) == 1 and not isinstance(assigned[0][0], cst.Name) \
+                and self._parsed_answer(assigned[0][0], fn)
+        return isinstance(expr, cst.Call) and (
+            isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "json"
+            or self._origin(dotted(expr.func) or "") in ("json.loads", "json.load"))
 
     def _returned(self, node: cst.CSTNode, fn) -> bool:
         p = self.parent(node)
@@ -459,8 +531,13 @@ class Calls:
         method_node = None
         if helper.method_param:
             mexpr = bound.get(helper.method_param)
+            if mexpr is None:  # not passed: the parameter's default (`method="GET"`)
+                mexpr = next((p.default for p in (*helper.fn.params.params, *helper.fn.params.kwonly_params)
+                              if p.name.value == helper.method_param), None)
+                method_node = None
+            else:
+                method_node = mexpr if isinstance(mexpr, cst.SimpleString) else None
             method = (self.const_str(mexpr) or "").upper() or None if mexpr is not None else None
-            method_node = mexpr if isinstance(mexpr, cst.SimpleString) else None
         if method is None and not helper.method_param:
             low = name.lower().strip("_")
             method = next((v.upper() for v in VERBS if low == v or low.endswith("_" + v) or low.startswith(v + "_")), None)
@@ -473,5 +550,6 @@ class Calls:
                 body, body_kw = self._data_body(bound["data"], "helper")
         is_async = helper.is_async
         site = CallSite(call, method, method_node, path_expr, info, "helper", body, body_kw, bound.get("params"),
-                        helper.returns, is_async, helper, base=helper.base if base_kind else None, refs=refs)
+                        helper.returns, is_async, helper, base=helper.base if base_kind else None, refs=refs,
+                        json_at=helper.json_at)
         return site

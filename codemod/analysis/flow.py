@@ -30,6 +30,10 @@ class Flow:
         call_expr: cst.CSTNode = site.call
         if isinstance(self.parent(call_expr), cst.Await):
             call_expr = self.parent(call_expr)
+        if site.returns == "json" and site.json_at is not None:
+            for json_expr in self._tuple_item_uses(call_expr, site.json_at):
+                self._json_site(json_expr, typed, site)
+            return
         if site.returns == "json":
             self._json_site(call_expr, typed, site)
             return
@@ -223,6 +227,52 @@ class Flow:
                 call = self.parent(up)
                 out.append(self.parent(call) if isinstance(self.parent(call), cst.Await) else call)
         return out
+
+    def _tuple_item_uses(self, expr: cst.CSTNode, at: int) -> list[cst.CSTNode]:
+        """Where item AT of a returned tuple is read: each use of the name it is unpacked to (`status, data = ...`),
+        or `resp[AT]` when the tuple is kept whole (`resp = ...`). Any other use of a kept tuple hands the answer on
+        out of sight (its reads are then not traced)."""
+        stmt = self.parent(expr)
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Tuple):
+            items = stmt.targets[0].target.elements
+            if len(items) <= at or any(isinstance(e, cst.StarredElement) for e in items) \
+                    or not isinstance(items[at].value, cst.Name):
+                return []
+            return self._uses_until_rebound(items[at].value, stmt)
+        var = self._bound_name(expr)
+        if var is None:
+            return []
+        out = []
+        for use in self._uses_after(*var):
+            sub = self.parent(use)
+            if isinstance(sub, cst.Subscript) and sub.value is use and len(sub.slice) == 1 \
+                    and isinstance(sub.slice[0].slice, cst.Index) and isinstance(sub.slice[0].slice.value, cst.Integer) \
+                    and int(sub.slice[0].slice.value.value) == at:
+                out.append(sub)
+        return out
+
+    def _uses_until_rebound(self, target: cst.Name, stmt: cst.CSTNode) -> list[cst.Name]:
+        """Reads of TARGET's name after STMT in its scope, up to the next statement that binds the name again
+        (an assignment, an unpacking, a loop or `with` target)."""
+        scope = self.scope_of(stmt)
+        start = self._where(stmt)
+        out = []
+        for name in sorted(self.ix.names.get(id(scope) if scope else None, {}).get(target.value, []),
+                           key=lambda n: self._where(n)[:2]):
+            if name is target or self._where(name)[:2] <= start[:2]:
+                continue
+            if self._binds(name):
+                break
+            out.append(name)
+        return out
+
+    def _binds(self, name: cst.Name) -> bool:
+        cur, child = self.parent(name), name
+        while isinstance(cur, (cst.Element, cst.Tuple, cst.List, cst.StarredElement)):
+            cur, child = self.parent(cur), cur
+        return isinstance(cur, (cst.AssignTarget, cst.AsName)) or isinstance(cur, (cst.For, cst.CompFor)) \
+            and child is cur.target or isinstance(cur, cst.AugAssign) and child is cur.target \
+            or isinstance(cur, cst.AnnAssign) and child is cur.target
 
     def _bound_name(self, expr: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
         p = self.parent(expr)

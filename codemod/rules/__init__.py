@@ -173,8 +173,8 @@ def plan_call(cf: "CallFact", plan: "Plan") -> None:
 
 def plan_params(cf: "CallFact", plan: "Plan") -> None:
     """Every v1 query parameter renamed or flagged, per mappings/data/queries.yaml."""
-    from codemod.analysis.syntax import flatten, str_of
-    import libcst as cst
+    from codemod.analysis.syntax import flatten
+    from codemod.knowledge import HOLE
 
     site, route = cf.site, cf.route
     qid = route.op.query
@@ -182,6 +182,7 @@ def plan_params(cf: "CallFact", plan: "Plan") -> None:
         return
     qmap = plan.kb.mappings.queries[qid]
     flat = flatten(site.url.pieces) if site.url else ""
+    encoded: list = []  # query mappings encoded into the URL (`"?" + urlencode({...})`)
     if "?" in flat[site.url.path_start:]:
         query = flat[flat.find("?", site.url.path_start) + 1:]
         for pair in query.split("&"):
@@ -189,7 +190,16 @@ def plan_params(cf: "CallFact", plan: "Plan") -> None:
             spec = qmap.params.get(name)
             if spec is not None and spec.to != name:
                 plan.flag(cf.call, spec.rule or "Q03", "param", route)
-    for key_node, name in _param_keys(site.params_expr, cf, plan):
+        unknown = any(HOLE in pair.split("=")[0] for pair in query.split("&"))  # a parameter name not known
+        encoded = plan.an.url_queries(site.url_expr, plan.an.scope_of(cf.call)) if unknown else []
+        if encoded is None or unknown and not encoded:
+            plan.flag(cf.call, "Q03", "param", route, "query string built where the rewrite cannot read it; rename "
+                      "its v1 parameters by hand (" + plan.rule_text("Q03") + ")")
+            encoded = []
+    keys = _param_keys(site.params_expr, cf, plan)
+    for mapping in encoded:
+        keys += _param_keys(mapping, cf, plan)
+    for key_node, name in keys:
         spec = qmap.params.get(name)
         if spec is None or spec.to == name:
             continue

@@ -62,6 +62,7 @@ class Paging:
     target: str | None = None  # `name = <answer>`: the name the loop may fill itself
     repeated: tuple = ()  # the nodes the loop repeats (the loop may fill `target` only if none of them reads it)
     within: int | None = None  # `with <request> as resp:` holds the read: its index in the with block
+    unpacked: str | None = None  # `status, page = helper(...)`: the page is this name of the request's statement
     size: int = 0  # statements in the block when planned (an edit that drops one would shift the indices)
     # named by the edit step: the whole list, one page, the cursor parameters
     items: str = ""
@@ -167,6 +168,7 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
     _check_unconditional(an, answer, reader)
     _check_order(an, answer, reader)
     within = None  # the read's index in the body of `with <request> as resp:`
+    unpacked = False  # the answer is a name the request's statement unpacks (`status, data = helper(...)`)
     if _inside(an, call, answer):
         first, between, var = reader, [], None
     else:
@@ -196,7 +198,10 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
                 raise CannotPage("its answer is read outside the block that makes the request")
             var = _response_var(an, request, call)
             between = inner + outer[outer.index(first) + 1: outer.index(reader)]
-        if var is None or not _is_json_of(answer, var):
+            name = _unpacked_answer(an, request, call, cf)
+            if name is not None and isinstance(answer, cst.Name) and answer.value == name:
+                var, unpacked = name, True  # `status, data = helper(...)` ... `data`: the loop pages `data` itself
+        if var is None or not (unpacked or _is_json_of(answer, var)):
             raise CannotPage("the request is not `name = <request>` followed by `name.json()`")
         for stmt in between:
             if not _per_page(stmt, var):
@@ -210,7 +215,8 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
     names = {"block": pagination.block, "more": pagination.more, "next": pagination.next, "cursor": pagination.cursor}
     repeated = (answer, *between) + ((first.items[0],) if within is not None else ())
     paging = Paging(read.key, body.index(first), body.index(first) if within is not None else body.index(reader),
-                    names, _assigned_name(reader, answer), repeated, within=within, size=len(body))
+                    names, _assigned_name(reader, answer), repeated, within=within, size=len(body),
+                    unpacked=answer.value if unpacked else None)  # type: ignore[union-attr]
     if isinstance(call_edit.data, tuple):
         call_edit = Change(call_edit.kind, call_edit.node, call_edit.rule, (*call_edit.data, paging))
     return paging, suite, call_edit
@@ -229,7 +235,7 @@ def build_loops(change, plan) -> Edit:
         reuse = p.target is not None and p.target not in used and not any(
             p.target in _identifiers(node) for node in p.repeated)
         p.items = p.target if reuse else _free([p.key, f"all_{p.key}", f"{p.key}_found"], taken | used)
-        p.page = _free(["page", "answer", "page_json"], taken | used)
+        p.page = p.unpacked or _free(["page", "answer", "page_json"], taken | used)
         p.paging = _free(["paging", "next_page", "cursor_params"], taken | used)
         p.keeps = not reuse
         used.add(p.items)
@@ -419,6 +425,23 @@ def _response_var(an, stmt: cst.CSTNode, call: cst.Call) -> str | None:
     return None
 
 
+def _unpacked_answer(an, stmt: cst.CSTNode, call: cst.Call, cf: CallFact) -> str | None:
+    """`status, data = helper(...)` where the helper returns `(status, parsed answer)`: the answer's name."""
+    at = cf.site.json_at
+    if at is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    assign = stmt.body[0]
+    value = assign.value.expression if isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Await) \
+        else getattr(assign, "value", None)
+    if not isinstance(assign, cst.Assign) or value is not call or len(assign.targets) != 1 \
+            or not isinstance(assign.targets[0].target, cst.Tuple):
+        return None
+    items = assign.targets[0].target.elements
+    if len(items) <= at or not all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in items):
+        return None
+    return items[at].value.value  # type: ignore[union-attr]
+
+
 def _is_json_of(answer: cst.CSTNode, var: str) -> bool:
     """`var.json()` or `await var.json()`."""
     node = answer.expression if isinstance(answer, cst.Await) else answer
@@ -581,7 +604,7 @@ def _loop(p: Paging, stmts: list) -> list:
         repeated = [head.with_changes(leading_lines=[], body=head.body.with_changes(body=[*inner[:p.within], fetch]))]
     else:
         reader = stmts[-1]
-        repeated = [*stmts[:-1], fetch]
+        repeated = [*stmts[:-1]] + ([] if p.unpacked else [fetch])
         repeated[0] = repeated[0].with_changes(leading_lines=[]) if len(stmts) > 1 else repeated[0]
         if len(stmts) == 1:
             reader = reader.with_changes(leading_lines=[])

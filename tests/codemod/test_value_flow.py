@@ -1,6 +1,6 @@
 """In-file value flow the rewrite follows: answers of another library, the action body's call form, a frozen
 item URL, the error read of a call that stays, verbs guarded to a known set, bodies and URLs built over
-several statements.
+several statements, answers unpacked from a `(status, data)` tuple, query strings encoded into the URL.
 
 Before/after pairs, the case that must not change first. Each is checked for the exact output, that it
 parses and that a second run changes nothing.
@@ -580,6 +580,223 @@ CASES = {
                     return v["id"]
             created = await _call(session, "POST", "/network-volumes", json={"name": name, "dataCenter": dc, "size": 50})
             return created["id"]
+    '''),
+    # --- a helper returning `(status, data)`: the answer is followed where it is unpacked (`status, data = ...`)
+    #     or indexed (`resp[1]`); where the item moves between returns, or the tuple is handed on, it is not
+    "a (status, data) helper of another API: untouched": _case('''
+        import requests
+        def call(path):
+            resp = requests.get("https://example.com/api/v1" + path, timeout=30)
+            return resp.status_code, resp.json()
+        def models():
+            status, data = call("/models")
+            return [m["id"] for m in data] if status == 200 else []
+    '''),
+    "a helper whose answer is not in the same place in every return: flagged, nothing changes": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def call(path):
+            resp = requests.get(BASE + path, timeout=30)
+            if resp.ok:
+                return resp.status_code, resp.json()
+            return resp.json(), resp.status_code
+        def template(tid):
+            status, tpl = call(f"/templates/{tid}")
+            return tpl["imageName"]
+    ''', f'''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def call(path):
+            {L02}
+            resp = requests.get(BASE + path, timeout=30)
+            if resp.ok:
+                return resp.status_code, resp.json()
+            return resp.json(), resp.status_code
+        def template(tid):
+            {L01}
+            status, tpl = call(f"/templates/{{tid}}")
+            return tpl["imageName"]
+    '''),
+    "a (status, data) tuple handed on whole: flagged, nothing changes": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def call(path):
+            resp = requests.get(BASE + path, timeout=30)
+            return resp.status_code, resp.json()
+        def raw_template(tid):
+            answer = call(f"/templates/{tid}")
+            return answer
+        def image(tid):
+            return raw_template(tid)[1]["imageName"]
+    ''', f'''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def call(path):
+            {L02}
+            resp = requests.get(BASE + path, timeout=30)
+            return resp.status_code, resp.json()
+        def raw_template(tid):
+            {L01}
+            answer = call(f"/templates/{{tid}}")
+            return answer
+        def image(tid):
+            return raw_template(tid)[1]["imageName"]
+    '''),
+    "urllib helper returning (status, json.loads(raw)), its error body parsed in `except`: reads of the unpacked "
+    "answer move, the method left to its default GET": _case('''
+        import json
+        import urllib.error
+        import urllib.request
+        BASE = "https://rest.runpod.io/v1"
+        def http_request(url, method="GET", body=None):
+            data = json.dumps(body).encode() if body is not None else None
+            req = urllib.request.Request(url, data=data, method=method)
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    raw = resp.read()
+                    return resp.status, (json.loads(raw) if raw else None)
+            except urllib.error.HTTPError as err:
+                payload = json.loads(err.read() or b"{}")
+                return err.code, payload
+        def template(template_id):
+            status, data = http_request(BASE + "/templates/" + template_id)
+            if status == 404:
+                return None
+            if status >= 400:
+                raise RuntimeError(data["message"])
+            return data
+        def describe(template_id):
+            got = template(template_id)
+            return got["imageName"], got.get("isServerless")
+    ''', '''
+        import json
+        import urllib.error
+        import urllib.request
+        BASE = "https://api.runpod.io/v2"
+        def http_request(url, method="GET", body=None):
+            data = json.dumps(body).encode() if body is not None else None
+            req = urllib.request.Request(url, data=data, method=method)
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    raw = resp.read()
+                    return resp.status, (json.loads(raw) if raw else None)
+            except urllib.error.HTTPError as err:
+                payload = json.loads(err.read() or b"{}")
+                return err.code, payload
+        def template(template_id):
+            status, data = http_request(BASE + "/templates/" + template_id)
+            if status == 404:
+                return None
+            if status >= 400:
+                raise RuntimeError(data["detail"])
+            return data
+        def describe(template_id):
+            got = template(template_id)
+            return got["image"], got.get("serverless")
+    '''),
+    "a list unpacked from the tuple, and one read as resp[1]: unwrapped where each is read": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def call(path):
+            resp = requests.get(BASE + path, timeout=30)
+            return resp.status_code, resp.json()
+        def volume_names():
+            status, vols = call("/networkvolumes")
+            if status >= 400:
+                raise RuntimeError(vols["message"])
+            return [v["name"] for v in vols]
+        def volume_sizes():
+            answer = call("/networkvolumes")
+            if answer[0] != 200:
+                return {}
+            return {v["id"]: v["size"] for v in answer[1]}
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def call(path):
+            resp = requests.get(BASE + path, timeout=30)
+            return resp.status_code, resp.json()
+        def volume_names():
+            status, vols = call("/network-volumes")
+            if status >= 400:
+                raise RuntimeError(vols["detail"])
+            return [v["name"] for v in vols["networkVolumes"]]
+        def volume_sizes():
+            answer = call("/network-volumes")
+            if answer[0] != 200:
+                return {}
+            return {v["id"]: v["size"] for v in answer[1]["networkVolumes"]}
+    '''),
+    "a paged list unpacked from the tuple: the cursor loop pages the unpacked name itself": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def call(path, params=None):
+            resp = requests.get(BASE + path, params=params, timeout=30)
+            return resp.status_code, resp.json()
+        def templates():
+            status, data = call("/templates")
+            if status != 200:
+                raise RuntimeError(data.get("message"))
+            return data
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def call(path, params=None):
+            resp = requests.get(BASE + path, params=params, timeout=30)
+            return resp.status_code, resp.json()
+        def templates():
+            all_templates, paging = [], {}
+            while True:
+                status, data = call("/templates", params=paging)
+                if status != 200:
+                    raise RuntimeError(data.get("detail"))
+                all_templates += data["templates"]
+                if not data["pagination"]["hasNextPage"]:
+                    break
+                paging = {"cursor": data["pagination"]["nextCursor"]}
+            return all_templates
+    '''),
+    # --- a query string encoded into the URL (`"?" + urlencode({...})`): its parameters are read like `params=`
+    "a query string the rewrite cannot read: flagged Q03, nothing changes": _case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def spend(query):
+            return sum(r["amount"] for r in requests.get(BASE + "/billing/pods?" + query).json())
+    ''', '''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def spend(query):
+            # v1bridge: Q03 filter the v2 list client-side; fetch related objects explicitly
+            return sum(r["amount"] for r in requests.get(BASE + "/billing/pods?" + query).json())
+    '''),
+    "an urlencoded query with a parameter v2 cannot give: flagged R10, nothing changes": _case('''
+        import urllib.parse
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def gpu_spend(gpu):
+            return requests.get(f"{BASE}/billing/pods?{urllib.parse.urlencode({'gpuTypeId': gpu})}").json()
+    ''', '''
+        import urllib.parse
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def gpu_spend(gpu):
+            # v1bridge: R10 group v2 per-resource records yourself
+            return requests.get(f"{BASE}/billing/pods?{urllib.parse.urlencode({'gpuTypeId': gpu})}").json()
+    '''),
+    "an urlencoded query in a variable: a native grouping goes, the others stay": _case('''
+        import urllib.parse
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def pod_spend(pod_id, bucket="day"):
+            query = urllib.parse.urlencode({"bucketSize": bucket, "grouping": "podId", "podId": pod_id})
+            return sum(r["amount"] for r in requests.get(BASE + "/billing/pods?" + query).json())
+    ''', '''
+        import urllib.parse
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        def pod_spend(pod_id, bucket="day"):
+            query = urllib.parse.urlencode({"bucketSize": bucket, "podId": pod_id})
+            return sum(r["totalAmount"] for r in requests.get(BASE + "/billing/pods?" + query).json()["records"])
     '''),
 }
 
