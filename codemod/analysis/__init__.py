@@ -214,6 +214,8 @@ class Analyzer(Strings, Calls, Flow):
         if path.endswith("/") and len(path) > 1:
             path = path[:-1]
         routes = kb.match(path, site.method)
+        if site.method is None and len({r.method for r in routes}) > 1:
+            routes = []  # the method is not known and the path is several routes: no guess (flagged below)
         verb = None
         if not routes:
             verb = self._verb_choice(site, path)

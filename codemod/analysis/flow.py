@@ -559,10 +559,41 @@ class Flow:
         return bool(found)
 
     def _except_error_reads(self, cf: CallFact) -> None:
-        """`except HTTPError as e: e.response.json()["message"]` around a v1 call reads a v1 error body."""
+        """`except HTTPError as e:` around a v1 call (or around the request a helper makes for it) reads a v1 error
+        body: `e.response.json()["message"]` (requests, httpx), `json.loads(e.read())["message"]` (urllib)."""
         self._reading = cf
-        route = cf.route
-        child: cst.CSTNode = cf.call
+        anchors: list[tuple[cst.CSTNode, bool]] = [(cf.call, False)]
+        helper, seen = cf.site.helper, set()
+        while helper is not None and helper.inner is not None and id(helper.fn) not in seen:
+            seen.add(id(helper.fn))
+            anchors.append((helper.inner.call, True))
+            helper = helper.inner.helper
+        for call, in_helper in list(anchors):
+            # `req = Request(...)` then `urlopen(req)` / `opener.open(req)`: the try is around the opening call
+            bound = self._bound_name(call)
+            if bound is not None:
+                anchors += [(use_call, in_helper) for use_call in self._calls_passed(*bound)]
+        for call, in_helper in anchors:
+            for key in self._handler_error_keys(call):
+                if in_helper:  # one read in the helper, read by every caller's family (as _helper_error_reads)
+                    self.read_keys.add(id(key[1]))
+                    cf.reads.append(Read("error", key[1], cf.route, key[0], key[2], matched=self._text_matched(key[1])))
+                else:
+                    self._error_read(key, cf.route)
+
+    def _calls_passed(self, name: str, stmt: cst.CSTNode) -> list[cst.Call]:
+        """The calls a name is handed to as their first argument after `stmt` (`urlopen(req)`)."""
+        out = []
+        for use in self._uses_after(name, stmt):
+            arg = self.parent(use)
+            call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and call.args and call.args[0] is arg:
+                out.append(call)
+        return out
+
+    def _handler_error_keys(self, call: cst.CSTNode) -> list[tuple[str, cst.CSTNode, str]]:
+        keys = []
+        child: cst.CSTNode = call
         cur = self.parent(child)
         while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.ClassDef)):
             if isinstance(cur, (cst.Try, cst.TryStar)) and cur.body is child:
@@ -570,16 +601,46 @@ class Flow:
                     if handler.name is None or not isinstance(handler.name.name, cst.Name):
                         continue
                     for use in self._names_in(handler.body, handler.name.name.value):
-                        response = self.parent(use)
-                        if not (isinstance(response, cst.Attribute) and response.value is use and response.attr.value == "response"):
+                        body = self._error_body_of(use)
+                        if body is None:
                             continue
-                        json_attr = self.parent(response)
-                        if not (isinstance(json_attr, cst.Attribute) and json_attr.attr.value == "json"):
-                            continue
-                        call = self.parent(json_attr)
-                        if isinstance(call, cst.Call) and not call.args:
-                            key = self._read_key(call)
-                            if key is not None and key[0] in self.kb.error_keys:
-                                self._error_read(key, route)
+                        found = [self._read_key(body)]
+                        var = self._bound_name(body)
+                        if var is not None:
+                            found += [self._read_key(u) for u in self._uses_after(*var)]
+                        keys += [k for k in found if k is not None and k[0] in self.kb.error_keys]
             child, cur = cur, self.parent(cur)
+        return keys
+
+    def _error_body_of(self, exc: cst.Name) -> cst.CSTNode | None:
+        """The parsed error body of an exception: `e.response.json()`, `json.loads(e.read()[.decode()] [or "{}"])`,
+        `json.load(e)`."""
+        up = self.parent(exc)
+        if isinstance(up, cst.Attribute) and up.value is exc and up.attr.value == "response":
+            json_attr = self.parent(up)
+            call = self.parent(json_attr)
+            if isinstance(json_attr, cst.Attribute) and json_attr.attr.value == "json" and isinstance(call, cst.Call) \
+                    and not call.args:
+                return call
+            return None
+        expr: cst.CSTNode = exc
+        if isinstance(up, cst.Attribute) and up.value is exc and up.attr.value == "read" \
+                and isinstance(self.parent(up), cst.Call):
+            expr = self.parent(up)
+            while True:  # `.decode()`, `.decode("utf-8")`, `or "{}"`
+                p = self.parent(expr)
+                if isinstance(p, cst.Attribute) and p.value is expr and p.attr.value == "decode" \
+                        and isinstance(self.parent(p), cst.Call):
+                    expr = self.parent(p)
+                elif isinstance(p, cst.BooleanOperation) and p.left is expr:
+                    expr = p
+                else:
+                    break
+        arg = self.parent(expr)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        if isinstance(call, cst.Call) and call.args and call.args[0] is arg \
+                and self._origin(dotted(call.func) or "") in ("json.loads", "json.load") \
+                and (expr is not exc or self._origin(dotted(call.func) or "") == "json.load"):
+            return call
+        return None
 

@@ -510,9 +510,9 @@ class Strings:
                 end = path_at + len(kb.v1_prefix)
                 if any(h.netloc == netloc for h in kb.v2_hosts):
                     return "wrong-host", end, None  # v1 was never served on the v2 host: those calls answered 404
-                if not self._v1_shaped(path[len(kb.v1_prefix):]):
-                    return "none", path_at, None  # another API's /v1 (OpenAI-style /v1/models)
-                return "v1", end, (path_at, end, kb.v2_prefix)
+                # another host's /v1, even one shaped like this API's routes (`https://internal.example.com/v1/pods`,
+                # OpenAI-style /v1/models): a URL is this API's only by its host, never by its path
+                return "none", path_at, None
             if path == kb.v2_prefix or path.startswith(kb.v2_prefix + "/"):
                 return "v2", path_at, None
             return "none", path_at, None

@@ -103,12 +103,10 @@ REWRITES = {
             def delete_endpoint(self, eid):
                 self.s.delete(f"{self.base}/serverless/{eid}")
     '''),
-    "L01 other host keeps its host, /v1 -> /v2": _case('''
+    "L01 another host's /v1 shaped like this API's routes: untouched (a URL is this API's by its host)": _case('''
         import httpx
         httpx.get("http://localhost:8080/v1/endpoints")
-    ''', '''
-        import httpx
-        httpx.get("http://localhost:8080/v2/serverless")
+        httpx.get("https://internal.example.com/v1/pods/p1").json()["desiredStatus"]
     '''),
     "L01 httpx client base_url with relative paths": _case('''
         import httpx

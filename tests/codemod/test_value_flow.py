@@ -798,6 +798,61 @@ CASES = {
             query = urllib.parse.urlencode({"bucketSize": bucket, "podId": pod_id})
             return sum(r["totalAmount"] for r in requests.get(BASE + "/billing/pods?" + query).json()["records"])
     '''),
+    # --- a urllib helper: its method parameter's default, and the error body read from `HTTPError.read()`
+    "a urllib helper of another API with the same error read: untouched": _case('''
+        import json
+        import urllib.error
+        import urllib.request
+        API_URL = "https://internal.example.com/v1"
+        def http_request(url, method="GET", body=None, headers=None):
+            data = json.dumps(body).encode() if body is not None else None
+            req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    return json.loads(resp.read().decode() or "null")
+            except urllib.error.HTTPError as e:
+                err = json.loads(e.read().decode() or "{}")
+                raise RuntimeError(err.get("message", str(e))) from None
+        def status(pod_id):
+            return http_request(f"{API_URL}/pods/{pod_id}")["desiredStatus"]
+    '''),
+    "a urllib helper called without a method (its default GET) and its HTTPError body read: both move": _case('''
+        import json
+        import urllib.error
+        import urllib.request
+        API_URL = "https://rest.runpod.io/v1"
+        def http_request(url, method="GET", body=None, headers=None):
+            data = json.dumps(body).encode() if body is not None else None
+            req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    return json.loads(resp.read().decode() or "null")
+            except urllib.error.HTTPError as e:
+                err = json.loads(e.read().decode() or "{}")
+                raise RuntimeError(err.get("message", str(e))) from None
+        def status(pod_id):
+            return http_request(f"{API_URL}/pods/{pod_id}")["desiredStatus"]
+        def rename(pod_id, name):
+            return http_request(f"{API_URL}/pods/{pod_id}", "PATCH", {"name": name})
+    ''', '''
+        import json
+        import urllib.error
+        import urllib.request
+        API_URL = "https://api.runpod.io/v2"
+        def http_request(url, method="GET", body=None, headers=None):
+            data = json.dumps(body).encode() if body is not None else None
+            req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    return json.loads(resp.read().decode() or "null")
+            except urllib.error.HTTPError as e:
+                err = json.loads(e.read().decode() or "{}")
+                raise RuntimeError(err.get("detail", str(e))) from None
+        def status(pod_id):
+            return http_request(f"{API_URL}/pods/{pod_id}")["status"]
+        def rename(pod_id, name):
+            return http_request(f"{API_URL}/pods/{pod_id}", "PATCH", {"name": name})
+    '''),
 }
 
 
