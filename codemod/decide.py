@@ -266,7 +266,9 @@ def decide(plan: "Plan") -> None:
             plan.findings[u] = [_unfixed(f) for f in plan.findings.get(u, ())]
             for flag in plan.flags[u]:
                 line, col, text = an.where(flag.node)
-                if not any(f.line == line and (f.rule == flag.rule or f.kind == "call") for f in plan.findings[u]):
+                # reported under the rule of its comment, even beside the call's own finding of another rule
+                # (`rewrite` then `audit` say the same thing about each call left)
+                if not any(f.line == line and f.rule == flag.rule for f in plan.findings[u]):
                     plan.findings[u].append(Finding(flag.rule, line, col, flag.message, False,
                                                     cf.route.label(), cf.route.v2_label(), flag.kind, text))
         for u in list(plan.findings):

@@ -198,13 +198,17 @@ def rewrite_files(texts: dict[str, str], *, v2_base: str | None = None,
 
 
 def analyze_files(texts: dict[str, str], *, v2_base: str | None = None) -> dict[str, PythonAnalysis]:
-    """The audit's view of the files of one run: each analysed with the constants it imports from the others."""
+    """The audit's view of the files of one run: each analysed with the constants it shares with the others,
+    agreed as the rewrite agrees them (`codemod.crossfile.resolve`)."""
     from codemod import crossfile
 
     out = {path: analyze_python(text, path, v2_base=v2_base, edits=False) for path, text in texts.items()}
     table = crossfile.Table(a.module_facts for a in out.values())
-    for path in table.imported:
-        out[path] = analyze_python(texts[path], path, v2_base=v2_base, externals=table.externals(path), edits=False)
+    if table.involved():
+        results, _blocked = crossfile.resolve(table, lambda batch: {
+            path: analyze_python(texts[path], path, v2_base=v2_base, externals=ext, exports=exp, edits=False)
+            for path, ext, exp in batch})
+        out.update(results)  # type: ignore[arg-type]
     return out
 
 

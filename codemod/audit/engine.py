@@ -65,13 +65,14 @@ def _interpreter(head: bytes) -> str:
     return prog
 
 
-def analyze_source(text: str, rel: str, suffix: str | None = None, externals: dict | None = None) -> FileResult:
+def analyze_source(text: str, rel: str, suffix: str | None = None, externals: dict | None = None,
+                   exports: dict | None = None) -> FileResult:
     """Scan one file's text (already known to be worth scanning) into a FileResult with a status.
 
-    SUFFIX: the language of a file whose name has none (from its shebang). EXTERNALS: for Python, the
-    constants it imports from other files of the run (codemod.crossfile)."""
+    SUFFIX: the language of a file whose name has none (from its shebang). EXTERNALS / EXPORTS: for Python,
+    the constants it imports from other files of the run and those it defines for them (codemod.crossfile)."""
     if suffix is not None:
-        result = analyze_source(text, rel + suffix, externals=externals)
+        result = analyze_source(text, rel + suffix, externals=externals, exports=exports)
         result.path = rel
         result.findings = [dataclasses.replace(f, path=rel) for f in result.findings]
         result.deferred = [(c, dataclasses.replace(f, path=rel)) for c, f in result.deferred]
@@ -83,7 +84,7 @@ def analyze_source(text: str, rel: str, suffix: str | None = None, externals: di
         language = "python"
         detector = _python_detector()
         if detector is not None:
-            analysis = detector(text, rel, externals=externals or None, edits=False)
+            analysis = detector(text, rel, externals=externals or None, exports=exports or None, edits=False)
             if analysis.error:
                 # not Python the parser accepts (a syntax error, a Python 2 file): still report what
                 # the text scanner finds, and say why the detector could not look
@@ -125,6 +126,7 @@ def analyze_source(text: str, rel: str, suffix: str | None = None, externals: di
                         markers=len(marker_map.markers))
     if is_python and detector is not None:
         result.module_facts = analysis.module_facts
+        result.verdicts = analysis.verdicts
     return finish(result)
 
 
@@ -221,7 +223,7 @@ def join_wrappers(results: list[FileResult]) -> None:
             finish(result)
 
 
-def _analyze_path(path: str, rel: str, externals: dict | None = None) -> FileResult | None:
+def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: dict | None = None) -> FileResult | None:
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
@@ -240,7 +242,7 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None) -> FileRes
         return None
     text = data.decode("utf-8", errors="replace")
     try:
-        return analyze_source(text, rel, suffix, externals)
+        return analyze_source(text, rel, suffix, externals, exports)
     except Exception as exc:  # one bad file must not stop the audit
         return FileResult(rel, "unknown", error=f"{type(exc).__name__}: {exc}")
 
@@ -325,18 +327,27 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
 
 
 def _cross_file(results: list[FileResult], root: Path) -> None:
-    """Python files that import a string constant from another file of the run are read again with its value
-    (a base in a sibling module): the same table the rewrite builds (codemod.crossfile)."""
-    from codemod.crossfile import Table
+    """Python files that share string constants (a base in a sibling module) are read again with them, agreed
+    the way the rewrite agrees them (`codemod.crossfile.resolve`: a constant one of its users keeps stays v1 for
+    all): the audit reports what the rewrite decides, under the same rules."""
+    from codemod import crossfile
 
-    table = Table(r.module_facts for r in results)
-    if not table.imported:
+    table = crossfile.Table(r.module_facts for r in results)
+    if not table.involved():
         return
-    for i, result in enumerate(results):
-        if result.path in table.imported:
-            again = _analyze_path(str(root / result.path), result.path, table.externals(result.path))
+
+    def run(batch):
+        out = {}
+        for path, ext, exp in batch:
+            again = _analyze_path(str(root / path), path, ext, exp)
             if again is not None:
-                results[i] = again
+                out[path] = again
+        return out
+
+    final, _blocked = crossfile.resolve(table, run)
+    for i, result in enumerate(results):
+        if result.path in final:
+            results[i] = final[result.path]
 
 
 def _warm() -> None:

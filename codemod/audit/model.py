@@ -79,6 +79,7 @@ class FileResult:
     potential: list[tuple[str, str, "AuditFinding"]] = field(default_factory=list)  # (function, base variable, finding)
     # Python: constants and imports other files of the run may read (codemod.crossfile.ModuleFacts)
     module_facts: Any = field(default=None, repr=False, compare=False)
+    verdicts: Any = field(default=None, repr=False, compare=False)  # crossfile.Verdict per shared constant
 
     @property
     def unresolved(self) -> list[AuditFinding]:

@@ -21,6 +21,7 @@ def test_mixed_legacy_repo_reports_every_call_site_base_url_and_field():
         ("Q13", "web/api.ts", 16),
         # Python, through the rewrite's detector
         ("L01", "client.py", 4), ("L02", "client.py", 9), ("L01", "client.py", 10), ("R01", "client.py", 14),
+        ("L02", "client.py", 10),  # the call stays v1 with its client: also under the rule of its rewrite comment
         ("L01", "client.py", 18), ("Q02", "client.py", 18),
         ("Q13", "client.py", 23),  # a response field read on an object handed in: found by the detector (attributed=False)
     }
