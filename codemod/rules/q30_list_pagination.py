@@ -227,6 +227,16 @@ def build_loops(change, plan) -> Edit:
     """The edit step of the cursor loops of one block: each loop's names, none shadowing a name of the module
     (the list reuses the name the reading statement assigned, when the repeated statements do not read it)."""
     loops: Loops = change.data
+    # statements of the block another kept change removes (L02's `payload["volumeInGb"] = 0`) are gone when the
+    # loop is written: the loop's indices count without them (none can be between a request and its read)
+    body = list(change.node.body)
+    dropped = sorted(body.index(c.node) for c in plan.changes.values()
+                     if c.kind == "drop-statement" and plan.an.parent(c.node) is change.node)
+    for p in loops.pagings:
+        if any(p.first <= i <= p.last for i in dropped):
+            raise RuntimeError("Q30: a statement the cursor loop repeats is removed")  # the file is left as is
+        shift = sum(1 for i in dropped if i < p.first)
+        p.first, p.last, p.size = p.first - shift, p.last - shift, p.size - len(dropped)
     taken = plan.scratch.get("Q30 names")
     if taken is None:
         taken = plan.scratch["Q30 names"] = _identifiers(plan.an.module)

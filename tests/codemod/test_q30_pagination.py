@@ -399,3 +399,49 @@ def test_two_list_calls_in_one_block_each_get_their_loop() -> None:
     assert "        pods += page[\"pods\"]\n" in out and "        templates += page[\"templates\"]\n" in out
     assert out.endswith("    return len(pods), len(templates)\n")
     assert rewrite_source(out, "m.py").new_source == out
+
+
+def test_a_cursor_loop_in_a_block_where_a_body_statement_is_removed() -> None:
+    """L02 removes `payload["volumeInGb"] = 0` (v2 has no such field) from the block the loop goes into: the loop
+    is written where its statements are once that one is gone (the file used to be left unchanged, reported as
+    an internal error, while the audit said every call was fixable)."""
+    before = _src('''
+        import requests
+
+        BASE = "https://rest.runpod.io/v1"
+
+
+        def launch(name, disk):
+            payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": ["cpu3c"]}
+            payload["containerDiskInGb"] = disk
+            payload["volumeInGb"] = 0
+            requests.post(f"{BASE}/pods", json=payload).raise_for_status()
+            resp = requests.get(f"{BASE}/pods")
+            resp.raise_for_status()
+            return resp.json()
+    ''')
+    after = _src('''
+        import requests
+
+        BASE = "https://api.runpod.io/v2"
+
+
+        def launch(name, disk):
+            payload = {"name": name, "image": "python:3.12", "cpu": {"id": "cpu3c", "vcpuCount": 2}, "ports": ["8888/http", "22/tcp"]}
+            payload["disk"] = disk
+            requests.post(f"{BASE}/pods", json=payload).raise_for_status()
+            pods, paging = [], {}
+            while True:
+                resp = requests.get(f"{BASE}/pods", params=paging)
+                resp.raise_for_status()
+                page = resp.json()
+                pods += page["pods"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = {"cursor": page["pagination"]["nextCursor"]}
+            return pods
+    ''')
+    result = rewrite_source(before, "m.py")
+    assert result.error is None and result.new_source == after
+    assert rewrite_source(after, "m.py").new_source == after
+    assert all(f.fixable for f in analyze_python(before, "m.py", edits=False).findings if f.kind == "call")
