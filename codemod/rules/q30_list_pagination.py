@@ -231,7 +231,7 @@ def build_loops(change, plan) -> Edit:
     # loop is written: the loop's indices count without them (none can be between a request and its read)
     body = list(change.node.body)
     dropped = sorted(body.index(c.node) for c in plan.changes.values()
-                     if c.kind == "drop-statement" and plan.an.parent(c.node) is change.node)
+                     if c.kind == "drop-statement" and c.data != "pass" and plan.an.parent(c.node) is change.node)
     for p in loops.pagings:
         if any(p.first <= i <= p.last for i in dropped):
             raise RuntimeError("Q30: a statement the cursor loop repeats is removed")  # the file is left as is
