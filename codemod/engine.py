@@ -126,7 +126,7 @@ class _Apply(cst.CSTTransformer):
 def _count(edits: list[Edit]) -> Counter:
     counts: Counter = Counter()
     for edit in edits:
-        if edit.kind in ("comment", "page-call", "page-loop"):  # a cursor loop counts once (its page-json)
+        if edit.kind in ("comment", "page-call", "page-loop", "page-import"):  # a cursor loop counts once (its page-json)
             continue
         if edit.kind == "string":
             for rule in {span[3] for span in edit.data}:  # one literal, one rewrite per rule

@@ -37,7 +37,8 @@ class Flow:
         if site.returns == "json":
             self._json_site(call_expr, typed, site)
             return
-        for json_expr in self._json_uses(call_expr):
+        uses = self._urllib_json(call_expr) if site.library == "urllib" else self._json_uses(call_expr)
+        for json_expr in uses:
             self._json_site(json_expr, typed, site)
         self._returned_response(call_expr, cf, typed)
 
@@ -273,6 +274,53 @@ class Flow:
         return isinstance(cur, (cst.AssignTarget, cst.AsName)) or isinstance(cur, (cst.For, cst.CompFor)) \
             and child is cur.target or isinstance(cur, cst.AugAssign) and child is cur.target \
             or isinstance(cur, cst.AnnAssign) and child is cur.target
+
+    def _urllib_json(self, call_expr: cst.CSTNode) -> list[cst.CSTNode]:
+        """The parsed JSON of a urllib request: `json.load(R)` or `json.loads(R.read())` (`.decode()` allowed) where R
+        is the response the request is opened into (`urlopen(req)`, `opener.open(req)`, `with ... as resp`)."""
+        return [json for response in self.urllib_responses(call_expr) for json in self._parsed_json(response)]
+
+    def urllib_responses(self, call_expr: cst.CSTNode) -> list[cst.CSTNode]:
+        """The calls that open a urllib request: the call itself (`urlopen(url)`), or `urlopen(req)` /
+        `opener.open(req)` on the Request it builds (passed directly or through the name it is bound to)."""
+        if isinstance(call_expr, cst.Call) and self._origin(dotted(call_expr.func) or "") == "urllib.request.urlopen":
+            return [call_expr]
+        holders = [call_expr]
+        var = self._bound_name(call_expr)
+        if var is not None:
+            holders += self._uses_after(*var)
+        out = []
+        for holder in holders:
+            arg = self.parent(holder)
+            call = self.parent(arg) if isinstance(arg, cst.Arg) and arg.keyword is None else None
+            if isinstance(call, cst.Call) and call.args and call.args[0] is arg and (
+                    self._origin(dotted(call.func) or "") == "urllib.request.urlopen"
+                    or isinstance(call.func, cst.Attribute) and call.func.attr.value == "open"):
+                out.append(call)
+        return out
+
+    def _parsed_json(self, response: cst.CSTNode) -> list[cst.CSTNode]:
+        out = []
+        holders = [response]
+        var = self._bound_name(response)
+        if var is not None:
+            holders += self._uses_after(*var)
+        for holder in holders:
+            node = self.parent(holder)
+            if isinstance(node, cst.Attribute) and node.value is holder and node.attr.value == "read" \
+                    and isinstance(self.parent(node), cst.Call):
+                node = self.parent(node)  # R.read()
+                up = self.parent(node)
+                if isinstance(up, cst.Attribute) and up.attr.value == "decode" and isinstance(self.parent(up), cst.Call):
+                    node = self.parent(up)  # R.read().decode("utf-8")
+                arg, origin = self.parent(node), "json.loads"
+            else:
+                arg, origin = node, "json.load"
+            call = self.parent(arg) if isinstance(arg, cst.Arg) and arg.keyword is None else None
+            if isinstance(call, cst.Call) and len(call.args) == 1 and call.args[0] is arg \
+                    and self._origin(dotted(call.func) or "") == origin:
+                out.append(call)
+        return out
 
     def _bound_name(self, expr: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
         p = self.parent(expr)

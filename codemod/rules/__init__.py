@@ -142,7 +142,7 @@ _load()
 ORDER = {kind: i for i, kind in enumerate(
     ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
      "drop-statement", "subscript",
-     "page-call", "page-json", "page-loop", "comment"])}
+     "page-call", "page-json", "page-loop", "page-import", "comment"])}
 
 
 def select(ids: list[str] | None = None) -> list[Rule]:

@@ -26,19 +26,35 @@ list: `isinstance(x, list)` downstream stays true). A request made in a
 `with httpx.Client(...) as c:` block (a block that opens only an HTTP client)
 and read after it takes the block into the loop; a status check between the
 request and the read may raise, or return a constant (`return []`: the same
-answer whichever page failed, never part of the list). Where the request cannot be
-issued again with a cursor, or the answer is read where a loop cannot reach
-(another function, a condition, a comprehension), the call is flagged (Q30,
-blocking): its client stays v1, whole.
+answer whichever page failed, never part of the list). A request with no query
+channel (urllib; a helper like `rest(method, path, body)` or `_get(url)` with no
+`params` and no **kwargs) carries the cursor at the end of its URL argument,
+when that argument ends the URL (through every helper on the way):
+
+    return self.rest("GET", "/pods")  ->      pods, paging = [], ""
+                                              while True:
+                                                  page = self.rest("GET", "/pods" + paging)
+                                                  ...
+                                                  paging = "?" + urllib.parse.urlencode({"cursor": ...})
+                                              return pods
+
+("&" when the URL has a query already; the module's own import of urlencode, else
+`import urllib.parse` is added.) Where the request cannot be issued again with a
+cursor (a helper that joins something after the path), or the answer is read
+where a loop cannot reach (another function, a condition, a comprehension), the
+call is flagged (Q30, blocking): its client stays v1, whole.
 """
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from codemod.analysis import CallFact, Read
+from codemod.analysis.syntax import dotted, flatten
+from codemod.knowledge import HOLE
 from codemod.plan import Change, Edit
 from codemod.rules import Rule
 
@@ -70,6 +86,11 @@ class Paging:
     paging: str = ""
     keeps: bool = True  # False: the reading statement was `name = <answer>`; the loop fills `name` itself
     json: cst.BaseExpression | None = None  # the page's JSON expression, as rewritten (set by page-json)
+    # how the cursor reaches the request: "params" (a query mapping, `{}` then `{"cursor": ...}`), or "url" (a
+    # suffix of the URL argument, `""` then `"?" + urlencode({"cursor": ...})`, "&" when the URL has a query)
+    channel: str = "params"
+    sep: str = "?"
+    urlencode: str = "urllib.parse.urlencode"
 
     def __repr__(self) -> str:
         return f"Paging({self.key}@{id(self):x})"
@@ -151,6 +172,8 @@ def plan_pages(read: Read, cf: CallFact, plan) -> None:
     plan.find(read.node, "Q02", "list-read", f"v2 wraps the list: read [{read.key!r}]", True, route)
     plan.find(cf.call, rule.id, "pagination", f"{head}: every page is read (cursor loop)", True, route)
     plan.change(call_edit.kind, call_edit.node, call_edit.rule, call_edit.data)
+    if paging.channel == "url" and paging.urlencode == "urllib.parse.urlencode":
+        plan.change("page-import", plan.an.module, rule.id, ("urllib.parse", plan.unit))  # one per call: ties no two
     plan.change("page-json", read.node, rule.id, paging)
     loops = plan.scratch.setdefault(("Q30", id(suite)), Loops())
     loops.pagings.append(paging)
@@ -169,8 +192,11 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
     _check_order(an, answer, reader)
     within = None  # the read's index in the body of `with <request> as resp:`
     unpacked = False  # the answer is a name the request's statement unpacks (`status, data = helper(...)`)
+    last = reader  # the last statement the loop takes in (the read's, or the `with` block holding it)
     if _inside(an, call, answer):
         first, between, var = reader, [], None
+    elif cf.site.library == "urllib":
+        first, last, between, within, var = _urllib_block(an, call, answer, reader)
     else:
         first = an.statement_of(call)
         item = an.parent(call)
@@ -183,6 +209,7 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
                 raise CannotPage("statements follow the read inside the `with` block of the request")
             within = inner.index(reader)
             between, var = inner[:within], item.asname.name.value
+            last = first
         else:
             request, inner = first, []
             opened = _client_block(an, first)
@@ -203,6 +230,7 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
                 var, unpacked = name, True  # `status, data = helper(...)` ... `data`: the loop pages `data` itself
         if var is None or not (unpacked or _is_json_of(answer, var)):
             raise CannotPage("the request is not `name = <request>` followed by `name.json()`")
+    if not _inside(an, call, answer):
         for stmt in between:
             if not _per_page(stmt, var):
                 raise CannotPage(f"line {an.where(stmt)[0]} between the request and the read does more than check "
@@ -213,12 +241,13 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
     body = list(suite.body)
     pagination = plan.kb.mappings.conventions.pagination
     names = {"block": pagination.block, "more": pagination.more, "next": pagination.next, "cursor": pagination.cursor}
-    repeated = (answer, *between) + ((first.items[0],) if within is not None else ())
-    paging = Paging(read.key, body.index(first), body.index(first) if within is not None else body.index(reader),
-                    names, _assigned_name(reader, answer), repeated, within=within, size=len(body),
-                    unpacked=answer.value if unpacked else None)  # type: ignore[union-attr]
-    if isinstance(call_edit.data, tuple):
-        call_edit = Change(call_edit.kind, call_edit.node, call_edit.rule, (*call_edit.data, paging))
+    repeated = (answer, *between) + ((last.items[0],) if within is not None else ()) + ((first,) if first is not last
+                                                                                        else ())
+    paging = Paging(read.key, body.index(first), body.index(last), names, _assigned_name(reader, answer), repeated,
+                    within=within, size=len(body), unpacked=answer.value if unpacked else None)  # type: ignore[union-attr]
+    if call_edit.data[0] == "url":
+        paging.channel, paging.sep, paging.urlencode = "url", call_edit.data[2], call_edit.data[3]
+    call_edit = Change(call_edit.kind, call_edit.node, call_edit.rule, (*call_edit.data, paging))
     return paging, suite, call_edit
 
 
@@ -250,6 +279,58 @@ def build_loops(change, plan) -> Edit:
         p.keeps = not reuse
         used.add(p.items)
     return Edit(change.kind, change.node, change.rule, loops)
+
+
+def _urllib_block(an, call: cst.Call, answer: cst.CSTNode, reader: cst.CSTNode) -> tuple:
+    """The statements a urllib list request takes, from building the request to reading its JSON:
+    `[req = Request(...)]; with urlopen(req) as resp: <checks>; <read>` or `[req = ...]; resp = urlopen(req);
+    <checks>; <read>`. Returns (first, last, statements to check, the read's index in the with block, names)."""
+    opened = an.urllib_responses(an.parent(call) if isinstance(an.parent(call), cst.Await) else call)
+    if len(opened) != 1:
+        raise CannotPage("its urllib request is opened in more than one place")
+    opener = opened[0]
+    first = an.statement_of(call)
+    item = an.parent(opener)
+    names = set()
+    req = an._bound_name(call)
+    if req is not None:
+        names.add(req[0])
+    if isinstance(item, cst.WithItem):
+        last = an.statement_of(opener)
+        inner = list(last.body.body) if isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock) else []
+        if len(last.items) != 1 or reader not in inner or item.asname is None \
+                or not isinstance(item.asname.name, cst.Name):
+            raise CannotPage("its answer is read outside the block that opens the request")
+        if reader is not inner[-1]:
+            raise CannotPage("statements follow the read inside the `with` block of the request")
+        within = inner.index(reader)
+        names.add(item.asname.name.value)
+        checks = inner[:within]
+    elif _inside(an, opener, answer):  # json.loads(urlopen(req).read())
+        if an.parent(first) is not an.parent(reader):
+            raise CannotPage("its answer is read outside the block that makes the request")
+        outer = list(an.parent(reader).body)
+        last, within, checks = reader, None, outer[outer.index(first) + 1: outer.index(reader)]
+    else:
+        opened_at = an.statement_of(opener)
+        var = an._bound_name(opener)
+        if var is None or an.parent(opened_at) is not an.parent(reader):
+            raise CannotPage("its answer is read outside the block that opens the request")
+        names.add(var[0])
+        outer = list(an.parent(reader).body)
+        if first not in outer or outer.index(first) > outer.index(opened_at) or outer.index(opened_at) > outer.index(reader):
+            raise CannotPage("its answer is read outside the block that makes the request")
+        last, within = reader, None
+        checks = outer[outer.index(first) + 1: outer.index(opened_at)] + outer[outer.index(opened_at) + 1: outer.index(reader)]
+    if first is not last:
+        if an.parent(first) is not an.parent(last):
+            raise CannotPage("its request is built in another block than the one that opens it")
+        outer = list(an.parent(first).body)
+        if outer.index(first) > outer.index(last):
+            raise CannotPage("its answer is read outside the block that makes the request")
+        if within is not None:
+            checks = outer[outer.index(first) + 1: outer.index(last)] + checks
+    return first, last, checks, within, names
 
 
 def _assigned_name(stmt: cst.CSTNode, answer: cst.CSTNode) -> str | None:
@@ -286,19 +367,70 @@ def _free(candidates: list[str], taken: set[str]) -> str:
 
 
 def _call_edit(cf: CallFact, plan) -> Change:
-    """The request with the cursor parameters added to its query (`params=`), or why it cannot take them."""
+    """The request with the cursor added: to its query (`params=`), or, when the request has no query channel (a
+    urllib request, a helper with no `params`/**kwargs), to the end of its URL argument; or why neither can be."""
     site = cf.site
     if not _takes_params(site):
-        if site.library == "urllib":
-            raise CannotPage("a urllib request has no query parameter to carry the cursor")
-        name = site.helper.fn.name.value if site.helper is not None else "the call"
-        raise CannotPage(f"the helper {name}() cannot pass a query parameter (no `params`, no **kwargs to the "
-                         "request) to carry the cursor")
+        return _url_edit(cf, plan)
     existing = site.params_expr
     if existing is not None and not isinstance(existing, cst.Dict):
         if not (isinstance(existing, cst.Name) and _holds_dict(plan.an, existing, cf.call)):
             raise CannotPage("its query parameters are built where the rewrite cannot read them")
     return Change("page-call", cf.call, rule.id, ("params",))
+
+
+def _url_edit(cf: CallFact, plan) -> Change:
+    """`rest("GET", "/pods" + paging)`, `Request(BASE + "/pods" + paging, ...)`: the cursor as a query string at the
+    end of the URL argument. Only where that argument really ends the URL the request is made to (through every
+    helper on the way) and the rewrite can see whether the URL already has a query ("&" then, else "?")."""
+    site = cf.site
+    at = next((i for i, a in enumerate(cf.call.args) if a.value is site.url_expr), None)
+    if site.library not in ("urllib", "helper") or at is None or site.url is None:
+        raise CannotPage("its request cannot carry a query parameter for the cursor")
+    if site.library == "helper":
+        _ends_url(site.helper)
+    flat = flatten(site.url.pieces)
+    path = flat[site.url.path_start:]
+    if "?" not in path and HOLE in path:
+        raise CannotPage("its URL is built from parts the rewrite cannot read, so where a query would go is unknown")
+    return Change("page-call", cf.call, rule.id, ("url", at, "&" if "?" in path else "?", _urlencode(plan)))
+
+
+def _ends_url(helper) -> None:
+    """Does the helper's path parameter end the URL of the request it makes (nothing joined after it, no call
+    around it), through every helper it calls in turn? Else a query string at its end would not end the URL."""
+    seen = set()
+    while helper is not None and id(helper.fn) not in seen:
+        seen.add(id(helper.fn))
+        inner = helper.inner
+        pieces = inner.url.pieces if inner is not None and inner.url is not None else []
+        if not pieces or pieces[-1].param != helper.path_param \
+                or sum(p.param == helper.path_param for p in pieces) != 1:
+            raise CannotPage(f"the helper {helper.fn.name.value}() cannot pass a query parameter (no `params`, no "
+                             "**kwargs to the request) and joins its path into the URL in a way a query string "
+                             "would break, so no cursor can reach the request")
+        helper = inner.helper
+
+
+def _urlencode(plan) -> str:
+    """How the module spells urllib.parse.urlencode: its own import of it, else `urllib.parse.urlencode` (the import
+    is then added, `page-import`)."""
+    for stmt in plan.an.module.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if isinstance(small, cst.ImportFrom) and not small.relative and isinstance(small.names, (list, tuple)):
+                module = dotted(small.module) if small.module is not None else None
+                for alias in small.names:
+                    name = alias.asname.name.value if alias.asname is not None else alias.name.value
+                    if module == "urllib.parse" and alias.name.value == "urlencode":
+                        return name
+                    if module == "urllib" and alias.name.value == "parse":
+                        return f"{name}.urlencode"
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    if dotted(alias.name) == "urllib.parse":
+                        return (f"{alias.asname.name.value}.urlencode" if alias.asname is not None
+                                else "urllib.parse.urlencode")
+    return "urllib.parse.urlencode"
 
 
 def _takes_params(site) -> bool:
@@ -459,7 +591,7 @@ def _is_json_of(answer: cst.CSTNode, var: str) -> bool:
             and isinstance(node.func.value, cst.Name) and node.func.value.value == var)
 
 
-def _per_page(stmt: cst.CSTNode, var: str) -> bool:
+def _per_page(stmt: cst.CSTNode, var: str | set[str]) -> bool:
     """A statement between the request and the read that only checks the answer (runs again for every page):
     `resp.raise_for_status()`, a log line, `if <bad>: raise ...` (or sys.exit)."""
     if isinstance(stmt, cst.SimpleStatementLine):
@@ -474,7 +606,7 @@ def _per_page(stmt: cst.CSTNode, var: str) -> bool:
     return False
 
 
-def _check_call(small: cst.CSTNode, var: str) -> bool:
+def _check_call(small: cst.CSTNode, var: str | set[str]) -> bool:
     if not isinstance(small, cst.Expr) or not isinstance(small.value, cst.Call):
         return False
     func = small.value.func
@@ -483,7 +615,7 @@ def _check_call(small: cst.CSTNode, var: str) -> bool:
         root = root.value
     if not isinstance(root, cst.Name):
         return False
-    return root.value == var or root.value in _LOGGERS
+    return root.value in ({var} if isinstance(var, str) else var) or root.value in _LOGGERS
 
 
 def _ends_raising(block: cst.CSTNode) -> bool:
@@ -553,9 +685,17 @@ def apply_call(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
     """Add the cursor parameters to the request's query: `params=paging`, or `{..., **paging}` beside its own."""
     if not isinstance(node, cst.Call):
         return node
-    _kw, paging = data
+    paging = data[-1]
     mine = cst.Name(paging.paging)
     args = list(node.args)
+    if data[0] == "url":  # the URL argument ends with the cursor's query string
+        at = data[1]
+        value = args[at].value
+        if not isinstance(value, _CONCATENABLE) or (
+                isinstance(value, cst.BinaryOperation) and not isinstance(value.operator, (cst.Add, cst.Modulo))):
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        args[at] = args[at].with_changes(value=cst.BinaryOperation(value, cst.Add(), mine))
+        return node.with_changes(args=args)
     for i, arg in enumerate(args):
         if arg.keyword is not None and arg.keyword.value == "params":
             value = arg.value
@@ -580,6 +720,60 @@ def apply_call(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
     elif args:
         args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     return node.with_changes(args=[*args, new])
+
+
+_CONCATENABLE = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, cst.Name, cst.Attribute, cst.Call,
+                 cst.Subscript, cst.BinaryOperation)
+
+
+@rule.applies("page-import")
+def apply_import(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
+    """`import urllib.parse` for the cursor's query string, unless the module has it: with the standard library's
+    imports (in name order among the plain imports), else as a group of its own before the first imports."""
+    if not isinstance(node, cst.Module):
+        return node
+    module = data[0]
+    body = list(node.body)
+    imports = []  # (index, the dotted module names) of the top-level import lines, in order
+    for i, stmt in enumerate(body):
+        smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+        if smalls and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in smalls):
+            names = [dotted(a.name) for s in smalls if isinstance(s, cst.Import) for a in s.names]
+            if module in names:
+                return node  # already there (a second call's edit, or the module's own)
+            froms = [dotted(s.module) or "" for s in smalls if isinstance(s, cst.ImportFrom) and s.module is not None]
+            imports.append((i, names, froms))
+    new = cst.parse_statement(f"import {module}\n")
+    stdlib = [(i, names, froms) for i, names, froms in imports
+              if "__future__" not in froms and any(n.split(".")[0] in sys.stdlib_module_names for n in names + froms)]
+    if stdlib:  # the first group of standard-library imports (a blank line ends a group)
+        lines = {i: names for i, names, _froms in imports}
+        first = stdlib[0][0]
+        group = [first]
+        while group[-1] + 1 in lines and not _blank_before(body[group[-1] + 1]):
+            group.append(group[-1] + 1)
+        plain = [i for i in group if lines[i] and min(lines[i]) < module]
+        at = plain[-1] + 1 if plain else first
+        if at == first:  # it leads its group: the group's blank lines go before it
+            new = new.with_changes(leading_lines=body[first].leading_lines)
+            body[first] = body[first].with_changes(leading_lines=[])
+        body.insert(at, new)
+        return node.with_changes(body=body)
+    rest = [i for i, _names, froms in imports if "__future__" not in froms]
+    if rest:
+        at = rest[0]
+        new = new.with_changes(leading_lines=body[at].leading_lines)
+        body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine()])
+    else:
+        at = imports[-1][0] + 1 if imports else 0
+        if imports:
+            new = new.with_changes(leading_lines=[cst.EmptyLine()])
+    body.insert(at, new)
+    return node.with_changes(body=body)
+
+
+def _blank_before(stmt: cst.CSTNode) -> bool:
+    return any(line.comment is None for line in getattr(stmt, "leading_lines", ()))
 
 
 @rule.applies("page-json")
@@ -609,20 +803,25 @@ def _loop(p: Paging, stmts: list) -> list:
     fetch = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(p.page))], p.json)])
     head = stmts[0]
     if p.within is not None:  # with <request> as resp: <checks>; <read>  ->  the with block fetches one page
-        inner = list(head.body.body)
+        block = stmts[-1]
+        inner = list(block.body.body)
         reader = inner[p.within]
-        repeated = [head.with_changes(leading_lines=[], body=head.body.with_changes(body=[*inner[:p.within], fetch]))]
+        repeated = [*stmts[:-1], block.with_changes(body=block.body.with_changes(body=[*inner[:p.within], fetch]))]
+        repeated[0] = repeated[0].with_changes(leading_lines=[])
     else:
         reader = stmts[-1]
         repeated = [*stmts[:-1]] + ([] if p.unpacked else [fetch])
         repeated[0] = repeated[0].with_changes(leading_lines=[]) if len(stmts) > 1 else repeated[0]
         if len(stmts) == 1:
             reader = reader.with_changes(leading_lines=[])
-    start = cst.parse_statement(f"{p.items}, {p.paging} = [], {{}}\n").with_changes(leading_lines=head.leading_lines)
+    empty, cursor = "{}", f"{{{q(n['cursor'])}: {p.page}[{q(n['block'])}][{q(n['next'])}]}}"
+    if p.channel == "url":  # the URL's query string: none at first, then the cursor's
+        empty, cursor = '""', f"{q(p.sep)} + {p.urlencode}({cursor})"
+    start = cst.parse_statement(f"{p.items}, {p.paging} = [], {empty}\n").with_changes(leading_lines=head.leading_lines)
     rest = cst.parse_module(
         f"{p.items} += {p.page}[{q(p.key)}]\n"
         f"if not {p.page}[{q(n['block'])}][{q(n['more'])}]:\n"
         f"    break\n"
-        f"{p.paging} = {{{q(n['cursor'])}: {p.page}[{q(n['block'])}][{q(n['next'])}]}}\n").body
+        f"{p.paging} = {cursor}\n").body
     loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock([*repeated, *rest]))
     return [start, loop, reader] if p.keeps else [start, loop]

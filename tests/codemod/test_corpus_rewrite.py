@@ -37,7 +37,6 @@ MODULES: dict = yaml.safe_load((CORPUS / "MANIFEST.yaml").read_text())["modules"
 
 # Gaps left at the end of the issue-11 session, by module (what the manifest wants that the rewrite does not do).
 NOT_YET = {
-    "sibling_constants_pkg": "client.py:22 (migrate): flagged Q30, the manifest migrates it (the pods list goes through _request(method, path, body), which cannot send a cursor; the manifest's one-page unwrap predates Q30)",
     "urllib_request_custom_opener.py": "urllib_request_custom_opener.py:40 (migrate): flagged: v1 field 'isServerless' read at line 92 on an answer unpacked from a (status, data) tuple the rewrite does not follow (+9 more)",
 }
 

@@ -1,7 +1,8 @@
 """Q30: a v1 list call whose v2 list is cursor-paginated becomes a loop over every page, or stays v1 and is flagged.
 
 Before/after pairs, the cases that must not become a loop first (each keeps its client on v1, byte for byte,
-with a `# v1bridge: Q30` comment), then the loops for each HTTP layer. Every pair: exact output, it parses,
+with a `# v1bridge: Q30` comment), then the loops for each HTTP layer: `params=` where the request takes a query,
+else (urllib, a helper with no params/**kwargs) a query string at the end of the URL argument. Every pair: exact output, it parses,
 a second run changes nothing. That the loops really read every page is proved by execution
 (tests/codemod/test_execution.py runs the corpus against a sandbox answering 2-item pages).
 """
@@ -30,13 +31,22 @@ def _flagged(text: str, line: int, why: str, helper: int | None = None) -> tuple
 # through one) -> unchanged but for the Q30 comment above that line (and above the helper's request: the helper
 # stays v1 with its callers).
 FLAGGED = {
-    "helper with no way to send a query parameter": _flagged('''
+    "helper with no query channel that joins a suffix after the path": _flagged('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def rest(method, path):
-            return requests.request(method, BASE + path).json()
+            return requests.request(method, BASE + path + "/").json()
         def pods():
             return rest("GET", "/pods")
+    ''', 6, "the helper rest() cannot pass a query parameter (no `params`, no **kwargs to the request) and joins its "
+        "path into the URL in a way a query string would break", 4),
+    "helper with no query channel whose URL ends in a part the rewrite cannot read": _flagged('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def rest(method, path, fmt):
+            return requests.request(method, f"{BASE}{path}{fmt}").json()
+        def pods():
+            return rest("GET", "/pods", "")
     ''', 6, "the helper rest() cannot pass a query parameter", 4),
     "answer read in another function": _flagged('''
         import requests
@@ -104,15 +114,22 @@ FLAGGED = {
         def stamped():
             return time.time(), requests.get(BASE + "/pods").json()
     ''', 5, "another call on line 5 runs before the answer is read"),
-    "urllib: the answer is parsed by json.load, out of sight": _flagged('''
+    "urllib: the opened response is returned, parsed out of sight": _flagged('''
+        import urllib.request
+        BASE = "https://rest.runpod.io/v1"
+        def open_pods(key):
+            req = urllib.request.Request(BASE + "/pods", headers={"Authorization": key})
+            return urllib.request.urlopen(req, timeout=30)
+    ''', 4, "its answer is handed on at line 5 before it is parsed"),
+    "urllib: the JSON is read after the with block that opens the request": _flagged('''
         import json
         import urllib.request
         BASE = "https://rest.runpod.io/v1"
         def pods(key):
-            req = urllib.request.Request(BASE + "/pods", headers={"Authorization": key})
-            with urllib.request.urlopen(req) as resp:
-                return json.load(resp)
-    ''', 5, "its answer is handed on at line 6 before it is parsed"),
+            with urllib.request.urlopen(urllib.request.Request(BASE + "/pods", headers={"Authorization": key})) as resp:
+                raw = resp.read()
+            return json.loads(raw)
+    ''', 5, "its answer is handed on before it is parsed"),
     "response returned, its body read as text by the caller": _flagged('''
         import json
         import requests
@@ -358,6 +375,205 @@ LOOPS = {
                 paging = {"cursor": page["pagination"]["nextCursor"]}
             for pod in pods:
                 print(pod["id"])
+    '''),
+    "helper with no query channel, rest(method, path, body): the cursor ends the path, urllib.parse imported": ('''
+        """Pods."""
+        from __future__ import annotations
+
+        import json
+        from typing import Any
+
+        import requests
+
+
+        class Rest:
+            def __init__(self, http=requests, base="https://rest.runpod.io/v1"):
+                self.http = http
+                self.base = base.rstrip("/")
+
+            def rest(self, method: str, path: str, body: dict | None = None) -> Any:
+                resp = self.http.request(method, f"{self.base}{path}", data=json.dumps(body) if body else None)
+                if resp.status_code >= 400:
+                    raise RuntimeError(resp.json()["message"])
+                return resp.json()
+
+            def pods(self) -> list[dict]:
+                return self.rest("GET", "/pods")
+    ''', '''
+        """Pods."""
+        from __future__ import annotations
+
+        import json
+        import urllib.parse
+        from typing import Any
+
+        import requests
+
+
+        class Rest:
+            def __init__(self, http=requests, base="https://api.runpod.io/v2"):
+                self.http = http
+                self.base = base.rstrip("/")
+
+            def rest(self, method: str, path: str, body: dict | None = None) -> Any:
+                resp = self.http.request(method, f"{self.base}{path}", data=json.dumps(body) if body else None)
+                if resp.status_code >= 400:
+                    raise RuntimeError(resp.json()["detail"])
+                return resp.json()
+
+            def pods(self) -> list[dict]:
+                all_pods, paging = [], ""
+                while True:
+                    page = self.rest("GET", "/pods" + paging)
+                    all_pods += page["pods"]
+                    if not page["pagination"]["hasNextPage"]:
+                        break
+                    paging = "?" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+                return all_pods
+    '''),
+    "_get(url) whose URL already has a query: the cursor follows with &, imports in their own group": ('''
+        import requests
+        REST = "https://rest.runpod.io/v1"
+        def _get(url):
+            r = requests.get(url, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def nightly():
+            return [t["name"] for t in _get(f"{REST}/templates?tag=nightly")]
+    ''', '''
+        import urllib.parse
+
+        import requests
+        REST = "https://api.runpod.io/v2"
+        def _get(url):
+            r = requests.get(url, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def nightly():
+            templates, paging = [], ""
+            while True:
+                page = _get(f"{REST}/templates?tag=nightly" + paging)
+                templates += page["templates"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = "&" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+            return [t["name"] for t in templates]
+    '''),
+    "helper through a helper, path joined with lstrip, the module's own urlencode import": ('''
+        from urllib.parse import urlencode
+        import requests
+        REST = "https://rest.runpod.io/v1"
+        class C:
+            def _request(self, method, path, body=None):
+                resp = requests.request(method, REST + "/" + path.lstrip("/"), json=body, timeout=30)
+                resp.raise_for_status()
+                return resp.json()
+            def _get(self, path):
+                return self._request("GET", path)
+            def endpoints(self):
+                out = self._get("endpoints")
+                return out
+    ''', '''
+        from urllib.parse import urlencode
+        import requests
+        REST = "https://api.runpod.io/v2"
+        class C:
+            def _request(self, method, path, body=None):
+                resp = requests.request(method, REST + "/" + path.lstrip("/"), json=body, timeout=30)
+                resp.raise_for_status()
+                return resp.json()
+            def _get(self, path):
+                return self._request("GET", path)
+            def endpoints(self):
+                out, paging = [], ""
+                while True:
+                    page = self._get("serverless" + paging)
+                    out += page["endpoints"]
+                    if not page["pagination"]["hasNextPage"]:
+                        break
+                    paging = "?" + urlencode({"cursor": page["pagination"]["nextCursor"]})
+                return out
+    '''),
+    "urllib Request then urlopen in a with block: the cursor ends the URL": ('''
+        import json
+        import urllib.request
+        BASE = "https://rest.runpod.io/v1"
+        def pods(key):
+            req = urllib.request.Request(BASE + "/pods", headers={"Authorization": key})
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return json.load(resp)
+    ''', '''
+        import json
+        import urllib.parse
+        import urllib.request
+        BASE = "https://api.runpod.io/v2"
+        def pods(key):
+            all_pods, paging = [], ""
+            while True:
+                req = urllib.request.Request(BASE + "/pods" + paging, headers={"Authorization": key})
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    page = json.load(resp)
+                all_pods += page["pods"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = "?" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+            return all_pods
+    '''),
+    "urlopen(url) parsed in one expression": ('''
+        import json
+        from urllib.request import urlopen
+        BASE = "https://rest.runpod.io/v1"
+        def endpoints():
+            return json.loads(urlopen(BASE + "/endpoints").read().decode("utf-8"))
+    ''', '''
+        import json
+        import urllib.parse
+        from urllib.request import urlopen
+        BASE = "https://api.runpod.io/v2"
+        def endpoints():
+            all_endpoints, paging = [], ""
+            while True:
+                page = json.loads(urlopen(BASE + "/serverless" + paging).read().decode("utf-8"))
+                all_endpoints += page["endpoints"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = "?" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+            return all_endpoints
+    '''),
+    "custom opener, a header added and the status checked between request and read, a query in the URL": ('''
+        import json
+        import urllib.parse
+        import urllib.request
+        BASE = "https://rest.runpod.io/v1"
+        _opener = urllib.request.build_opener()
+        def templates(key, tag):
+            req = urllib.request.Request(BASE + "/templates?" + urllib.parse.urlencode({"tag": tag}), method="GET")
+            req.add_header("Authorization", key)
+            resp = _opener.open(req, timeout=30)
+            if resp.status != 200:
+                raise RuntimeError(resp.status)
+            found = json.load(resp)
+            return sorted(t["name"] for t in found)
+    ''', '''
+        import json
+        import urllib.parse
+        import urllib.request
+        BASE = "https://api.runpod.io/v2"
+        _opener = urllib.request.build_opener()
+        def templates(key, tag):
+            found, paging = [], ""
+            while True:
+                req = urllib.request.Request(BASE + "/templates?" + urllib.parse.urlencode({"tag": tag}) + paging, method="GET")
+                req.add_header("Authorization", key)
+                resp = _opener.open(req, timeout=30)
+                if resp.status != 200:
+                    raise RuntimeError(resp.status)
+                page = json.load(resp)
+                found += page["templates"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = "&" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+            return sorted(t["name"] for t in found)
     '''),
 }
 

@@ -24,14 +24,14 @@ def _headers():
 
 
 def _get(path):
-    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
+    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
     r = requests.get(_url(path), headers=_headers(), timeout=20)
     r.raise_for_status()
     return r.json()
 
 
 def _post(path, body):
-    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
+    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
     r = requests.post(_url(path), headers=_headers(), json=body, timeout=20)
     if not r.ok:
         # v1bridge: Q29 read detail (and errors[]) from the problem body
@@ -41,13 +41,13 @@ def _post(path, body):
 
 
 def _delete(path):
-    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
+    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
     r = requests.delete(_url(path), headers=_headers(), timeout=20)
     r.raise_for_status()
 
 
 def list_templates():
-    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
+    # v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
     return _get("templates")
 
 

@@ -6,6 +6,7 @@ with the same `request(method, url, **kw)` signature.
 from __future__ import annotations
 
 import json
+import urllib.parse
 from typing import Any, Protocol
 
 import requests
@@ -16,13 +17,12 @@ class HttpLike(Protocol):
 
 
 class RunpodRest:
-    def __init__(self, api_key: str, http: HttpLike = requests, base: str = "https://rest.runpod.io/v1") -> None:
+    def __init__(self, api_key: str, http: HttpLike = requests, base: str = "https://api.runpod.io/v2") -> None:
         self.http = http
         self.base = base.rstrip("/")
         self.api_key = api_key
 
     def rest(self, method: str, path: str, body: dict | None = None) -> Any:
-        # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
         resp = self.http.request(
             method,
             f"{self.base}{path}",
@@ -31,21 +31,24 @@ class RunpodRest:
             timeout=30,
         )
         if resp.status_code >= 400:
-            # v1bridge: Q29 read detail (and errors[]) from the problem body
-            raise RuntimeError(resp.json()["message"])
+            raise RuntimeError(resp.json()["detail"])
         return resp.json() if resp.content else None
 
     def pods(self) -> list[dict]:
-        # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
-        return self.rest("GET", "/pods")
+        all_pods, paging = [], ""
+        while True:
+            page = self.rest("GET", "/pods" + paging)
+            all_pods += page["pods"]
+            if not page["pagination"]["hasNextPage"]:
+                break
+            paging = "?" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+        return all_pods
 
     def rename(self, pod_id: str, name: str) -> dict:
-        # v1bridge: L02 send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
         return self.rest("PATCH", f"/pods/{pod_id}", {"name": name})
 
     def restart(self, pod_id: str) -> None:
-        # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
-        self.rest("POST", f"/pods/{pod_id}/restart")
+        self.rest("POST", f"/pods/{pod_id}/action", {"action": "restart"})
 
 
 def rename_all(client: RunpodRest, prefix: str) -> list[str]:

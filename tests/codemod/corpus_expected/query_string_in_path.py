@@ -18,7 +18,6 @@ def _get(url, api_key):
 def pods_with_machines(api_key):
     # v1bridge: R07 read dataCenterId
     # v1bridge: Q03 filter the v2 list client-side; fetch related objects explicitly
-    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
     return _get(f"{REST}/pods?includeMachine=true&includeNetworkVolume=true", api_key)
 
 
@@ -32,13 +31,11 @@ def pod_machine(api_key, pod_id):
 
 def all_templates(api_key):
     # v1bridge: Q27 read /v2/catalog/templates?source=official|community for public templates
-    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
     return _get(REST + "/templates?includePublicTemplates=true&includeRunpodTemplates=true", api_key)
 
 
 def running_pods(api_key):
     # v1bridge: Q13 read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR
-    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
     return _get(REST + "/pods?desiredStatus=RUNNING", api_key)
 
 

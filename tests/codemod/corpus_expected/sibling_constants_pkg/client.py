@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import urllib.parse
 
 import requests
 
@@ -24,7 +25,14 @@ class FleetClient:
         return resp.json() if resp.content else None
 
     def workers(self) -> list[dict]:
-        return [p for p in self._request(HTTP_GET, "/pods")["pods"] if p["name"].startswith("fleet-")]
+        pods, paging = [], ""
+        while True:
+            page = self._request(HTTP_GET, "/pods" + paging)
+            pods += page["pods"]
+            if not page["pagination"]["hasNextPage"]:
+                break
+            paging = "?" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+        return [p for p in pods if p["name"].startswith("fleet-")]
 
     def spawn(self, index: int) -> dict:
         return self._request(HTTP_POST, "/pods", {
