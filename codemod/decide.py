@@ -153,11 +153,15 @@ def decide(plan: "Plan") -> None:
         line = an.where(site.call)[0]
         if kind == "unmatched":
             _site, path, candidates = item
+            removed = {}
             if site.url is not None and site.url.kind == "wrong-host":
                 rule = "L01"
                 why = (f"{site.method or ''} {path} on a v1 prefix of the v2 host, where v1 was never served (the "
                        "call answered 404): a person must confirm what it should do")
             else:
+                # a route a part known only at run time may make it (`reset` among the verbs) that v2 removed: its
+                # own rule says what to do there
+                removed = {r: c for c in candidates if c.op.v2 is None for r in c.op.rules if r.startswith("R")}
                 if not candidates:  # a verb v1 never had, next to the verbs it had (`/pods/{id}/resume`)
                     segs = path.rstrip("/").split("/")
                     candidates = an._candidates("/".join(segs[:-1] + [HOLE]), site.method) if len(segs) > 2 else []
@@ -166,6 +170,9 @@ def decide(plan: "Plan") -> None:
                        f"(a part is only known at run time, or v1 never had it); migrate it by hand")
             plan.unit = u
             plan.flag(site.call, rule, "call", None, why)
+            for extra_rule, route in removed.items():
+                plan.flag(site.call, extra_rule, "call", None,
+                          f"the call may be {route.label()}, which v2 does not have; {plan.rule_text(extra_rule)}")
             for read in an.error_reads_of(site.call):  # its error reads stay v1 with it, and say so
                 plan.flag(read.node, "Q29", "response-field", None,
                           f"error read of the call at line {line}, which stays on v1; " + plan.rule_text("Q29"))

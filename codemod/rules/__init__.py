@@ -189,7 +189,8 @@ def plan_params(cf: "CallFact", plan: "Plan") -> None:
             name = pair.split("=")[0]
             spec = qmap.params.get(name)
             if spec is not None and spec.to != name:
-                plan.flag(cf.call, spec.rule or "Q03", "param", route)
+                for rule_id in _param_flag_rules(name, spec, plan):
+                    plan.flag(cf.call, rule_id, "param", route)
         unknown = any(HOLE in pair.split("=")[0] for pair in query.split("&"))  # a parameter name not known
         encoded = plan.an.url_queries(site.url_expr, plan.an.scope_of(cf.call)) if unknown else []
         if encoded is None or unknown and not encoded:
@@ -210,7 +211,20 @@ def plan_params(cf: "CallFact", plan: "Plan") -> None:
         if spec.to and owner is not None and owner.on_param is not None:
             owner.on_param(cf, key_node, name, spec, plan)
         else:
-            plan.flag(key_node, spec.rule or "Q03", "param", route)
+            for rule_id in _param_flag_rules(name, spec, plan):
+                plan.flag(key_node, rule_id, "param", route)
+
+
+def _param_flag_rules(name: str, spec, plan: "Plan") -> list[str]:
+    """The rules a v1 query parameter v2 does not take is flagged under: its own rule in queries.yaml; and for a list
+    filter whose own rule is not about query parameters at all (rules.yaml lists no `concerns.params` for it: Q13 for
+    desiredStatus is about the field's values), first the rules whose `concerns.params` name it (Q03: v2 ignores the
+    filter and answers the whole list, so filter client-side)."""
+    rules = plan.kb.mappings.rules
+    own = spec.rule or "Q03"
+    if not spec.filter or own in rules and rules[own].concerns.params:
+        return [own]
+    return list(dict.fromkeys([*(r.id for r in rules.values() if name in r.concerns.params), own]))
 
 
 def _param_keys(node, cf: "CallFact", plan: "Plan") -> list:

@@ -7,7 +7,8 @@ For every corpus module (tests/codemod/corpus/, ground truth in MANIFEST.yaml):
   path v2 does not have (a v1 path);
 - every call the rewrite leaves is reported by the audit, so `audit --fail-on-legacy` after `rewrite`
   exits 1 exactly on the modules that keep v1 calls (and 0 on the rest);
-- per call site, the manifest's outcome (migrate / flag with its rule / untouched) and answer reads.
+- per call site, the manifest's outcome (migrate / flag with its rule / untouched) and answer reads; a flagged
+  call must carry a `# v1bridge:` comment naming the manifest's rule (a comment under another rule is a gap).
   Modules the rewrite does not yet bring to the manifest's verdict are listed in NOT_YET, each a strict
   xfail: it names the gap, and fails the day the gap closes so the list stays true.
 - modules that reach the manifest's verdict also have their exact output pinned in corpus_expected/.
@@ -15,6 +16,7 @@ For every corpus module (tests/codemod/corpus/, ground truth in MANIFEST.yaml):
 from __future__ import annotations
 
 import ast
+import copy
 import difflib
 import json
 import re
@@ -77,6 +79,17 @@ def _comment_above(lines: list[str], line: int) -> bool:
             return True
         i -= 1
     return False
+
+
+def _comment_rules(lines: list[str], line: int) -> list[str]:
+    """The rule IDs of the `# v1bridge: RULE ...` comments directly above `line` (1-based), in order."""
+    rules, i = [], line - 2
+    while i >= 0 and lines[i].strip().startswith("#"):
+        text = lines[i].strip()
+        if text.startswith("# v1bridge:"):
+            rules.insert(0, text.split()[2])
+        i -= 1
+    return rules
 
 
 def guarantee_violations(source: str, path: str, externals: dict | None = None) -> list[str]:
@@ -353,8 +366,9 @@ def manifest_gaps(name: str) -> list[str]:
             elif outcome == "flag":
                 if old != new:
                     gaps.append(f"{where}: changed, the manifest leaves it")
-                if key == "calls" and not flagged:
-                    gaps.append(f"{where}: no `# v1bridge: {item.get('rule')}` comment")
+                rules = _comment_rules(above + [""], len(above) + 1) if above else []
+                if key == "calls" and item.get("rule") not in rules:
+                    gaps.append(f"{where}: no `# v1bridge: {item.get('rule')}` comment (comments: {rules})")
             elif old != new or flagged:
                 gaps.append(f"{where}: touched, the manifest leaves it alone")
             for read in item.get("reads") or []:
@@ -386,6 +400,16 @@ def test_exact_output_of_modules_at_the_manifest_verdict(name: str) -> None:
     for file, (_before, after) in rewritten(name).items():
         expected = EXPECTED / (f"{name}/{file}" if (CORPUS / name).is_dir() else file)
         assert after == expected.read_text(), f"{file}: output differs from {expected}"
+
+
+def test_a_flag_under_another_rule_than_the_manifest_is_a_gap(monkeypatch) -> None:
+    """The verdict checks the rule ID of each expected flag, not only that a comment is there."""
+    name = "verb_interpolated_with_reset.py"
+    spec = copy.deepcopy(MODULES[name])
+    next(c for c in spec["calls"] if c["line"] == 32)["rule"] = "L01"
+    monkeypatch.setitem(MODULES, name, spec)
+    assert manifest_gaps(name) == [
+        "verb_interpolated_with_reset.py:32 (flag): no `# v1bridge: L01` comment (comments: ['L04', 'R01'])"]
 
 
 def test_not_yet_lists_only_corpus_modules() -> None:

@@ -33,6 +33,7 @@ L01 = "# v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (
 L02 = "# v1bridge: L02 send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)"
 Q02 = "# v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)"
 L04 = "# v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}"
+R01 = "# v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart it)"  # reset may be the verb
 
 CASES = {
     # --- reads on what another library returns (an SDK's own answer shape)
@@ -320,6 +321,7 @@ CASES = {
         API = "https://rest.runpod.io/v1"
         def act(pod_id, verb):
             {L04}
+            {R01}
             r = requests.post(f"{{API}}/pods/{{pod_id}}/{{verb}}")
             if r.status_code != 200:
                 {Q29}
@@ -349,6 +351,7 @@ CASES = {
             if verb not in ("start", "stop", "reset"):
                 raise ValueError(verb)
             {L04}
+            {R01}
             requests.post(f"{{API}}/pods/{{pod_id}}/{{verb}}").raise_for_status()
     '''),
     "a verb that the function reassigns after the guard: flagged": _case('''
@@ -368,6 +371,7 @@ CASES = {
                 return None
             verb = verb.lower()
             {L04}
+            {R01}
             requests.post(f"{{API}}/pods/{{pod_id}}/{{verb}}").raise_for_status()
     '''),
     "a verb guarded by a module constant: one action call with the verb as its body": _case('''

@@ -35,6 +35,7 @@ def all_templates(api_key):
 
 
 def running_pods(api_key):
+    # v1bridge: Q03 filter the v2 list client-side; fetch related objects explicitly
     # v1bridge: Q13 read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR
     return _get(REST + "/pods?desiredStatus=RUNNING", api_key)
 

@@ -31,6 +31,7 @@ def cmd_list(args):
 
 def cmd_action(args):
     # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
+    # v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart it)
     r = requests.post(f"{API}/pods/{args.pod_id}/{args.action}", headers=_auth(), timeout=60)
     if r.status_code != 200:
         # v1bridge: Q29 read detail (and errors[]) from the problem body
