@@ -3,8 +3,9 @@
     .venv/bin/python bench/answer_bench.py [--iterations 3000] [--routes list,get,stop]
 
 For each benchmarked route, the v2 answer captured from the sandbox (bench/fast_upstream.py) goes through
-`Answer.run` (proxy/answer.py) as the proxy runs it, without a server or an upstream call, and each piece is timed
-alone: the JSON parse, the answer check (`not_an_answer`), the backward translation (the compiled response map,
+`Answer.run` (proxy/answer.py) as the proxy runs it, without a server or an upstream call (these routes answer
+through their typed reader, mappings/typed.py), and each piece is timed alone: the typed reader, and the dict
+path's pieces it stands in for (taken when the typed reader gives up): the JSON parse, the answer check (`not_an_answer`), the backward translation (the compiled response map,
 its converters included), the serialisation, the kept upstream headers and the aiohttp response. Beside them,
 the naive translator's parse + renames + dump (bench/naive_translator.py) over the same bytes.
 
@@ -106,8 +107,13 @@ def pieces(service: V1Service, captured: fu.Captured, route_name: str) -> dict[s
         raise RuntimeError(f"{op_id}: the answer stage awaited (a page or a lookup): not measured here")
 
     call = f"{route.v2_method} {route.v2_path}"
+    reader = service.answer.typed[op_id]
+    block, more = service.answer.pages.pagination.block, service.answer.pages.pagination.more
+    typed: Callable[[], Any] = ((lambda: reader.answer_page(answer.body, route.list_key, block, more))
+                                if route.list_key else (lambda: reader.answer_object(answer.body)))
     return {
         "answer stage, from the v2 bytes": lambda: run(fresh()),
+        "  typed reader: decode, translate, dump": typed,
         "  JSON parse (orjson.loads)": lambda: orjson.loads(answer.body),
         "  answer check (not_an_answer)": lambda: not_an_answer(route, parsed(), call, creates=route.creates),
         "  backward translation": lambda: service.backward.translate(plan, data, ctx),

@@ -12,6 +12,8 @@ import orjson
 from aiohttp import web
 
 
+from mappings.typed import TypedReader, typed_reader
+
 from proxy import offload
 from proxy.backward import Backward, ListBuilder
 from proxy.failures import Failures, not_an_answer, upstream_headers
@@ -37,6 +39,26 @@ class Answer:
         self.pages = emulations.pages
         # large answers (config.large_answer bytes and up) are translated in this pool, started at first need
         self._pool: offload.ProcessPoolExecutor | None = None
+        self.typed = _typed_readers(backward)
+
+    def _typed(self, call: Call, plan: Plan, resp: UpstreamResponse) -> web.Response | None:
+        """The answer from typed structs (mappings/typed.py) when the route has a typed reader and the request
+        asks nothing a plain answer lacks (no filter, lookup or include flag); None: answer from dicts."""
+        route = plan.route
+        reader = self.typed.get(route.op_id)
+        if reader is None or plan.filters or plan.lookups or plan.includes:
+            return None
+        if route.list_key:
+            pagination = self.pages.pagination
+            body = reader.answer_page(resp.body, route.list_key, pagination.block, pagination.more)
+        else:
+            body = reader.answer_object(resp.body)
+        if body is None:
+            return None
+        status = self._v1_status(call, plan, resp)
+        if status == 204:  # strict status policy and v2 answered 204: the dict path answers it (no body)
+            return None
+        return web.Response(status=status, body=body, content_type=_JSON, headers=upstream_headers(resp))
 
     async def run(self, call: Call, plan: Plan, outcome: Outcome) -> web.Response:
         route = plan.route
@@ -51,6 +73,9 @@ class Answer:
             data: Any = outcome.followed
         else:
             if not plan.steps and plan.request is not None:  # each step of a multi-step emulation is checked as it runs
+                typed = self._typed(call, plan, resp)
+                if typed is not None:
+                    return typed
                 problem = not_an_answer(route, resp, f"{plan.request.method} {plan.request.path}",
                                         creates=route.creates)
                 if problem is not None:
@@ -123,3 +148,30 @@ class Answer:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _typed_readers(backward: Backward) -> dict[str, TypedReader]:
+    """op id -> the typed reader of its response map, for routes answered with one translated object or one
+    list (not a create: its answer check also asks for the new id; not billing: records are aggregated)."""
+    m = backward.m
+    readers: dict[str, TypedReader | None] = {}
+    out: dict[str, TypedReader] = {}
+    pagination = m.conventions.pagination
+    for route in backward.table:
+        op = route.op
+        if op.response is None or route.creates or op.shape not in ("object", "action", "list"):
+            continue
+        if op.shape == "list" and not route.list_key:
+            continue
+        if op.response not in readers:
+            readers[op.response] = typed_reader(m.responses[op.response], m)
+        reader = readers[op.response]
+        if reader is None:
+            continue
+        if route.list_key:
+            try:
+                reader.page_decoder(route.list_key, pagination.block, pagination.more)
+            except ValueError:
+                continue
+        out[route.op_id] = reader
+    return out

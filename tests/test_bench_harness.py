@@ -92,6 +92,7 @@ def test_answer_bench_runs_the_answer_stage_of_every_route(captured):
         # the whole stage, from the captured v2 bytes, gives the v1 answer its pieces make
         assert answered.status == 200, name
         assert answered.body == orjson.dumps(timed["  backward translation"]()), name
+        assert timed["  typed reader: decode, translate, dump"]() == answered.body, name  # the typed path answered
         assert answered.headers["x-request-id"] == dict(captured.answers[answer_bench.ROUTES[name][1]].headers)[
             "x-request-id"]
         assert all(answer_bench.best_us(fn, 1, runs=1) >= 0 for fn in timed.values())  # each piece runs
