@@ -93,6 +93,8 @@ class Calls:
             self.refs = previous
 
     def _call_site(self, call: cst.Call) -> CallSite | None:
+        if isinstance(self.parent(call), cst.Decorator):
+            return None  # `@routes.get("/pods")`, `@app.post(...)`: a route a server defines, never a request
         func = call.func
         name = dotted(func) or ""
         origin = self._origin(name)

@@ -73,6 +73,29 @@ class C:
     assert [e.kind for e in analysis.edits] == ["comment"] and analysis.manual[0][1] == "Q02"
 
 
+def test_routes_a_server_defines_are_not_requests() -> None:
+    """`@routes.post("/pods/{pod_id}/stop")` declares a route of the file's own server: not a v1 call of any base,
+    so the audit reports no call there (it did: L04 'through a base address defined elsewhere')."""
+    src = '''from aiohttp import web
+from fastapi import FastAPI
+
+routes = web.RouteTableDef()
+api = FastAPI()
+
+
+@routes.post("/pods/{pod_id}/stop")
+async def stop_pod(request):
+    return web.json_response({"id": request.match_info["pod_id"]})
+
+
+@api.get("/endpoints")
+def endpoints():
+    return []
+'''
+    analysis = analyze_python(src, "server.py")
+    assert not analysis.uses_v1 and analysis.findings == []
+
+
 def test_file_that_does_not_parse_is_reported() -> None:
     analysis = analyze_python("def broken(:\n", "bad.py")
     assert analysis.error and analysis.error.startswith("does not parse")
