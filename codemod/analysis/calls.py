@@ -111,10 +111,11 @@ class Calls:
         attr = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
         lib_root = origin.split(".")[0]
         is_async = isinstance(self.parent(call), cst.Await)
-        if origin in ("urllib.request.Request", "urllib.request.urlopen"):
+        opener = attr == "open" and isinstance(func, cst.Attribute) and self._is_opener(func.value, scope)
+        if origin in ("urllib.request.Request", "urllib.request.urlopen") or opener:
             library = "urllib"
-            url_expr = args[0].value if args else kw.get("url")
-            if origin.endswith("urlopen") and isinstance(url_expr, cst.Call):
+            url_expr = args[0].value if args else kw.get("url" if not opener else "fullurl")
+            if not origin.endswith("Request") and isinstance(url_expr, cst.Call):
                 return None  # the inner Request(...) is the call site
             mnode = kw.get("method")
             method = str_of(mnode) if mnode is not None else ("POST" if "data" in kw or len(args) > 1 else "GET")
@@ -209,6 +210,32 @@ class Calls:
 
     def _client_of(self, receiver: cst.CSTNode, scope) -> tuple[str | None, UrlInfo | None, list]:
         """(library, base) of a client object: httpx.Client(base_url=...), requests.Session(), ..."""
+        value, scope = self._receiver_value(receiver, scope)
+        if not isinstance(value, cst.Call):
+            return None, None, []
+        parts = self._factory(value)
+        if parts not in CLIENT_FACTORIES:
+            return None, None, []
+        base_expr = next((a.value for a in value.args if a.keyword and a.keyword.value == "base_url"), None)
+        if base_expr is None and parts[0] == "aiohttp":
+            pos = [a.value for a in value.args if a.keyword is None]
+            base_expr = pos[0] if pos else None
+        if base_expr is None:
+            return parts[0], None, []
+        refs: list = []
+        pieces = self.traced(refs, self.evaluate, base_expr, scope)
+        flat = flatten(pieces)
+        kind, start, host_edit = self.classify(flat)
+        return parts[0], UrlInfo(kind, pieces, start, len(flat), host_edit, ours=self.is_ours(flat)), refs
+
+    def _is_opener(self, receiver: cst.CSTNode, scope) -> bool:
+        """Is the receiver a urllib opener (`opener = urllib.request.build_opener(...)`, `self.opener = ...`)?"""
+        value, _scope = self._receiver_value(receiver, scope)
+        return isinstance(value, cst.Call) and self._origin(dotted(value.func) or "") == "urllib.request.build_opener"
+
+    def _receiver_value(self, receiver: cst.CSTNode, scope) -> tuple[cst.CSTNode | None, object]:
+        """The value a call's receiver was bound to (a name in its scope or the module, `self.x`, a call), and the
+        scope to evaluate it in."""
         value = None
         if isinstance(receiver, cst.Name):
             fn = scope
@@ -231,22 +258,7 @@ class Calls:
             value = receiver
         if isinstance(value, cst.Await):
             value = value.expression
-        if not isinstance(value, cst.Call):
-            return None, None, []
-        parts = self._factory(value)
-        if parts not in CLIENT_FACTORIES:
-            return None, None, []
-        base_expr = next((a.value for a in value.args if a.keyword and a.keyword.value == "base_url"), None)
-        if base_expr is None and parts[0] == "aiohttp":
-            pos = [a.value for a in value.args if a.keyword is None]
-            base_expr = pos[0] if pos else None
-        if base_expr is None:
-            return parts[0], None, []
-        refs: list = []
-        pieces = self.traced(refs, self.evaluate, base_expr, scope)
-        flat = flatten(pieces)
-        kind, start, host_edit = self.classify(flat)
-        return parts[0], UrlInfo(kind, pieces, start, len(flat), host_edit, ours=self.is_ours(flat)), refs
+        return value, scope
 
     def _factory(self, call: cst.Call) -> tuple[str, str]:
         origin = self._origin(dotted(call.func) or "")

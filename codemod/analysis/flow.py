@@ -283,8 +283,10 @@ class Flow:
     def urllib_responses(self, call_expr: cst.CSTNode) -> list[cst.CSTNode]:
         """The calls that open a urllib request: the call itself (`urlopen(url)`), or `urlopen(req)` /
         `opener.open(req)` on the Request it builds (passed directly or through the name it is bound to)."""
-        if isinstance(call_expr, cst.Call) and self._origin(dotted(call_expr.func) or "") == "urllib.request.urlopen":
-            return [call_expr]
+        if isinstance(call_expr, cst.Call) and (self._origin(dotted(call_expr.func) or "") == "urllib.request.urlopen"
+                                                or isinstance(call_expr.func, cst.Attribute)
+                                                and call_expr.func.attr.value == "open"):
+            return [call_expr]  # opened on its URL (`urlopen(url)`, `opener.open(url)`): the call is the response
         holders = [call_expr]
         var = self._bound_name(call_expr)
         if var is not None:

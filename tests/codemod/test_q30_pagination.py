@@ -575,6 +575,31 @@ LOOPS = {
                 paging = "&" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
             return sorted(t["name"] for t in found)
     '''),
+    "custom opener opened on the URL itself, in a with block": ('''
+        import json
+        import urllib.request
+        BASE = "https://rest.runpod.io/v1"
+        _opener = urllib.request.build_opener()
+        def pods():
+            with _opener.open(BASE + "/pods", timeout=30) as resp:
+                return json.load(resp)
+    ''', '''
+        import json
+        import urllib.parse
+        import urllib.request
+        BASE = "https://api.runpod.io/v2"
+        _opener = urllib.request.build_opener()
+        def pods():
+            all_pods, paging = [], ""
+            while True:
+                with _opener.open(BASE + "/pods" + paging, timeout=30) as resp:
+                    page = json.load(resp)
+                all_pods += page["pods"]
+                if not page["pagination"]["hasNextPage"]:
+                    break
+                paging = "?" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+            return all_pods
+    '''),
 }
 
 
