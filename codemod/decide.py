@@ -379,7 +379,8 @@ def _verdict(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced: s
 
 def _flag_helpers(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_calls: int) -> None:
     """The call a helper makes for a blocked family is left too: it carries the comment of the rule that keeps
-    most of its family on v1 (ties: the first cause). A helper that also serves v2 or job-API calls is not
+    most of the calls through it on v1 (ties: the first cause); when none of them is a cause (the family is kept by
+    another helper's call), the rule most of them stay under (a GET helper's lists: Q02, not the PATCH remedy). A helper that also serves v2 or job-API calls is not
     the v1 client's alone and keeps no comment."""
     an, shared = plan.an, plan.facts.shared_helpers
     done: set[int] = set()
@@ -394,9 +395,11 @@ def _flag_helpers(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_ca
             if id(helper.fn) not in done and id(helper.fn) not in shared and inner is not None \
                     and (inner.helper is None or id(inner.helper.fn) in shared):
                 done.add(id(helper.fn))
-                rules = [rule for _u, rule, _why in reasons[root]]
+                through = {v for v in range(n_calls) if fam.find(v) == root and _goes_through(sites[v], helper.fn)}
+                own = [r for r in reasons[root] if r[0] in through]  # causes among the helper's own calls
+                rules = [rule for _u, rule, _why in own] or [_call_rule(plan.facts.calls[v]) for v in sorted(through)]
                 rule = max(rules, key=lambda r: (rules.count(r), -rules.index(r)))
-                cause_unit, cause_rule, cause = next(r for r in reasons[root] if r[1] == rule)
+                cause_unit, cause_rule, cause = next((r for r in own if r[1] == rule), reasons[root][0])
                 why = (f"the helper {helper.fn.name.value}() stays on v1 with its callers (line "
                        f"{an.where(sites[cause_unit].call)[0]}: {cause_rule} {cause}); {plan.rule_text(rule)}")
                 plan.unit = u
@@ -411,6 +414,15 @@ def _flag_helpers(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_ca
                                       f"error read [{read.key!r}] in the helper {helper.fn.name.value}(), which "
                                       f"stays on v1 with its callers; {plan.rule_text('Q29')}")
             helper = inner.helper if inner is not None else None
+
+
+def _goes_through(site, fn: cst.FunctionDef) -> bool:
+    helper = site.helper
+    while helper is not None:
+        if helper.fn is fn:
+            return True
+        helper = helper.inner.helper if helper.inner is not None else None
+    return False
 
 
 def _inside(an, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:

@@ -24,7 +24,7 @@ def _headers():
 
 
 def _get(path):
-    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
+    # v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
     r = requests.get(_url(path), headers=_headers(), timeout=20)
     r.raise_for_status()
     return r.json()
@@ -41,7 +41,7 @@ def _post(path, body):
 
 
 def _delete(path):
-    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
+    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
     r = requests.delete(_url(path), headers=_headers(), timeout=20)
     r.raise_for_status()
 
