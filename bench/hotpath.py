@@ -140,15 +140,17 @@ def run_translating(port: int, upstream: str, records: str, max_inflight: int | 
     """`v1bridge proxy --upstream URL --usage-dir DIR` as an operator runs it (access log to a file)."""
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, serving_for_life
+    from proxy import app as proxy_app
     from proxy.config import ProxyConfig
 
     sys.stderr = open(os.path.join(records, "access.log"), "a", buffering=1)  # noqa: SIM115 - the log collector
     extra = {} if max_inflight is None else {"max_inflight": max_inflight}
-    # serving_for_life: the process set-up of `v1bridge proxy` (cli_proxy._serve), gunicorn and --workers children
-    web.run_app(serving_for_life(create_proxy_app(ProxyConfig(upstream=upstream, access_log=True, usage_dir=records,
-                                                              fingerprint_salt="bench", **extra))),
-                host="127.0.0.1", port=port, access_log=None, print=None)
+    # serving_for_life and event_loop: the process set-up of `v1bridge proxy` (cli_proxy._serve), and of the
+    # --workers children (a --baseline checkout from before event_loop existed runs on asyncio's loop)
+    loop = proxy_app.event_loop() if hasattr(proxy_app, "event_loop") else None
+    web.run_app(proxy_app.serving_for_life(proxy_app.create_proxy_app(ProxyConfig(
+        upstream=upstream, access_log=True, usage_dir=records, fingerprint_salt="bench", **extra))),
+                host="127.0.0.1", port=port, access_log=None, print=None, loop=loop)
 
 
 def run_baseline(port: int, upstream: str, records: str, tree: str) -> None:

@@ -31,7 +31,7 @@ def profiled_proxy(port: int, upstream: str, records: str, out: str) -> None:
 
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, serving_for_life
+    from proxy.app import create_proxy_app, event_loop, serving_for_life
     from proxy.config import ProxyConfig
 
     sys.stderr = open(os.path.join(records, "access.log"), "a", buffering=1)  # noqa: SIM115
@@ -40,7 +40,7 @@ def profiled_proxy(port: int, upstream: str, records: str, out: str) -> None:
     profile = cProfile.Profile()
     profile.enable()
     try:
-        web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
+        web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, loop=event_loop())
     finally:
         profile.disable()
         profile.dump_stats(out)

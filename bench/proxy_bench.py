@@ -90,13 +90,13 @@ def run_translating(port: int, upstream: str, records: str) -> None:
     """`v1bridge proxy --upstream URL --usage-dir DIR` as an operator runs it: every observation on."""
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, serving_for_life
+    from proxy.app import create_proxy_app, event_loop, serving_for_life
     from proxy.config import ProxyConfig
 
     sys.stderr = open(os.path.join(records, "access.log"), "w", buffering=1)  # noqa: SIM115 - the log collector
     web.run_app(serving_for_life(create_proxy_app(ProxyConfig(upstream=upstream, access_log=True, usage_dir=records,
                                              fingerprint_salt="bench"))),
-                host="127.0.0.1", port=port, access_log=None, print=None)
+                host="127.0.0.1", port=port, access_log=None, print=None, loop=event_loop())
 
 
 def wait_up(port: int) -> None:

@@ -442,6 +442,17 @@ async def _freeze_gc(app: web.Application) -> None:
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
+def event_loop() -> asyncio.AbstractEventLoop:
+    """The event loop of a serving process: uvloop's where it is installed (a dependency on Linux and macOS),
+    asyncio's otherwise. uvloop runs the loop, its timers and the socket transports in C (libuv): about 9% fewer
+    instructions per GET /v1/pods/{id} and 11% per POST .../stop than asyncio's loop (README, "What moved it")."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is installed wherever it builds
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
 def serving_for_life(app: web.Application) -> web.Application:
     """For a process that serves this one app until it exits (the CLI, a `--workers` child, a gunicorn worker).
     Never in create_proxy_app: frozen objects are never collected, so a process that builds and drops apps
@@ -481,7 +492,8 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
 
 
 async def gunicorn_app() -> web.Application:
-    """gunicorn 'proxy.app:gunicorn_app' --worker-class aiohttp.GunicornWebWorker: configured from V1BRIDGE_* env.
+    """gunicorn 'proxy.app:gunicorn_app' --worker-class aiohttp.GunicornUVLoopWebWorker (uvloop; or
+    aiohttp.GunicornWebWorker for asyncio's loop): configured from V1BRIDGE_* env.
     Every worker writes its metrics where all can read them (PROMETHEUS_MULTIPROC_DIR, or one directory per
     gunicorn master), so a scrape answered by any worker counts them all."""
     from proxy.cli_proxy import config_from_env, gunicorn_metrics_dir

@@ -158,15 +158,15 @@ def shared_metrics_dir(env: Mapping[str, str]) -> tuple[str, bool]:
 def _serve(config: ProxyConfig, sock: socket.socket | None = None) -> None:
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, serving_for_life
+    from proxy.app import create_proxy_app, event_loop, serving_for_life
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     app = serving_for_life(create_proxy_app(config))
     if sock is not None:
-        web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True)
+        web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True, loop=event_loop())
     else:
         web.run_app(app, host=config.host, port=config.port, access_log=None, print=None,
-                    reuse_port=config.workers > 1)
+                    reuse_port=config.workers > 1, loop=event_loop())
 
 
 def _reuseport_socket(host: str, port: int) -> socket.socket:

@@ -10,7 +10,7 @@ import weakref
 
 from aiohttp.test_utils import TestServer
 
-from proxy.app import create_proxy_app, serving_for_life
+from proxy.app import GC_THRESHOLD, create_proxy_app, event_loop, serving_for_life
 from proxy.config import ProxyConfig
 
 
@@ -32,3 +32,29 @@ def test_only_a_process_serving_for_life_freezes_the_collector(tmp_path):
     served = serving_for_life(create_proxy_app(config))
     assert len(served.on_startup) == len(plain.on_startup) + 1
     assert all(getattr(hook, "__name__", "") != "_freeze_gc" for hook in plain.on_startup)
+
+
+async def test_a_process_serving_for_life_collects_young_objects_every_20000_allocations(tmp_path):
+    """A request's few hundred objects are freed by reference counting; the collector need not walk every
+    in-flight request's objects every 700 allocations (the default) in a serving process."""
+    before = gc.get_threshold()
+    served = serving_for_life(create_proxy_app(ProxyConfig(upstream="http://127.0.0.1:9", fingerprint_salt="t",
+                                                           usage_dir=str(tmp_path / "usage"), access_log=False)))
+    server = TestServer(served)
+    try:
+        await server.start_server()
+        assert gc.get_threshold() == (GC_THRESHOLD, *before[1:]) and GC_THRESHOLD == 20_000
+    finally:
+        await server.close()
+        gc.unfreeze()
+        gc.set_threshold(*before)
+
+
+def test_serving_processes_run_on_uvloop():
+    import uvloop
+
+    loop = event_loop()
+    try:
+        assert isinstance(loop, uvloop.Loop)
+    finally:
+        loop.close()
