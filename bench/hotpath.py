@@ -145,9 +145,9 @@ def run_translating(port: int, upstream: str, records: str, max_inflight: int | 
 
     sys.stderr = open(os.path.join(records, "access.log"), "a", buffering=1)  # noqa: SIM115 - the log collector
     extra = {} if max_inflight is None else {"max_inflight": max_inflight}
-    # serving_for_life and event_loop: the process set-up of `v1bridge proxy` (cli_proxy._serve), and of the
-    # --workers children (a --baseline checkout from before event_loop existed runs on asyncio's loop)
-    loop = proxy_app.event_loop() if hasattr(proxy_app, "event_loop") else None
+    # serving_for_life: the process set-up of `v1bridge proxy` (cli_proxy._serve) and of the --workers children;
+    # the event loop is the one every target of the comparison runs on (pb.bench_loop)
+    loop = pb.bench_loop()
     web.run_app(proxy_app.serving_for_life(proxy_app.create_proxy_app(ProxyConfig(
         upstream=upstream, access_log=True, usage_dir=records, fingerprint_salt="bench", **extra))),
                 host="127.0.0.1", port=port, access_log=None, print=None, loop=loop)
@@ -333,7 +333,7 @@ def render_hot_path(results: dict, bench: Bench, rounds: int, seconds: int, conn
            else "unpinned (fewer than 2 CPUs)")
     lines = [f"Fast upstream: {bench.upstream.kind} serving v2 answers captured from the sandbox "
              f"(20-pod list {len(bench.captured.answers[0].body):,} bytes). wrk -t1 -c{connections} -d{seconds}s, "
-             f"{rounds} interleaved rounds, medians; {pin}.", "",
+             f"{rounds} interleaved rounds, medians; {pin}; every target on {pb.loop_name()}'s event loop.", "",
              "| route | target | req/s | proxy CPU µs/req | p50 ms | p99 ms | req/s ratio to plain | CPU ratio "
              "(plain / target) | load | non-2xx | runs req/s |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
@@ -399,9 +399,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--routes", default="list,get,stop", help="comma-separated subset of list,get,stop")
+    parser.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop",
+                        help="the event loop of every target (default uvloop, as `v1bridge proxy` runs)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="also run v1bridge from this checkout (a worktree of an earlier commit): A/B of a change")
     args = parser.parse_args()
+    os.environ[pb.LOOP_ENV] = args.loop  # read by every target process (spawned after this)
     if not shutil.which("wrk"):
         print("wrk is needed: apt-get update && apt-get install -y wrk", file=sys.stderr)
         return 2

@@ -77,4 +77,6 @@ def create_app(upstream: str) -> web.Application:
 
 
 def run(port: int, upstream: str) -> None:
-    web.run_app(create_app(upstream), host="127.0.0.1", port=port, access_log=None, print=None)
+    from proxy_bench import bench_loop  # the same event loop as every other target of the comparison
+
+    web.run_app(create_app(upstream), host="127.0.0.1", port=port, access_log=None, print=None, loop=bench_loop())

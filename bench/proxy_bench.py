@@ -55,6 +55,26 @@ def run_sandbox(port: int) -> None:
     web.run_app(create_sandbox_app(SandboxConfig(keys=[KEY])), host="127.0.0.1", port=port, access_log=None, print=None)
 
 
+# Every proxy of a comparison runs on the same event loop, or the ratios measure the loop, not the proxy:
+# uvloop (what `v1bridge proxy` ships with) unless V1BRIDGE_BENCH_LOOP=asyncio (bench/hotpath.py --loop).
+LOOP_ENV = "V1BRIDGE_BENCH_LOOP"
+
+
+def bench_loop():
+    """The event loop for a bench server process (None: asyncio's own)."""
+    if os.environ.get(LOOP_ENV, "uvloop") == "asyncio":
+        return None
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is a dependency where it builds
+        return None
+    return uvloop.new_event_loop()
+
+
+def loop_name() -> str:
+    return "asyncio" if bench_loop() is None else "uvloop"
+
+
 def run_plain(port: int, upstream: str) -> None:
     """The baseline: an ordinary aiohttp proxy that forwards bytes and nothing else, pooled and kept alive with
     the same connector settings as the translating proxy's upstream session (proxy/app.py _client_session)."""
@@ -83,20 +103,20 @@ def run_plain(port: int, upstream: str) -> None:
     app = web.Application()
     app.cleanup_ctx.append(ctx)
     app.router.add_route("*", "/{tail:.*}", forward)
-    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None)
+    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, loop=bench_loop())
 
 
 def run_translating(port: int, upstream: str, records: str) -> None:
     """`v1bridge proxy --upstream URL --usage-dir DIR` as an operator runs it: every observation on."""
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, event_loop, serving_for_life
+    from proxy.app import create_proxy_app, serving_for_life
     from proxy.config import ProxyConfig
 
     sys.stderr = open(os.path.join(records, "access.log"), "w", buffering=1)  # noqa: SIM115 - the log collector
     web.run_app(serving_for_life(create_proxy_app(ProxyConfig(upstream=upstream, access_log=True, usage_dir=records,
                                              fingerprint_salt="bench"))),
-                host="127.0.0.1", port=port, access_log=None, print=None, loop=event_loop())
+                host="127.0.0.1", port=port, access_log=None, print=None, loop=bench_loop())
 
 
 def wait_up(port: int) -> None:
