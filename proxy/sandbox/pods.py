@@ -51,8 +51,14 @@ def status_of(sb: Sandbox, doc: dict[str, Any], now: float) -> str:
 
 @lru_cache(maxsize=65536)
 def _ip_for(pod_id: str) -> str:
+    """A pod's own public address: never in 100.64.0.0/10, the edge proxy's range (`_proxy_ip_for`), which
+    clients (and v1's publicIp) read as "not the pod's" -- about 1 pod in 700 landed there and lost its v1
+    publicIp."""
     h = hashlib.sha256(pod_id.encode()).digest()
-    return f"{38 + h[0] % 180}.{h[1]}.{h[2]}.{1 + h[3] % 250}"
+    first, second = 38 + h[0] % 180, h[1]
+    if first == 100 and 64 <= second < 128:
+        second -= 64
+    return f"{first}.{second}.{h[2]}.{1 + h[3] % 250}"
 
 
 @lru_cache(maxsize=65536)
