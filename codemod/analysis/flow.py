@@ -127,12 +127,7 @@ class Flow:
         json_expr = self.parent(up)
         if isinstance(self.parent(json_expr), cst.Await):
             json_expr = self.parent(json_expr)
-        keys = [self._read_key(json_expr)]
-        var = self._bound_name(json_expr)
-        if var is not None:
-            keys += [self._read_key(use) for use in self._uses_after(*var)]
-        return [Read("error", key[1], route, key[0], key[2]) for key in keys
-                if key is not None and key[0] in self.kb.error_keys]
+        return [Read("error", key[1], route, key[0], key[2]) for key in self._error_keys_on(json_expr)]
 
     def _helper_error_reads(self, cf: CallFact) -> None:
         """Error reads inside the helper(s) a call goes through (`raise X(resp.json()["message"])`)."""
@@ -153,13 +148,16 @@ class Flow:
             call_expr = self.parent(call_expr)
         out = []
         for json_expr in self._json_uses(call_expr):
-            keys = [self._read_key(json_expr)]
-            var = self._bound_name(json_expr)
-            if var is not None:
-                keys += [self._read_key(use) for use in self._uses_after(*var)]
-            out += [Read("error", key[1], route, key[0], key[2]) for key in keys
-                    if key is not None and key[0] in self.kb.error_keys]
+            out += [Read("error", key[1], route, key[0], key[2]) for key in self._error_keys_on(json_expr)]
         return out
+
+    def _error_keys_on(self, body: cst.CSTNode) -> list[tuple[str, cst.CSTNode, str]]:
+        """v1 error keys read on a parsed error body, directly or through the name it is bound to."""
+        keys = [self._read_key(body)]
+        var = self._bound_name(body)
+        if var is not None:
+            keys += [self._read_key(use) for use in self._uses_after(*var)]
+        return [key for key in keys if key is not None and key[0] in self.kb.error_keys]
 
     def foreign_answer(self, key: cst.CSTNode) -> bool:
         """Is the object `key` is read on (`x["k"]`, `x.get("k")`) what a call into another library returns
@@ -654,11 +652,7 @@ class Flow:
                         body = self._error_body_of(use)
                         if body is None:
                             continue
-                        found = [self._read_key(body)]
-                        var = self._bound_name(body)
-                        if var is not None:
-                            found += [self._read_key(u) for u in self._uses_after(*var)]
-                        keys += [k for k in found if k is not None and k[0] in self.kb.error_keys]
+                        keys += self._error_keys_on(body)
             child, cur = cur, self.parent(cur)
         return keys
 
