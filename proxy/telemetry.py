@@ -64,7 +64,10 @@ class Metrics:
     """
 
     def __init__(self, shared_dir: str | None = None) -> None:
-        self.registry = CollectorRegistry(auto_describe=True)
+        # auto_describe only for the in-process collector: with it, registering the multiprocess collector reads
+        # every worker's file, and a file another worker has just created (still 0 bytes, before MmapedDict sizes
+        # it) failed this worker's start (struct.error) now and then
+        self.registry = CollectorRegistry(auto_describe=not shared_dir)
         self._requests: dict[tuple[str, str, str, str, str], list[Any]] = {}  # key -> [count, mmap key]
         self._emulations: dict[str, list[Any]] = {}
         self._request_latency: dict[str, list[Any]] = {}  # api -> [bucket counts..., sum]
