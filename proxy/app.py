@@ -377,7 +377,8 @@ async def _embedded_sandbox(app: web.Application) -> AsyncIterator[None]:
 
 
 async def _client_session(app: web.Application) -> AsyncIterator[None]:
-    """The one pooled ClientSession of this process."""
+    """The upstream of this process: the translated calls' pool (proxy/http1.py) and the pass-through's
+    ClientSession, each bounded to `upstream_connections`."""
     config = app[CONFIG]
     metrics = app[METRICS]
     # bounded: a fan-out (include* lookups, a burst of clients) queues for a connection instead of opening thousands
@@ -395,12 +396,14 @@ async def _client_session(app: web.Application) -> AsyncIterator[None]:
         connect_timeout=config.connect_timeout,
         total_timeout=config.total_timeout,
         get_retries=config.get_retries,
+        connections=config.upstream_connections,
         stream_idle_timeout=config.stream_idle_timeout,
         observe=metrics.observe_upstream,
     )
     try:
         yield
     finally:
+        await app[UPSTREAM].close()
         await session.close()
 
 

@@ -1,11 +1,12 @@
-"""The one pooled connection to the v2 upstream, with its fault policy.
+"""The proxy's calls to the v2 upstream, with their fault policy.
 
 Unreachable -> 502, too slow -> 504, both raised as UpstreamError so every caller
 answers fast and in the client's shape. Only GETs are retried (1 + get_retries
-attempts), and only when no response came back at all. Underneath, aiohttp
-re-sends an idempotent request (GET, DELETE) once when a kept-alive connection
-drops before any answer (RFC 9112 9.3.1); POST and PATCH are never re-sent
-(tests/proxy/test_resilience.py).
+attempts), and only when no response came back at all. Underneath, an idempotent
+request (GET, DELETE) is re-sent when a kept-alive connection turns out closed
+before any answer (RFC 9112 9.3.1); POST and PATCH are never re-sent
+(tests/proxy/test_resilience.py). Translated calls go through `proxy/http1.py`'s
+pool; the pass-through streams through aiohttp's session.
 """
 from __future__ import annotations
 
@@ -17,14 +18,15 @@ import tempfile
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable
 
 import aiohttp
 import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
-from mappings.errors import UpstreamError, V1bridgeError
+from mappings.errors import ClientInputError, UpstreamError, V1bridgeError
+from proxy import http1
 from v1bridge import __version__
 
 # Every call upstream names the proxy: the edge in front of the v2 service refuses some library-default
@@ -59,8 +61,6 @@ def hop_filter(headers: CIMultiDictProxy[str] | CIMultiDict[str], drop: frozense
 
 
 _UNPARSED = object()
-# a spooled answer is read from the upstream in chunks of this size
-SPOOL_CHUNK = 256 * 1024
 
 
 class Spool:
@@ -96,7 +96,7 @@ def no_room(exc: OSError) -> V1bridgeError:
                          status=503, headers={"Retry-After": "1"})
 
 
-async def _read_spooling(resp: aiohttp.ClientResponse, over: int) -> tuple[bytes, Spool | None]:
+async def _read_spooling(pieces: AsyncIterator[bytes], over: int) -> tuple[bytes, Spool | None]:
     """The body in memory while under `over` bytes; past that, in a temporary file. The file is written in
     pieces of about `over` bytes by the default executor's threads, never by the event loop: a disk that stalls
     (the kernel throttles writers when dirty pages pile up) must not stall every other request."""
@@ -111,7 +111,7 @@ async def _read_spooling(resp: aiohttp.ClientResponse, over: int) -> tuple[bytes
         return os.fdopen(fd, "wb"), name
 
     try:
-        async for chunk in resp.content.iter_chunked(SPOOL_CHUNK):
+        async for chunk in pieces:
             size += len(chunk)
             buffer += chunk
             if len(buffer) < over:
@@ -224,7 +224,7 @@ class UpstreamResponse:
 
 
 class Upstream:
-    """Translated calls (buffered JSON) and pass-through calls (streamed) over one session."""
+    """Translated calls (buffered JSON, through `http1.Pool`) and pass-through calls (streamed, aiohttp)."""
 
     def __init__(
         self,
@@ -234,6 +234,7 @@ class Upstream:
         connect_timeout: float,
         total_timeout: float,
         get_retries: int,
+        connections: int = 100,
         stream_idle_timeout: float = 60.0,
         observe: Callable[[str, float], None] | None = None,
     ) -> None:
@@ -241,8 +242,8 @@ class Upstream:
         self.base = base.rstrip("/")
         # The whole call (the wait for a free pooled connection, sending, the answer and its body) is bounded by
         # `total_timeout` through `Deadlines` (one loop timer per second of deadlines, not one per call); the TCP
-        # handshake by `sock_connect` (so a full pool is not reported as an upstream that refuses connections)
-        self.timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=connect_timeout)
+        # handshake by `connect_timeout` (so a full pool is not reported as an upstream that refuses connections)
+        self.pool = http1.Pool(self.base, limit=connections, connect_timeout=connect_timeout)
         self.deadlines = Deadlines()
         self._headers = {"Accept": "application/json", "User-Agent": USER_AGENT}  # copied per call
         # streams may last for hours; the response head is bounded by `total_timeout` (open_stream), each later
@@ -254,6 +255,9 @@ class Upstream:
         self.connect_timeout = connect_timeout
         self.get_retries = get_retries
         self.observe = observe or (lambda label, seconds: None)
+
+    async def close(self) -> None:
+        await self.pool.close()
 
     async def call(
         self,
@@ -278,48 +282,48 @@ class Upstream:
         if body is not None:
             data = orjson.dumps(body)
             headers["Content-Type"] = "application/json"
+        pool = self.pool
+        try:
+            request = pool.request(method, pool.target(path, query), headers, data)
+        except ValueError as exc:  # a header value with a line break, a path yarl refuses
+            raise ClientInputError(f"the request cannot be sent to the v2 upstream ({exc})") from None
         attempts = 1 + (self.get_retries if method == "GET" else 0)
-        url = self.base + path
         deadlines = self.deadlines
         for attempt in range(attempts):
             started = time.perf_counter()
             task, group, cancelling = deadlines.enter(self.total_timeout)
             try:
                 try:
-                    async with self.session.request(
-                        method, url, params=query or None, data=data, headers=headers, timeout=self.timeout
-                    ) as resp:
-                        if spool_over and 200 <= resp.status < 300 and (resp.content_length or spool_over) >= spool_over:
-                            raw, spool = await _read_spooling(resp, spool_over)
-                            self.observe(label, time.perf_counter() - started)
-                            return UpstreamResponse(resp.status, resp.headers, raw, spool=spool)
-                        raw = await resp.read()
-                        self.observe(label, time.perf_counter() - started)
-                        return UpstreamResponse(resp.status, resp.headers, raw)
+                    answer, spooled = await pool.exchange(method, request, spool_over=spool_over, spool=_read_spooling)
                 except asyncio.CancelledError:
                     if deadlines.expired(task, cancelling):
                         raise asyncio.TimeoutError from None
                     raise
                 finally:
                     group.discard(task)
-            except aiohttp.ConnectionTimeoutError:
+            except http1.ConnectTimedOut:
                 self.observe(label, time.perf_counter() - started)
                 raise UpstreamError(f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s", status=504) from None
-            except (asyncio.TimeoutError, aiohttp.ServerTimeoutError):
+            except asyncio.TimeoutError:
                 self.observe(label, time.perf_counter() - started)
                 raise UpstreamError(f"the v2 upstream did not answer within {self.total_timeout:g}s", status=504) from None
-            except aiohttp.ClientPayloadError:
+            except http1.BrokenAnswer as exc:
                 self.observe(label, time.perf_counter() - started)
-                raise UpstreamError("the v2 upstream broke off its answer mid-body (ClientPayloadError)", status=502) from None
-            except (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+                raise UpstreamError(f"the v2 upstream broke off its answer mid-body ({exc})", status=502) from None
+            except (http1.ConnectFailed, http1.ClosedBeforeAnswer) as exc:
                 self.observe(label, time.perf_counter() - started)
                 if attempt + 1 < attempts:
                     await asyncio.sleep(0.05 * (attempt + 1))
                     continue
-                raise UpstreamError(f"the v2 upstream is unreachable ({type(exc).__name__})", status=502) from None
-            except aiohttp.ClientError as exc:
+                raise UpstreamError(f"the v2 upstream is unreachable ({exc})", status=502) from None
+            except http1.MalformedAnswer as exc:
                 self.observe(label, time.perf_counter() - started)
-                raise UpstreamError(f"the v2 upstream failed ({type(exc).__name__})", status=502) from None
+                raise UpstreamError(str(exc), status=502) from None
+            self.observe(label, time.perf_counter() - started)
+            if spooled is not None:
+                raw, spool = spooled
+                return UpstreamResponse(answer.status, answer.headers, raw, spool=spool)
+            return UpstreamResponse(answer.status, answer.headers, answer.body)
         raise UpstreamError("the v2 upstream is unreachable", status=502)  # pragma: no cover - loop always returns or raises
 
     async def open_stream(self, method: str, path_qs: str, headers: CIMultiDict[str], data: Any) -> aiohttp.ClientResponse:

@@ -92,16 +92,16 @@ async def test_get_retries_are_bounded(dropping, aiohttp_client):
     r = await proxy.get("/v1/containerregistryauth/r1", headers={"Authorization": "Bearer k"})
     assert r.status == 502
     assert (await r.json())["message"].startswith("the v2 upstream is unreachable")
-    # 1 + get_retries proxy attempts; aiohttp re-sends an idempotent request once more when the connection
-    # drops before any answer (RFC 9112 section 9.3.1)
-    assert upstream.attempts == Counter({("GET", "/v2/registries/r1"): (1 + 2) * 2})
+    # 1 + get_retries attempts, each on a new connection: the transparent re-send of RFC 9112 section 9.3.1 is
+    # only for a kept-alive connection (tests/proxy/test_http1.py), and none of these was
+    assert upstream.attempts == Counter({("GET", "/v2/registries/r1"): 1 + 2})
 
 
 async def test_no_proxy_retries_when_disabled(dropping, aiohttp_client):
     upstream, proxy = await dropping(100, 0, aiohttp_client)
     r = await proxy.get("/v1/containerregistryauth/r1", headers={"Authorization": "Bearer k"})
     assert r.status == 502
-    assert upstream.attempts == Counter({("GET", "/v2/registries/r1"): 2})
+    assert upstream.attempts == Counter({("GET", "/v2/registries/r1"): 1})
 
 
 @pytest.mark.parametrize("method,path,body", [

@@ -213,7 +213,7 @@ async def test_large_answer_cut_mid_body_is_a_502_and_leaves_no_spool_file(aioht
     offloaded, _ = await proxies(aiohttp_client, cut_upstream, tmp_path)
     r = await offloaded.get("/v1/billing/networkvolumes", headers=AUTH)
     assert (r.status, await r.json()) == (502, {
-        "message": "the v2 upstream broke off its answer mid-body (ClientPayloadError)"})
+        "message": "the v2 upstream broke off its answer mid-body (connection closed)"})
     assert list(spool.iterdir()) == []
 
 

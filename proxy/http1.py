@@ -1,0 +1,525 @@
+"""The translated calls' HTTP/1.1 client: kept-alive pooled connections, each request written as one prepared
+byte string, each answer parsed by llhttp (httptools, the parser uvicorn uses).
+
+Why not aiohttp's ClientSession here: per call it builds a ClientRequest, a yarl URL, header multidicts, a
+ClientResponse, a StreamReader, tracing signals and timer contexts: about 75 µs of CPU per call against the
+fast upstream, where this client spends about 11 (`bench/upstream_client.py`). For a translating proxy that was
+the largest piece of its own cost. A translated call needs none of what that machinery buys (redirects,
+cookies, proxies, streaming to the caller): one buffered request, one buffered (or spooled) answer. The
+pass-through (`/v2/...`, streamed both ways) stays on aiohttp.
+
+What the wire sees is what aiohttp sent: the same Host, Accept-Encoding (gzip, deflate; answers decoded here),
+Content-Length, the path and query quoted by yarl exactly as aiohttp quotes them (a path of plain characters is
+sent as it is, which is what yarl would send). A kept-alive connection that closes before any byte of the answer
+is re-sent once on a new connection for idempotent methods (RFC 9112 §9.3.1, as aiohttp does); POST and PATCH
+are never re-sent.
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+import re
+import socket
+import ssl
+import zlib
+from typing import Any, AsyncIterator
+
+import httptools
+from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
+
+from mappings.errors import V1bridgeError
+
+# RFC 9110 §9.2.2; a dropped kept-alive connection may re-send these
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
+ACCEPT_ENCODING = "gzip, deflate"
+# a path of these characters, with no segment starting with a dot, is already what yarl would put on the wire
+_PLAIN_PATH = re.compile(r"(?:/(?:[A-Za-z0-9_~\-][A-Za-z0-9_.~\-]*)?)*")
+# bounds on what the upstream may send before its body
+MAX_HEAD = 64 * 1024
+# a streamed (spooled) body stops reading the socket past this much unread data
+STREAM_HIGH_WATER = 1024 * 1024
+
+
+class HTTPClientError(V1bridgeError):
+    """A call that got no usable answer; `Upstream.call` words it for the caller."""
+
+
+class ConnectFailed(HTTPClientError):
+    """No connection could be made (refused, unreachable, name not found)."""
+
+
+class ConnectTimedOut(HTTPClientError):
+    """The upstream did not accept a connection within the connect timeout."""
+
+
+class ClosedBeforeAnswer(HTTPClientError):
+    """The connection closed after the request was sent and before any byte of an answer."""
+
+
+class BrokenAnswer(HTTPClientError):
+    """The answer started and did not finish: the connection closed or reset mid-answer."""
+
+
+class MalformedAnswer(HTTPClientError):
+    """Bytes that are not an HTTP/1.1 answer, or one the proxy did not ask for (an encoding it did not offer)."""
+
+
+class Answer:
+    """A whole answer: status, headers (as the upstream wrote them), the body decoded from its Content-Encoding."""
+
+    __slots__ = ("status", "headers", "body")
+
+    def __init__(self, status: int, headers: CIMultiDictProxy[str], body: bytes) -> None:
+        self.status = status
+        self.headers = headers
+        self.body = body
+
+
+def _decoder(encoding: str | None) -> Any:
+    """A zlib decompressor for the answer's Content-Encoding (None: identity)."""
+    if not encoding or encoding.strip().lower() == "identity":
+        return None
+    name = encoding.strip().lower()
+    if name in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if name == "deflate":
+        return _Deflate()
+    raise MalformedAnswer(f"the v2 upstream answered with Content-Encoding {encoding!r}, which the proxy did not offer")
+
+
+class _Deflate:
+    """`deflate` as servers send it: zlib-wrapped (RFC 9110) or raw (older servers), told by the first byte."""
+
+    __slots__ = ("_z",)
+
+    def __init__(self) -> None:
+        self._z: Any = None
+
+    def decompress(self, data: bytes) -> bytes:
+        if self._z is None:
+            if not data:
+                return b""
+            self._z = zlib.decompressobj(zlib.MAX_WBITS if data[0] & 0x0F == 8 else -zlib.MAX_WBITS)
+        return self._z.decompress(data)
+
+    def flush(self) -> bytes:
+        return self._z.flush() if self._z is not None else b""
+
+
+def _decode(decoder: Any, data: bytes) -> bytes:
+    try:
+        return decoder.decompress(data)
+    except zlib.error as exc:
+        raise MalformedAnswer(f"the v2 upstream's compressed answer does not decompress ({exc})") from None
+
+
+class Connection(asyncio.Protocol):
+    """One kept-alive connection and the exchange in flight on it."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self.transport: asyncio.Transport | None = None
+        self.parser = httptools.HttpResponseParser(self)
+        self.waiter: asyncio.Future[None] | None = None
+        self.failure: HTTPClientError | None = None
+        self.busy = False  # an exchange is in flight
+        self.started = False  # a byte of the current answer arrived
+        self.headed = False  # its head is complete
+        self.complete = False  # the whole answer arrived
+        self.head_only = False  # an answer to HEAD: no body follows the head
+        self.interim = False  # a 1xx answer before the real one
+        self.status = 0
+        self.header_list: list[tuple[str, str]] = []
+        self.head_size = 0
+        self.chunks: list[bytes] = []
+        self.unread = 0
+        self.streaming = False  # the body is read piece by piece (spooled): bound what waits unread
+        self.paused = False
+        self.closed = False
+        self.reusable = True
+        self.uses = 0
+        self.idle_since = 0.0
+        self.counted_out = False  # the pool no longer counts it as open
+
+    # ------------------------------------------------------------ transport events
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                pass
+
+    def data_received(self, data: bytes) -> None:
+        if not self.busy or self.complete:
+            # bytes nobody asked for (a pipelined or stray answer): the connection can no longer be trusted
+            self.reusable = False
+            self.transport.close()  # type: ignore[union-attr]
+            return
+        self.started = True
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._fail(MalformedAnswer("the v2 upstream switched protocols"))
+        except httptools.HttpParserError as exc:
+            self._fail(MalformedAnswer(f"the v2 upstream sent an answer that is not HTTP/1.1 ({exc})"))
+        except HTTPClientError as exc:
+            self._fail(exc)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.reusable = False
+        if self.busy and not self.complete:
+            if self.headed and not self.head_only and not self._length_known():
+                # an answer delimited by the end of the connection (RFC 9112 §6.3 item 8)
+                self.on_message_complete()
+            elif not self.started:
+                self._fail(ClosedBeforeAnswer("it closed the connection without answering"))
+            else:
+                self._fail(BrokenAnswer("connection reset" if isinstance(exc, ConnectionResetError) else "connection closed"))
+        self.pool.lost(self)
+
+    def pause_writing(self) -> None:  # the request is one write; the transport buffers it
+        pass
+
+    def resume_writing(self) -> None:
+        pass
+
+    # ------------------------------------------------------------ parser events (httptools)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.head_size += len(name) + len(value) + 4
+        if self.head_size > MAX_HEAD:
+            raise MalformedAnswer(f"the v2 upstream's answer head is larger than {MAX_HEAD} bytes")
+        self.header_list.append((name.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape")))
+
+    def on_headers_complete(self) -> None:
+        status = self.parser.get_status_code()
+        if 100 <= status < 200:
+            self.interim = True
+            self.header_list = []
+            return
+        self.status = status
+        self.headed = True
+        if self.head_only:
+            self.reusable = False  # llhttp would wait for a body a HEAD answer never has
+            self.on_message_complete()
+        else:
+            self._wake()
+
+    def on_body(self, body: bytes) -> None:
+        self.chunks.append(body)
+        self.unread += len(body)
+        if self.streaming and self.unread >= STREAM_HIGH_WATER and not self.paused:
+            self.paused = True
+            self.transport.pause_reading()  # type: ignore[union-attr]
+        self._wake()
+
+    def on_message_complete(self) -> None:
+        if self.interim:
+            self.interim = False
+            self.head_size = 0
+            return
+        if self.complete:
+            return
+        self.complete = True
+        if self.reusable and not self.parser.should_keep_alive():
+            self.reusable = False
+        self._wake()
+
+    # ------------------------------------------------------------ the exchange
+
+    def _length_known(self) -> bool:
+        for name, value in self.header_list:
+            lowered = name.lower()
+            if lowered == "content-length" or (lowered == "transfer-encoding" and "chunked" in value.lower()):
+                return True
+        return False
+
+    def _wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _fail(self, failure: HTTPClientError) -> None:
+        self.reusable = False
+        if self.failure is None:
+            self.failure = failure
+        if self.transport is not None:
+            self.transport.close()
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def begin(self, request: bytes, head_only: bool) -> None:
+        self.busy = True
+        self.streaming = False
+        self.started = self.headed = self.complete = self.interim = False
+        self.head_only = head_only
+        self.status = 0
+        self.header_list = []
+        self.head_size = 0
+        self.chunks = []
+        self.unread = 0
+        self.failure = None
+        self.uses += 1
+        self.transport.write(request)  # type: ignore[union-attr]
+
+    async def wait(self) -> None:
+        """Until the parser has something new (head, body, end) or the exchange failed."""
+        if self.failure is not None:
+            raise self.failure
+        self.waiter = self.pool.loop.create_future()
+        try:
+            await self.waiter
+        finally:
+            self.waiter = None
+        if self.failure is not None:
+            raise self.failure
+
+    async def head(self) -> None:
+        while not self.headed:
+            await self.wait()
+
+    def headers(self) -> CIMultiDictProxy[str]:
+        return CIMultiDictProxy(CIMultiDict(self.header_list))
+
+    def encoding(self) -> str | None:
+        for name, value in self.header_list:
+            if name.lower() == "content-encoding":
+                return value
+        return None
+
+    def content_length(self) -> int | None:
+        for name, value in self.header_list:
+            if name.lower() == "content-length":
+                try:
+                    return int(value)
+                except ValueError:
+                    return None
+        return None
+
+    async def body(self) -> bytes:
+        while not self.complete:
+            await self.wait()
+        chunks = self.chunks
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        self.chunks = []
+        self.unread = 0
+        encoding = self.encoding()
+        if encoding is not None:
+            decoder = _decoder(encoding)
+            if decoder is not None:
+                data = _decode(decoder, data) + decoder.flush()
+        return data
+
+    async def stream(self) -> AsyncIterator[bytes]:
+        """The body in pieces as they arrive (decoded), reading paused while STREAM_HIGH_WATER is unread."""
+        decoder = _decoder(self.encoding())
+        while True:
+            if self.chunks:
+                data = b"".join(self.chunks)
+                self.chunks = []
+                self.unread = 0
+                if self.paused and not self.closed:
+                    self.paused = False
+                    self.transport.resume_reading()  # type: ignore[union-attr]
+                yield _decode(decoder, data) if decoder is not None else data
+                continue
+            if self.complete:
+                if decoder is not None:
+                    tail = decoder.flush()
+                    if tail:
+                        yield tail
+                return
+            await self.wait()
+
+    def finish(self) -> None:
+        """The exchange is over: keep the connection for the next call, or close it."""
+        self.busy = False
+        self.waiter = None
+        if self.complete and self.reusable and not self.closed and not self.chunks:
+            self.pool.release(self)
+        else:
+            self.pool.discard(self)
+
+
+class Pool:
+    """Kept-alive connections to one upstream, at most `limit` open; callers past that wait their turn (FIFO)."""
+
+    def __init__(self, base: str, *, limit: int, connect_timeout: float, keepalive: float = 15.0,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        url = URL(base)
+        if url.scheme not in ("http", "https") or not url.raw_host:
+            raise ValueError(f"the upstream must be an http(s) URL, not {base!r}")
+        self.base = base.rstrip("/")
+        self.host = url.raw_host
+        self.port = url.port or (443 if url.scheme == "https" else 80)
+        self.ssl: ssl.SSLContext | None = None
+        if url.scheme == "https":
+            self.ssl = ssl_context or ssl.create_default_context()
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        self.authority = host if url.is_default_port() else f"{host}:{url.port}"
+        self.prefix = url.raw_path.rstrip("/")
+        self.limit = max(1, limit)
+        self.connect_timeout = connect_timeout
+        self.keepalive = keepalive
+        self.idle: list[Connection] = []
+        self.open = 0  # connections open or being opened
+        self.waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing = False
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+        return loop
+
+    # ------------------------------------------------------------ the request line and head
+
+    def target(self, path: str, query: Any) -> str:
+        """The request target as aiohttp would send it for `base + path` with `params=query`."""
+        full = self.prefix + path
+        if not query and _PLAIN_PATH.fullmatch(full):
+            return full
+        url = URL(self.base + path)
+        if query:
+            url = url.extend_query(query)
+        return url.raw_path_qs
+
+    def request(self, method: str, target: str, headers: dict[str, str], body: bytes | None) -> bytes:
+        lines = [f"{method} {target} HTTP/1.1\r\nHost: {self.authority}\r\nAccept-Encoding: {ACCEPT_ENCODING}\r\n"]
+        for name, value in headers.items():
+            if "\n" in value or "\r" in value:
+                raise ValueError(f"header {name} holds a line break")
+            lines.append(f"{name}: {value}\r\n")
+        if body is not None:
+            lines.append(f"Content-Length: {len(body)}\r\n\r\n")
+            head = "".join(lines).encode("utf-8", "surrogateescape")
+            return head + body
+        if method in ("POST", "PUT", "PATCH"):
+            lines.append("Content-Length: 0\r\n")
+        lines.append("\r\n")
+        return "".join(lines).encode("utf-8", "surrogateescape")
+
+    # ------------------------------------------------------------ connections
+
+    async def acquire(self) -> Connection:
+        loop = self.loop
+        while True:
+            while self.idle:
+                conn = self.idle.pop()
+                if conn.closed:
+                    continue
+                if loop.time() - conn.idle_since > self.keepalive:
+                    self.discard(conn)
+                    continue
+                return conn
+            if self.open < self.limit:
+                self.open += 1
+                try:
+                    return await self._connect()
+                except BaseException:
+                    self.open -= 1
+                    self._wake_one()
+                    raise
+            waiter = loop.create_future()
+            self.waiters.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                if waiter in self.waiters:
+                    self.waiters.remove(waiter)
+                elif waiter.done() and not waiter.cancelled():
+                    self._wake_one()  # pass on the turn this caller was given
+                raise
+
+    async def _connect(self) -> Connection:
+        loop = self.loop
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                _, conn = await loop.create_connection(lambda: Connection(self), self.host, self.port, ssl=self.ssl,
+                                                       server_hostname=self.host if self.ssl else None)
+        except TimeoutError:
+            raise ConnectTimedOut(f"no connection within {self.connect_timeout:g}s") from None
+        except ssl.SSLError as exc:
+            raise ConnectFailed(f"TLS: {exc.reason or exc}") from None
+        except socket.gaierror as exc:
+            raise ConnectFailed(f"{self.host}: {exc.strerror}") from None
+        except OSError as exc:  # asyncio words it "Connect call failed (address)"; the errno says why
+            raise ConnectFailed(os.strerror(exc.errno) if exc.errno else str(exc)) from None
+        return conn  # type: ignore[return-value]
+
+    def _wake_one(self) -> None:
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    def release(self, conn: Connection) -> None:
+        if self._closing:
+            self.discard(conn)
+            return
+        conn.idle_since = self.loop.time()
+        self.idle.append(conn)
+        self._wake_one()
+
+    def discard(self, conn: Connection) -> None:
+        conn.reusable = False
+        if conn.transport is not None and not conn.closed:
+            conn.transport.close()  # connection_lost follows
+        self.lost(conn)
+
+    def lost(self, conn: Connection) -> None:
+        """Count a closed (or closing) connection out, once, and give its turn to a waiting caller."""
+        if conn.counted_out:
+            return
+        conn.counted_out = True
+        if not conn.busy and conn in self.idle:
+            self.idle.remove(conn)
+        self.open -= 1
+        self._wake_one()
+
+    async def close(self) -> None:
+        self._closing = True
+        idle, self.idle = self.idle, []
+        for conn in idle:
+            self.discard(conn)
+        for waiter in self.waiters:
+            if not waiter.done():
+                waiter.cancel()
+        self.waiters.clear()
+
+    # ------------------------------------------------------------ one exchange
+
+    async def exchange(self, method: str, request: bytes, *, spool_over: int = 0,
+                       spool: Any = None) -> tuple[Answer, Any]:
+        """Send `request` and read its answer: (the answer, None), or for a 2xx of `spool_over` bytes or more
+        (or of unannounced length) (the answer with an empty body, `await spool(pieces, spool_over)`)."""
+        resend = method in IDEMPOTENT
+        while True:  # re-sent only on a kept-alive connection closed before any answer (RFC 9112 §9.3.1)
+            conn = await self.acquire()
+            reused = conn.uses > 0
+            try:
+                conn.begin(request, head_only=method == "HEAD")
+                await conn.head()
+                status = conn.status
+                if spool_over and 200 <= status < 300 and (conn.content_length() or spool_over) >= spool_over:
+                    conn.streaming = True
+                    kept = await spool(conn.stream(), spool_over)
+                    return Answer(status, conn.headers(), b""), kept
+                body = await conn.body()
+                return Answer(status, conn.headers(), body), None
+            except ClosedBeforeAnswer:
+                if resend and reused:
+                    continue  # a kept-alive connection the server had closed: each such one is dropped, so this ends
+                raise
+            finally:
+                conn.finish()
