@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import ssl
 import zlib
 
 import pytest
+import trustme
 from hypothesis import given, settings, strategies as st
 from yarl import URL
 
@@ -261,3 +263,28 @@ async def test_a_refused_connection_is_a_connect_failure():
     with pytest.raises(http1.ConnectFailed, match="refused"):
         await call(pool)
     assert pool.open == 0
+
+
+# ------------------------------------------------------------------ TLS (the production upstream is https)
+
+
+async def test_an_https_upstream_is_verified_and_named():
+    ca = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost").configure_cert(server_context)
+    trusting = ssl.create_default_context()
+    ca.configure_trust(trusting)
+    server = RawServer(ok(b'{"tls":true}'), ok(b"{}"))
+    listening = await asyncio.start_server(server.handle, "localhost", 0, ssl=server_context)
+    port = listening.sockets[0].getsockname()[1]
+    try:
+        pool = http1.Pool(f"https://localhost:{port}", limit=1, connect_timeout=2, ssl_context=trusting)
+        answer = await call(pool)
+        await pool.close()
+        assert (answer.status, answer.body, server.requests[0].split(b"\r\n")[1]) == (
+            200, b'{"tls":true}', f"Host: localhost:{port}".encode())
+        untrusting = http1.Pool(f"https://localhost:{port}", limit=1, connect_timeout=2)
+        with pytest.raises(http1.ConnectFailed, match="TLS: CERTIFICATE_VERIFY_FAILED"):
+            await call(untrusting)
+    finally:
+        listening.close()
