@@ -2,10 +2,12 @@
 
     .venv/bin/python bench/hotpath.py [--rounds 3] [--seconds 3] [--connections 50]
 
-One run, four targets per route, in interleaved rounds (every target of every route once per round, the order
+One run, five targets per route, in interleaved rounds (every target of every route once per round, the order
 rotated each round), medians over the rounds:
 - direct: wrk straight at the fast upstream (nginx serving pre-serialised v2 answers, bench/fast_upstream.py);
-- plain: an aiohttp pass-through (bench/proxy_bench.py run_plain), v2 paths;
+- plain: an aiohttp pass-through (bench/proxy_bench.py run_plain), v2 paths: the baseline of the goals;
+- plain-http1: the same pass-through over v1bridge's own upstream client (proxy/http1.py; run_plain_http1): what
+  v1bridge costs over it is its translation, policies and observation, with the client's saving taken out;
 - naive: the smallest aiohttp translator (bench/naive_translator.py), v1 paths;
 - v1bridge: the proxy as an operator runs it (metrics, JSON access log to a file, usage records on), v1 paths.
 With 2+ CPUs the upstream and wrk share CPU 0 and each proxy is pinned alone to CPU 1 (only one is loaded at a
@@ -42,7 +44,7 @@ ROUTES = (
     ("get", "GET /v1/pods/{id}"),
     ("stop", "POST /v1/pods/{id}/stop"),
 )
-TARGETS = ("direct", "plain", "naive", "v1bridge")
+TARGETS = ("direct", "plain", "plain-http1", "naive", "v1bridge")
 # goals as req/s ratios to the plain pass-through (issue 14)
 GOALS = {"list": 0.62, "get": 0.90, "stop": 0.90}
 LOAD_CPU = 0  # wrk and the upstream
@@ -178,6 +180,8 @@ class Bench:
         records.mkdir(exist_ok=True)
         self.procs = {
             "plain": ctx.Process(target=pb.run_plain, args=(self.ports["plain"], upstream_url), daemon=True),
+            "plain-http1": ctx.Process(target=pb.run_plain_http1, args=(self.ports["plain-http1"], upstream_url),
+                                       daemon=True),
             "naive": ctx.Process(target=naive_translator.run, args=(self.ports["naive"], upstream_url), daemon=True),
             "v1bridge": ctx.Process(target=run_translating, args=(self.ports["v1bridge"], upstream_url, str(records)),
                                     daemon=True),
@@ -351,8 +355,9 @@ def render_hot_path(results: dict, bench: Bench, rounds: int, seconds: int, conn
                          f"{r['p50']:.2f} | {r['p99']:.2f} | {'' if target == 'direct' else f'{ratio:.2f}x'} | "
                          f"{'' if target in ('direct', 'plain') else f'{cpu_ratio:.2f}x'} | {r['load']:.2f} | "
                          f"{r['non2xx']} | {', '.join(map(str, r['runs']))} |")
-    lines += ["", "| route | v1bridge / plain (req/s) | goal | naive / plain | v1bridge / naive |",
-              "|---|---:|---:|---:|---:|"]
+    lines += ["", "| route | v1bridge / plain (req/s) | goal | naive / plain | v1bridge / naive | v1bridge / plain-http1 "
+              "(req/s) | v1bridge's CPU over plain-http1 |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
     for route, title in ROUTES:
         if route not in results:
             continue
@@ -360,8 +365,11 @@ def render_hot_path(results: dict, bench: Bench, rounds: int, seconds: int, conn
         ours = row["v1bridge"]["rps"] / row["plain"]["rps"]
         naive = row["naive"]["rps"] / row["plain"]["rps"]
         met = "met" if ours >= GOALS[route] else f"missed by {GOALS[route] - ours:.2f}"
+        same_client = row["plain-http1"]
         lines.append(f"| {title} | {ours:.2f}x | >= {GOALS[route]:.2f}x ({met}) | {naive:.2f}x | "
-                     f"{row['v1bridge']['rps'] / row['naive']['rps']:.2f}x |")
+                     f"{row['v1bridge']['rps'] / row['naive']['rps']:.2f}x | "
+                     f"{row['v1bridge']['rps'] / same_client['rps']:.2f}x | "
+                     f"+{row['v1bridge']['cpu_us'] - same_client['cpu_us']:.0f} µs |")
     return lines
 
 

@@ -41,7 +41,8 @@ sys.path.insert(0, os.path.join(tree, "bench"))
 sys.path.insert(0, tree)
 if target != "v1bridge":
     import naive_translator, proxy_bench
-    (naive_translator.run if target == "naive" else proxy_bench.run_plain)(int(port), upstream)
+    {"naive": naive_translator.run, "plain": proxy_bench.run_plain,
+     "plain-http1": proxy_bench.run_plain_http1}[target](int(port), upstream)
 else:
     import hotpath
     hotpath.run_translating(int(port), upstream, records)
@@ -68,10 +69,11 @@ async def _load(port: int, request: bytes, count: int, connections: int = 10) ->
 
 
 def _request(route: str, target: str, pod: str) -> bytes:
-    path, _ = hotpath.requests_for(route, "v1bridge" if target != "plain" else "plain", pod)
+    v2 = target.startswith("plain")
+    path, _ = hotpath.requests_for(route, "plain" if v2 else "v1bridge", pod)
     body = b""
     if route == "stop":
-        body = b'{"action":"stop"}' if target == "plain" else b""
+        body = b'{"action":"stop"}' if v2 else b""
         head = f"POST {path} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
     else:
         head = f"GET {path} HTTP/1.1\r\n"

@@ -106,6 +106,35 @@ def run_plain(port: int, upstream: str) -> None:
     web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, loop=bench_loop())
 
 
+def run_plain_http1(port: int, upstream: str) -> None:
+    """The same pass-through over the client v1bridge's translated calls use (proxy/http1.py) instead of aiohttp's:
+    what is left of v1bridge's cost over it is the translation, the policies and the observation."""
+    from aiohttp import web
+
+    from proxy.http1 import Pool
+
+    async def ctx(app):
+        app["pool"] = Pool(upstream, limit=100, connect_timeout=5)
+        yield
+        await app["pool"].close()
+
+    async def forward(request: web.Request) -> web.Response:
+        pool = request.app["pool"]
+        body = await request.read()
+        headers = {"Authorization": request.headers.get("Authorization", "")}
+        if body:
+            headers["Content-Type"] = "application/json"
+        answer, _ = await pool.exchange(request.method, pool.request(request.method, request.raw_path, headers,
+                                                                     body or None))
+        return web.Response(status=answer.status, body=answer.body,
+                            content_type=answer.headers.get("Content-Type", "application/json").split(";")[0])
+
+    app = web.Application()
+    app.cleanup_ctx.append(ctx)
+    app.router.add_route("*", "/{tail:.*}", forward)
+    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, loop=bench_loop())
+
+
 def run_translating(port: int, upstream: str, records: str) -> None:
     """`v1bridge proxy --upstream URL --usage-dir DIR` as an operator runs it: every observation on."""
     from aiohttp import web
