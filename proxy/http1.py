@@ -25,6 +25,7 @@ import ssl
 import zlib
 from typing import Any, AsyncIterator
 
+import aiohappyeyeballs
 import httptools
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
@@ -38,6 +39,8 @@ ACCEPT_ENCODING = "gzip, deflate"
 _PLAIN_PATH = re.compile(r"(?:/(?:[A-Za-z0-9_~\-][A-Za-z0-9_.~\-]*)?)*")
 # bounds on what the upstream may send before its body
 MAX_HEAD = 64 * 1024
+# seconds a resolved upstream address is used for new connections
+DNS_TTL = 300.0
 # a streamed (spooled) body stops reading the socket past this much unread data
 STREAM_HIGH_WATER = 1024 * 1024
 
@@ -64,6 +67,9 @@ class BrokenAnswer(HTTPClientError):
 
 class MalformedAnswer(HTTPClientError):
     """Bytes that are not an HTTP/1.1 answer, or one the proxy did not ask for (an encoding it did not offer)."""
+
+
+_NO_HEADERS: CIMultiDictProxy[str] = CIMultiDictProxy(CIMultiDict())
 
 
 class Answer:
@@ -131,7 +137,8 @@ class Connection(asyncio.Protocol):
         self.head_only = False  # an answer to HEAD: no body follows the head
         self.interim = False  # a 1xx answer before the real one
         self.status = 0
-        self.header_list: list[tuple[str, str]] = []
+        self.raw_headers: list[tuple[bytes, bytes]] = []
+        self.headers: CIMultiDictProxy[str] = _NO_HEADERS
         self.head_size = 0
         self.chunks: list[bytes] = []
         self.unread = 0
@@ -192,18 +199,22 @@ class Connection(asyncio.Protocol):
     # ------------------------------------------------------------ parser events (httptools)
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.head_size += len(name) + len(value) + 4
+        self.head_size += len(name) + len(value)
         if self.head_size > MAX_HEAD:
             raise MalformedAnswer(f"the v2 upstream's answer head is larger than {MAX_HEAD} bytes")
-        self.header_list.append((name.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape")))
+        self.raw_headers.append((name, value))
 
     def on_headers_complete(self) -> None:
         status = self.parser.get_status_code()
         if 100 <= status < 200:
             self.interim = True
-            self.header_list = []
+            self.raw_headers = []
             return
         self.status = status
+        # decoded as aiohttp's parser decodes them (UTF-8, undecodable bytes kept as surrogates)
+        self.headers = CIMultiDictProxy(CIMultiDict([(n.decode("utf-8", "surrogateescape"),
+                                                      v.decode("utf-8", "surrogateescape"))
+                                                     for n, v in self.raw_headers]))
         self.headed = True
         if self.head_only:
             self.reusable = False  # llhttp would wait for a body a HEAD answer never has
@@ -234,11 +245,8 @@ class Connection(asyncio.Protocol):
     # ------------------------------------------------------------ the exchange
 
     def _length_known(self) -> bool:
-        for name, value in self.header_list:
-            lowered = name.lower()
-            if lowered == "content-length" or (lowered == "transfer-encoding" and "chunked" in value.lower()):
-                return True
-        return False
+        headers = self.headers
+        return "Content-Length" in headers or "chunked" in headers.get("Transfer-Encoding", "").lower()
 
     def _wake(self) -> None:
         waiter = self.waiter
@@ -261,7 +269,8 @@ class Connection(asyncio.Protocol):
         self.started = self.headed = self.complete = self.interim = False
         self.head_only = head_only
         self.status = 0
-        self.header_list = []
+        self.raw_headers = []
+        self.headers = _NO_HEADERS
         self.head_size = 0
         self.chunks = []
         self.unread = 0
@@ -285,23 +294,9 @@ class Connection(asyncio.Protocol):
         while not self.headed:
             await self.wait()
 
-    def headers(self) -> CIMultiDictProxy[str]:
-        return CIMultiDictProxy(CIMultiDict(self.header_list))
-
-    def encoding(self) -> str | None:
-        for name, value in self.header_list:
-            if name.lower() == "content-encoding":
-                return value
-        return None
-
     def content_length(self) -> int | None:
-        for name, value in self.header_list:
-            if name.lower() == "content-length":
-                try:
-                    return int(value)
-                except ValueError:
-                    return None
-        return None
+        value = self.headers.get("Content-Length")
+        return int(value) if value is not None and value.isdigit() else None
 
     async def body(self) -> bytes:
         while not self.complete:
@@ -310,7 +305,7 @@ class Connection(asyncio.Protocol):
         data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         self.chunks = []
         self.unread = 0
-        encoding = self.encoding()
+        encoding = self.headers.get("Content-Encoding")
         if encoding is not None:
             decoder = _decoder(encoding)
             if decoder is not None:
@@ -319,7 +314,7 @@ class Connection(asyncio.Protocol):
 
     async def stream(self) -> AsyncIterator[bytes]:
         """The body in pieces as they arrive (decoded), reading paused while STREAM_HIGH_WATER is unread."""
-        decoder = _decoder(self.encoding())
+        decoder = _decoder(self.headers.get("Content-Encoding"))
         while True:
             if self.chunks:
                 data = b"".join(self.chunks)
@@ -371,6 +366,8 @@ class Pool:
         self.idle: list[Connection] = []
         self.open = 0  # connections open or being opened
         self.waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self._address_infos: list[Any] = []
+        self._addresses_until = float("-inf")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing = False
 
@@ -440,11 +437,23 @@ class Pool:
                     self._wake_one()  # pass on the turn this caller was given
                 raise
 
+    async def _addresses(self) -> list[Any]:
+        """The upstream's addresses, resolved at most every DNS_TTL seconds (as aiohttp's connector cached them)."""
+        loop = self.loop
+        if self._addresses_until < loop.time():
+            self._address_infos = await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
+            self._addresses_until = loop.time() + DNS_TTL
+        return self._address_infos
+
     async def _connect(self) -> Connection:
         loop = self.loop
         try:
             async with asyncio.timeout(self.connect_timeout):
-                _, conn = await loop.create_connection(lambda: Connection(self), self.host, self.port, ssl=self.ssl,
+                # Happy Eyeballs (RFC 8305, aiohttp's own library): a dual-stack name whose IPv6 route is broken
+                # connects over IPv4 after 0.25 s instead of waiting out the connect timeout on the first address
+                sock = await aiohappyeyeballs.start_connection(await self._addresses(), happy_eyeballs_delay=0.25,
+                                                               interleave=1)
+                _, conn = await loop.create_connection(lambda: Connection(self), sock=sock, ssl=self.ssl,
                                                        server_hostname=self.host if self.ssl else None)
         except TimeoutError:
             raise ConnectTimedOut(f"no connection within {self.connect_timeout:g}s") from None
@@ -514,9 +523,9 @@ class Pool:
                 if spool_over and 200 <= status < 300 and (conn.content_length() or spool_over) >= spool_over:
                     conn.streaming = True
                     kept = await spool(conn.stream(), spool_over)
-                    return Answer(status, conn.headers(), b""), kept
+                    return Answer(status, conn.headers, b""), kept
                 body = await conn.body()
-                return Answer(status, conn.headers(), body), None
+                return Answer(status, conn.headers, body), None
             except ClosedBeforeAnswer:
                 if resend and reused:
                     continue  # a kept-alive connection the server had closed: each such one is dropped, so this ends

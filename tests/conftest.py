@@ -1,6 +1,8 @@
 """Project-wide fixtures. Sandbox fixtures live here because proxy, codemod and audit tests all use the sandbox as their v2 upstream."""
 from __future__ import annotations
 
+import socket
+
 import aiohttp.web_app
 import pytest
 
@@ -77,3 +79,27 @@ async def sandbox_client(aiohttp_client, sandbox_app):
 async def sandbox_server(aiohttp_server, sandbox_app):
     """A real listening sandbox; its base URL is str(server.make_url(""))."""
     return await aiohttp_server(sandbox_app)
+
+
+@pytest.fixture
+def full_backlog_url():
+    """A socket that listens but never accepts, its backlog already full: connects hang until timed out."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    port = server.getsockname()[1]
+    fillers = []
+    for _ in range(4):
+        c = socket.socket()
+        c.setblocking(False)
+        try:
+            c.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        fillers.append(c)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        for c in fillers:
+            c.close()
+        server.close()

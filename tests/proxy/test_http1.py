@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import socket
 import ssl
 import zlib
 
@@ -288,3 +289,23 @@ async def test_an_https_upstream_is_verified_and_named():
             await call(untrusting)
     finally:
         listening.close()
+
+
+async def test_an_address_that_never_answers_does_not_hold_up_the_next_one(monkeypatch, full_backlog_url):
+    """Happy Eyeballs: the first address (a listener whose backlog is full: the handshake never completes) is
+    passed over after 0.25 s, well within the 5 s connect timeout, and the call goes to the next address."""
+    async with RawServer(ok(b"{}")) as base:
+        pool = http1.Pool(base, limit=1, connect_timeout=5)
+        infos = [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", URL(full_backlog_url).port)),
+                 (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", URL(base).port))]
+
+        async def addresses():
+            return infos
+
+        monkeypatch.setattr(pool, "_addresses", addresses)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        answer = await call(pool)
+        took = loop.time() - started
+        await pool.close()
+    assert answer.status == 200 and took < 2

@@ -60,30 +60,6 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-@pytest.fixture
-def full_backlog_url():
-    """A socket that listens but never accepts, its backlog already full: connects hang until timed out."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(0)
-    port = server.getsockname()[1]
-    fillers = []
-    for _ in range(4):
-        c = socket.socket()
-        c.setblocking(False)
-        try:
-            c.connect(("127.0.0.1", port))
-        except BlockingIOError:
-            pass
-        fillers.append(c)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        for c in fillers:
-            c.close()
-        server.close()
-
-
 # ------------------------------------------------------------------ sabotage
 
 
