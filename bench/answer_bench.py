@@ -108,8 +108,9 @@ def pieces(service: V1Service, captured: fu.Captured, route_name: str) -> dict[s
 
     call = f"{route.v2_method} {route.v2_path}"
     reader = service.answer.typed[op_id]
-    block, more = service.answer.pages.pagination.block, service.answer.pages.pagination.more
-    typed: Callable[[], Any] = ((lambda: reader.answer_page(answer.body, route.list_key, block, more))
+    pagination = service.answer.pages.pagination
+    page_keys = (route.list_key, pagination.block, pagination.more, pagination.next)
+    typed: Callable[[], Any] = ((lambda: reader.read_page(answer.body, *page_keys))
                                 if route.list_key else (lambda: reader.answer_object(answer.body)))
     return {
         "answer stage, from the v2 bytes": lambda: run(fresh()),

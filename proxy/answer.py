@@ -12,10 +12,11 @@ import orjson
 from aiohttp import web
 
 
-from mappings.typed import TypedReader, typed_reader
+from mappings.typed import TypedPage, TypedReader, typed_reader
 
 from proxy import offload
 from proxy.backward import Backward, ListBuilder
+from proxy.emulations.pages import not_a_page
 from proxy.failures import Failures, not_an_answer, upstream_headers
 
 if TYPE_CHECKING:
@@ -41,24 +42,30 @@ class Answer:
         self._pool: offload.ProcessPoolExecutor | None = None
         self.typed = _typed_readers(backward)
 
-    def _typed(self, call: Call, plan: Plan, resp: UpstreamResponse) -> web.Response | None:
-        """The answer from typed structs (mappings/typed.py) when the route has a typed reader and the request
-        asks nothing a plain answer lacks (no filter, lookup or include flag); None: answer from dicts."""
+    def _reader(self, plan: Plan) -> TypedReader | None:
+        """The route's typed reader (mappings/typed.py) when the request asks nothing a plain answer lacks (no
+        filter, lookup or include flag)."""
+        if plan.filters or plan.lookups or plan.includes:
+            return None
+        return self.typed.get(plan.route.op_id)
+
+    def _read_page(self, reader: TypedReader, plan: Plan, body: bytes) -> TypedPage | None:
+        pagination = self.pages.pagination
+        return reader.read_page(body, plan.route.list_key, pagination.block, pagination.more, pagination.next)
+
+    def _typed(self, plan: Plan, resp: UpstreamResponse) -> bytes | TypedPage | None:
+        """The v1 body read from typed structs; the first page of a list that has more (TypedPage); None: answer
+        from dicts."""
+        reader = self._reader(plan)
+        if reader is None:
+            return None
         route = plan.route
-        reader = self.typed.get(route.op_id)
-        if reader is None or plan.filters or plan.lookups or plan.includes:
-            return None
-        if route.list_key:
-            pagination = self.pages.pagination
-            body = reader.answer_page(resp.body, route.list_key, pagination.block, pagination.more)
-        else:
-            body = reader.answer_object(resp.body)
-        if body is None:
-            return None
-        status = self._v1_status(call, plan, resp)
-        if status == 204:  # strict status policy and v2 answered 204: the dict path answers it (no body)
-            return None
-        return web.Response(status=status, body=body, content_type=_JSON, headers=upstream_headers(resp))
+        if not route.list_key:
+            return reader.answer_object(resp.body)
+        page = self._read_page(reader, plan, resp.body)
+        if page is None or page.more and route.paginated:
+            return page
+        return page.items
 
     async def run(self, call: Call, plan: Plan, outcome: Outcome) -> web.Response:
         route = plan.route
@@ -73,9 +80,14 @@ class Answer:
             data: Any = outcome.followed
         else:
             if not plan.steps and plan.request is not None:  # each step of a multi-step emulation is checked as it runs
-                typed = self._typed(call, plan, resp)
-                if typed is not None:
-                    return typed
+                typed = self._typed(plan, resp)
+                if typed.__class__ is bytes:
+                    status = self._v1_status(call, plan, resp)
+                    if status != 204:  # strict status policy and v2 answered 204: the dict path answers it (no body)
+                        return web.Response(status=status, body=typed, content_type=_JSON,
+                                            headers=upstream_headers(resp))
+                elif typed is not None:
+                    return await self._pages(call, plan, resp, typed)
                 problem = not_an_answer(route, resp, f"{plan.request.method} {plan.request.path}",
                                         creates=route.creates)
                 if problem is not None:
@@ -105,36 +117,54 @@ class Answer:
                 call.engage(route.status_policy)
         return status
 
-    async def _pages(self, call: Call, plan: Plan, resp: UpstreamResponse, data: dict[str, Any]) -> web.Response:
+    async def _pages(self, call: Call, plan: Plan, resp: UpstreamResponse,
+                     first: dict[str, Any] | TypedPage) -> web.Response:
         """A v1 list from every page of the v2 list: each page filtered, expanded, translated and serialised into
-        the v1 array, then dropped (memory holds the v1 answer, not the v2 pages). Any failed page is a 502:
-        never a 2xx with part of the list. The client's own query never carries a cursor (v1 had none)."""
+        the v1 array, then dropped (memory holds the v1 answer, not the v2 pages). A page the typed reader reads
+        comes translated already (TypedPage); any other is read as dicts. Any failed page is a 502: never a 2xx
+        with part of the list. The client's own query never carries a cursor (v1 had none)."""
         route = plan.route
         request = plan.request
         assert request is not None
+        reader = self._reader(plan)
+        pagination = self.pages.pagination
         builder = ListBuilder(self.backward, plan)
         cache: dict[str, Any] = {}
         extra: list[dict[str, Any]] = []
         ctx = None
         seen: set[str] = set()
         page = 1
+        current = first
         while True:
-            if plan.lookups:
-                lookups, more_extra = await self.lookups.for_answer(call, plan, data, cache)
-                extra.extend(more_extra)
+            if isinstance(current, TypedPage):
+                builder.add_json(current.items)
+                more, cursor = current.more, current.cursor
             else:
-                lookups = {}
-            ctx = self.backward.context(plan, lookups)
-            builder.add(data, ctx)
-            if not self.pages.more(data):
+                if plan.lookups:
+                    lookups, more_extra = await self.lookups.for_answer(call, plan, current, cache)
+                    extra.extend(more_extra)
+                else:
+                    lookups = {}
+                ctx = self.backward.context(plan, lookups)
+                builder.add(current, ctx)
+                more = self.pages.more(current)
+                cursor = current[pagination.block].get(pagination.next) if more else None
+            if not more:
                 break
-            cursor = self.pages.next_cursor(data, page, seen, route.label)
+            cursor = self.pages.checked_cursor(cursor, page, seen, route.label)
             page += 1
-            data, resp = await self.pages.next_page(call, request.method, request.path, request.query, cursor, page,
-                                                    route.op_id, route.label, self.config.large_answer)
+            resp = await self.pages.page_response(call, request.method, request.path, request.query, cursor, page,
+                                                  route.op_id, route.label, self.config.large_answer)
             if resp.spool is not None:  # a large later page: this page and the rest from files (offload.py)
                 return await offload.continue_pages(self, call, plan, resp, page, builder.chunks,
                                                     builder.seen if builder.track else None, cache, extra, seen)
+            typed = self._read_page(reader, plan, resp.body) if reader is not None else None
+            if typed is not None:
+                current = typed
+                continue
+            current = resp.json()
+            if not isinstance(current, dict):
+                raise not_a_page(route.label, page)
             problem = not_an_answer(route, resp, f"{request.method} {request.path} (page {page})")
             if problem is not None:
                 raise problem
@@ -170,7 +200,7 @@ def _typed_readers(backward: Backward) -> dict[str, TypedReader]:
             continue
         if route.list_key:
             try:
-                reader.page_decoder(route.list_key, pagination.block, pagination.more)
+                reader.page_decoder(route.list_key, pagination.block, pagination.more, pagination.next)
             except ValueError:
                 continue
         out[route.op_id] = reader

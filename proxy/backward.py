@@ -142,6 +142,11 @@ class ListBuilder:
             translate = self.translate
             self.chunks.append(orjson.dumps([translate(item, ctx) for item in items])[1:-1])
 
+    def add_json(self, items: bytes) -> None:
+        """A page translated already: its v1 items as a JSON array (a typed reader's, mappings/typed.py)."""
+        if items != b"[]":
+            self.chunks.append(items[1:-1])
+
     def finish(self, extra: Iterable[dict[str, Any]], ctx: ResponseContext | None) -> bytes:
         for item in extra:
             if item.get("id") not in self.seen and _passes(item, self.filters):

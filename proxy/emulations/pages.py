@@ -32,7 +32,10 @@ class Pages:
         return more_pages(self.pagination, data)
 
     def next_cursor(self, data: dict[str, Any], page: int, seen: set[str], what: str) -> str:
-        cursor = data[self.pagination.block].get(self.pagination.next)
+        return self.checked_cursor(data[self.pagination.block].get(self.pagination.next), page, seen, what)
+
+    def checked_cursor(self, cursor: Any, page: int, seen: set[str], what: str) -> str:
+        """The cursor page `page` gives to the next (as sent): a string not handed out before, within max_pages."""
         if not isinstance(cursor, str) or not cursor:
             raise UpstreamError(f"{what}: page {page} of the v2 list says more pages follow but gives no cursor; "
                                 "the list is answered whole or not at all")

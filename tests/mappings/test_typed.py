@@ -128,8 +128,12 @@ def test_a_typed_object_answer_is_the_dict_answer_or_none(map_id):
         assert reader.answer_object(orjson.dumps(sample)) == _dict_answer(map_id, orjson.dumps(sample), listed=False)
 
 
+def _read_page(reader, body: bytes):
+    return reader.read_page(body, "items", PAGE.block, PAGE.more, PAGE.next)
+
+
 @pytest.mark.parametrize("map_id", sorted(SAMPLES))
-def test_a_typed_page_answer_is_the_dict_answer_or_none(map_id):
+def test_a_typed_page_is_the_dict_answer_or_none(map_id):
     reader = TYPED[map_id]
     pages = [
         {"items": SAMPLES[map_id], PAGE.block: {PAGE.next: None, PAGE.more: False}},
@@ -141,24 +145,44 @@ def test_a_typed_page_answer_is_the_dict_answer_or_none(map_id):
         {"items": {}},
         {"other": []},
         [],
+        {"items": SAMPLES[map_id], PAGE.block: None},
+        {"items": SAMPLES[map_id], PAGE.block: "x"},
+        {"items": SAMPLES[map_id], PAGE.block: {PAGE.more: 1, PAGE.next: "c2"}},
     ]
     for page in pages:
         body = orjson.dumps(page)
-        typed = reader.answer_page(body, "items", PAGE.block, PAGE.more)
+        typed = _read_page(reader, body)
         if typed is not None:
-            assert typed == _dict_answer(map_id, body, listed=True), page
-    # the realistic page is answered typed; one that says more pages follow is left to the dict path (pages.py)
+            assert typed == (_dict_answer(map_id, body, listed=True), False, None), page
+    # the realistic page is answered typed; one that says more pages follow too, with its cursor as sent
     whole = orjson.dumps(pages[0])
-    assert reader.answer_page(whole, "items", PAGE.block, PAGE.more) == _dict_answer(map_id, whole, listed=True)
-    more = orjson.dumps({"items": SAMPLES[map_id], PAGE.block: {PAGE.next: "c2", PAGE.more: True}})
-    assert reader.answer_page(more, "items", PAGE.block, PAGE.more) is None
+    assert _read_page(reader, whole) == (_dict_answer(map_id, whole, listed=True), False, None)
+    for cursor in ("c2", None, 7, ""):
+        more = orjson.dumps({"items": SAMPLES[map_id], PAGE.block: {PAGE.next: cursor, PAGE.more: True}})
+        assert _read_page(reader, more) == (_dict_answer(map_id, more, listed=True), True, cursor)
+    empty = orjson.dumps({"items": [], PAGE.block: {PAGE.next: "c3", PAGE.more: True}})
+    assert _read_page(reader, empty) == (b"[]", True, "c3")
     for body in (b"", b"not json", b'{"items": [}'):
-        assert reader.answer_page(body, "items", PAGE.block, PAGE.more) is None
+        assert _read_page(reader, body) is None
+
+
+@pytest.mark.parametrize("map_id", sorted(SAMPLES))
+def test_a_typed_page_of_variants_is_the_dict_answer_or_none(map_id):
+    """Every variant of the realistic objects on a page that says more follow: its items as the dict path
+    translates them, or None."""
+    reader = TYPED[map_id]
+    for sample in SAMPLES[map_id]:
+        for variant in _variants(sample):
+            body = orjson.dumps({"items": [sample, variant], PAGE.block: {PAGE.next: "c2", PAGE.more: True}})
+            typed = _read_page(reader, body)
+            if typed is not None:
+                assert typed == (_dict_answer(map_id, body, listed=True), True, "c2"), variant
 
 
 def test_an_integer_over_64_bits_is_left_to_the_dict_path():
     body = orjson.dumps({**GPU_POD, "disk": 0}).replace(b'"disk":0', b'"disk":123456789012345678901234567890')
     assert TYPED["pod"].answer_object(body) is None  # orjson reads it as a float; msgspec exactly, which orjson cannot write
+    assert _read_page(TYPED["pod"], b'{"items": [' + body + b']}') is None
 
 
 def test_objects_a_converter_cannot_tell_apart_as_structs_are_left_to_the_dict_path():

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import copy
 
+import orjson
 import pytest
 
 from mappings.translate import ResponseContext, translators
+from mappings.typed import TypedReader
 from proxy.app import SERVICE
 from proxy.sandbox.common import SANDBOX
 from proxy.sandbox.pods import build_pod, view as pod_view
@@ -85,6 +87,35 @@ async def test_2500_pods_come_back_whole_newest_first_across_short_and_empty_pag
     assert len(calls) == 358 and "cursor" not in calls[0] and all("cursor" in c for c in calls[1:])
     assert all(set(c) <= {"cursor"} for c in calls)  # nothing else changes between pages
     assert "cursor" not in await r.text() and "nextCursor" not in r.headers.get("Link", "")
+
+
+async def test_pages_read_typed_make_the_dict_paths_list_byte_for_byte(proxy, auth, recording_sandbox_app,
+                                                                       sandbox_keys, monkeypatch):
+    """30 pods over 5 pages of 7, each page read once, by the typed reader (mappings/typed.py), except the third,
+    which it gives up on here (as on any page it cannot answer exactly: tests/mappings/test_typed.py) and which
+    is read as dicts. The answer is the dict path's, byte for byte."""
+    docs = seed_pods(recording_sandbox_app, sandbox_keys[0], 30)
+    reads: list[bool] = []
+    read_page = TypedReader.read_page
+
+    def third_given_up(self, *args):
+        page = read_page(self, *args) if len(reads) != 2 else None
+        reads.append(page is not None)
+        return page
+
+    monkeypatch.setattr(TypedReader, "read_page", third_given_up)
+    typed = await proxy.get("/v1/pods", headers=auth)
+    assert typed.status == 200, await typed.text()
+    assert reads == [True, True, False, True, True]
+    monkeypatch.setattr(proxy.app[SERVICE].answer, "typed", {})  # no typed reader: every page read as dicts
+    as_dicts = await proxy.get("/v1/pods", headers=auth)
+    assert as_dicts.status == 200 and len(reads) == 5
+    body = await typed.read()
+    assert body == await as_dicts.read()
+    got = orjson.loads(body)
+    assert [p["id"] for p in got] == [d["id"] for d in reversed(docs)]
+    sb = recording_sandbox_app[SANDBOX]
+    assert got[16] == T.response("pod", pod_view(sb, docs[13], sb.clock()))  # a pod of the page read as dicts
 
 
 async def test_filters_apply_across_every_page(proxy, auth, recorder, recording_sandbox_app, sandbox_keys):
