@@ -4,7 +4,8 @@
 
 For each benchmarked route, the v2 answer captured from the sandbox (bench/fast_upstream.py) goes through
 `Answer.run` (proxy/answer.py) as the proxy runs it, without a server or an upstream call (these routes answer
-through their typed reader, mappings/typed.py), and each piece is timed alone: the typed reader, and the dict
+through their typed reader, mappings/typed.py), and each piece is timed alone: the typed reader (its decode and
+its translation apart; its serialisation is the dict path's), and the dict
 path's pieces it stands in for (taken when the typed reader gives up): the JSON parse, the answer check (`not_an_answer`), the backward translation (the compiled response map,
 its converters included), the serialisation, the kept upstream headers and the aiohttp response. Beside them,
 the naive translator's parse + renames + dump (bench/naive_translator.py) over the same bytes.
@@ -110,11 +111,22 @@ def pieces(service: V1Service, captured: fu.Captured, route_name: str) -> dict[s
     reader = service.answer.typed[op_id]
     pagination = service.answer.pages.pagination
     page_keys = (route.list_key, pagination.block, pagination.more, pagination.next)
-    typed: Callable[[], Any] = ((lambda: reader.read_page(answer.body, *page_keys))
-                                if route.list_key else (lambda: reader.answer_object(answer.body)))
+    if route.list_key:
+        decoder = reader.page_decoder(*page_keys)
+        typed_items = getattr(decoder.decode(answer.body), route.list_key)
+        typed: Callable[[], Any] = lambda: reader.read_page(answer.body, *page_keys)
+        decode: Callable[[], Any] = lambda: decoder.decode(answer.body)
+        translate: Callable[[], Any] = lambda: [reader.translate(item) for item in typed_items]
+    else:
+        typed_object = reader.object_decoder.decode(answer.body)
+        typed = lambda: reader.answer_object(answer.body)
+        decode = lambda: reader.object_decoder.decode(answer.body)
+        translate = lambda: reader.translate(typed_object)
     return {
         "answer stage, from the v2 bytes": lambda: run(fresh()),
         "  typed reader: decode, translate, dump": typed,
+        "    msgspec decode into the structs": decode,
+        "    translation from the structs": translate,
         "  JSON parse (orjson.loads)": lambda: orjson.loads(answer.body),
         "  answer check (not_an_answer)": lambda: not_an_answer(route, parsed(), call, creates=route.creates),
         "  backward translation": lambda: service.backward.translate(plan, data, ctx),

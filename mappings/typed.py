@@ -179,7 +179,7 @@ class TypedReader:
         self.spec = spec
         self.translate = translate
         self.item = item
-        self._object = msgspec.json.Decoder(item)
+        self.object_decoder = msgspec.json.Decoder(item)
         self._pages: dict[tuple[str, str, str, str], msgspec.json.Decoder] = {}
 
     def page_decoder(self, list_key: str, block: str, more: str, cursor: str) -> msgspec.json.Decoder:
@@ -199,7 +199,7 @@ class TypedReader:
 
     def answer_object(self, body: bytes) -> bytes | None:
         try:
-            return orjson.dumps(self.translate(self._object.decode(body)))
+            return orjson.dumps(self.translate(self.object_decoder.decode(body)))
         except Exception:  # noqa: BLE001 - refused, ambiguous, or a value the dict path fails on: it decides
             return None
 
