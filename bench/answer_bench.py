@@ -114,7 +114,7 @@ def pieces(service: V1Service, captured: fu.Captured, route_name: str) -> dict[s
     if route.list_key:
         decoder = reader.page_decoder(*page_keys)
         typed_items = getattr(decoder.decode(answer.body), route.list_key)
-        typed: Callable[[], Any] = lambda: reader.read_page(answer.body, *page_keys)
+        typed: Callable[[], Any] = lambda: reader.read_page(answer.body, *page_keys).items
         decode: Callable[[], Any] = lambda: decoder.decode(answer.body)
         translate: Callable[[], Any] = lambda: [reader.translate(item) for item in typed_items]
     else:

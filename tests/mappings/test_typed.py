@@ -189,6 +189,13 @@ def test_objects_a_converter_cannot_tell_apart_as_structs_are_left_to_the_dict_p
     # gpu {} -> the dict converter answers null; {"other": 1} -> {id: null, count: null}: the same struct
     for gpu in ({}, {"other": 1}):
         assert TYPED["pod"].answer_object(orjson.dumps({**GPU_POD, "gpu": gpu})) is None
+    # persistent {} -> the network volume's path in the dict converter, {"other": 1} -> no path: the same struct
+    network = [{"volumeId": "vol1", "path": "/runpod-volume"}]
+    for persistent in ({}, {"other": 1}):
+        body = orjson.dumps({**GPU_POD, "mounts": {"persistent": persistent, "network": network}})
+        assert TYPED["pod"].answer_object(body) is None
+    assert orjson.loads(_dict_answer("pod", orjson.dumps({**GPU_POD, "mounts": {"persistent": {}, "network": network}}),
+                                     listed=False))["volumeMountPath"] == "/runpod-volume"
     # a public port without `private`: the dict converter raises
     runtime = {"ports": [{"public": 1, "type": "tcp", "ip": "1.2.3.4"}]}
     assert TYPED["pod"].answer_object(orjson.dumps({**GPU_POD, "runtime": runtime})) is None
