@@ -1,6 +1,6 @@
 """Every benchmark of v1bridge in one run, one table of figures and ratios.
 
-    .venv/bin/python bench/run_all.py --quick     # under 3 minutes: 3 rounds x 2 s, 10 s soak, 1,000-file trees
+    .venv/bin/python bench/run_all.py --quick     # under 3 minutes: 2 rounds x 2 s, 10 s soak, 1,000-file trees
     .venv/bin/python bench/run_all.py --full      # ~12 minutes: 5 rounds x 5 s, 5 min soak, 10,000-file trees
 
 Proxy hot path (bench/hotpath.py): against a fast upstream (nginx serving pre-serialised v2 answers, pinned
@@ -316,7 +316,7 @@ def main() -> int:
         print("wrk is needed: apt-get update && apt-get install -y wrk", file=sys.stderr)
         return 2
     full = args.full
-    rounds, args.seconds = (5, 5) if full else (3, 2)
+    rounds, args.seconds = (5, 5) if full else (2, 2)  # --quick: five targets x three routes must fit 3 minutes
     args.sandbox_seconds = 5 if full else 2
     soak = 300 if full else 10
     name = "full" if full else "quick"
