@@ -56,6 +56,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-access-log", action="store_true")
     parser.add_argument("--max-inflight", type=int, default=ProxyConfig.max_inflight, metavar="N",
                         help="requests one process answers at once; past it a 503 with Retry-After (0: no limit)")
+    parser.add_argument("--backlog", type=int, default=ProxyConfig.backlog, metavar="N",
+                        help="connections waiting to be accepted, per listening socket; past it the kernel drops new "
+                             "connections' SYNs and clients retry after 1 s (default 2048; capped by "
+                             "net.core.somaxconn)")
 
 
 def _validate_policies(names: list[str]) -> frozenset[str]:
@@ -97,6 +101,7 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
         db_path=args.db,
         access_log=not args.no_access_log,
         max_inflight=max(0, args.max_inflight),
+        backlog=max(1, args.backlog),
     )
     return config, generated
 
@@ -162,20 +167,23 @@ def _serve(config: ProxyConfig, sock: socket.socket | None = None) -> None:
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     app = serving_for_life(create_proxy_app(config))
+    # the backlog is given to run_app even with a socket listening already: starting a site listens again, with
+    # aiohttp's default of 128 unless told otherwise
     if sock is not None:
-        web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True, loop=event_loop())
+        web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True, loop=event_loop(),
+                    backlog=config.backlog)
     else:
         web.run_app(app, host=config.host, port=config.port, access_log=None, print=None,
-                    reuse_port=config.workers > 1, loop=event_loop())
+                    reuse_port=config.workers > 1, loop=event_loop(), backlog=config.backlog)
 
 
-def _reuseport_socket(host: str, port: int) -> socket.socket:
+def _reuseport_socket(host: str, port: int, backlog: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
-    sock.listen(1024)
+    sock.listen(backlog)
     sock.set_inheritable(True)
     return sock
 
@@ -199,7 +207,7 @@ def _follow_parent() -> None:
 def _worker(config: ProxyConfig) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when workers stop
     _follow_parent()
-    _serve(config, _reuseport_socket(config.host, config.port))
+    _serve(config, _reuseport_socket(config.host, config.port, config.backlog))
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -213,7 +221,7 @@ def _start_shared_sandbox(config: ProxyConfig) -> tuple[multiprocessing.Process,
     port = probe.getsockname()[1]
     probe.close()
     process = multiprocessing.get_context("spawn").Process(
-        target=_run_sandbox, args=(list(config.keys), config.db_path, port), daemon=True
+        target=_run_sandbox, args=(list(config.keys), config.db_path, port, config.backlog), daemon=True
     )
     process.start()
     url = f"http://127.0.0.1:{port}"
@@ -228,7 +236,7 @@ def _start_shared_sandbox(config: ProxyConfig) -> tuple[multiprocessing.Process,
     return process, url
 
 
-def _run_sandbox(keys: list[str], db_path: str | None, port: int) -> None:
+def _run_sandbox(keys: list[str], db_path: str | None, port: int, backlog: int) -> None:
     from aiohttp import web
 
     from proxy.sandbox import SandboxConfig, create_sandbox_app
@@ -238,8 +246,9 @@ def _run_sandbox(keys: list[str], db_path: str | None, port: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _follow_parent()
     try:
+        # every worker's upstream pool connects to it: up to workers x --upstream-connections at once
         web.run_app(create_sandbox_app(SandboxConfig(keys=keys, db_path=db_path)), host="127.0.0.1", port=port,
-                    access_log=None, print=None)
+                    access_log=None, print=None, backlog=backlog)
     except DatabaseLocked as exc:
         print(f"v1bridge proxy: {exc}", file=sys.stderr)
         sys.exit(2)

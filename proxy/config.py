@@ -67,6 +67,11 @@ class ProxyConfig:
     # overload: requests (v1 and v2) answered at once by this process; past it a 503 with Retry-After (0: no limit).
     # High enough that a slow upstream (requests waiting, not computing) is not throttled by it.
     max_inflight: int = 1024
+    # connections the kernel completes and queues for accept() on each listening socket (Linux caps it at
+    # net.core.somaxconn). aiohttp's default, 128, overflowed in a burst of 400 connections: the kernel dropped the
+    # SYNs past it and those clients retried after 1 s (the p99 of about 1 s in the overload runs). gunicorn's
+    # and uvicorn's default.
+    backlog: int = 2048
     # several processes: the directory where each writes its metrics for one scrape to cover all (telemetry.Metrics)
     metrics_dir: str | None = None
     retry_after: int = 1
