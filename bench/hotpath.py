@@ -13,7 +13,8 @@ rotated each round), medians over the rounds:
 With 2+ CPUs the upstream and wrk share CPU 0 and each proxy is pinned alone to CPU 1 (only one is loaded at a
 time), so req/s is the proxy's own ceiling and the CPU time per request (utime + stime of the proxy process from
 /proc, over the whole wrk run) is its cost. Ratios are to the plain pass-through of the same round set.
-Also here: `--workers N` (the real CLI, N processes) and overload (p50/p99 at 50/200/400 connections).
+Also here: `--workers N` (the real CLI, N processes) and overload (p50/p99 at 50/200/400 connections;
+`--overload` runs only that).
 """
 from __future__ import annotations
 
@@ -68,20 +69,27 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 def wrk(url: str, seconds: int, connections: int, threads: int = 1, script: str | None = None,
-        workdir: Path | None = None) -> dict:
+        workdir: Path | None = None, timeout: int | None = None) -> dict:
+    """wrk's figures. `timeout`: wrk's own (2 s by default) past which an answer is counted as a socket error
+    ("timeout") and left out of the percentiles."""
     pin = ["taskset", "-c", str(LOAD_CPU)] if two_cpus() and shutil.which("taskset") else []
     cmd = [*pin, "wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency",
            "-H", f"Authorization: Bearer {pb.KEY}"]
+    if timeout:
+        cmd += ["--timeout", f"{timeout}s"]
     if script:
         path = (workdir or Path(tempfile.gettempdir())) / f"wrk-{abs(hash(script))}.lua"
         path.write_text(script)
         cmd += ["-s", str(path)]
-    out = subprocess.run(cmd + [url], capture_output=True, text=True, timeout=seconds + 60).stdout
+    overflows = listen_overflows()
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, timeout=seconds + 60 + (timeout or 0)).stdout
     found = re.search(r"Requests/sec:\s+([\d.]+)", out)
     if found is None:
         raise RuntimeError(f"wrk gave no figures for {url}:\n{out}")
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     sock_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    kinds = dict(zip(("connect", "read", "write", "timeout"),
+                     (int(x) for x in sock_errors.groups()) if sock_errors else (0, 0, 0, 0)))
 
     def pct(p: str) -> float:
         m = re.search(rf"^\s+{p}%\s+([\d.]+)(us|ms|s)\b", out, re.M)
@@ -91,7 +99,19 @@ def wrk(url: str, seconds: int, connections: int, threads: int = 1, script: str 
     return {"rps": float(found.group(1)), "p50": pct("50"), "p99": pct("99"),
             "requests": int(re.search(r"(\d+) requests in", out).group(1)),
             "non2xx": int(non2xx.group(1)) if non2xx else 0,
-            "socket_errors": sum(int(x) for x in sock_errors.groups()) if sock_errors else 0}
+            "socket_errors": sum(kinds.values()), "socket_error_kinds": kinds,
+            "listen_overflows": listen_overflows() - overflows}
+
+
+def listen_overflows() -> int:
+    """The kernel's count of connections dropped because a listening socket's accept queue was full (TcpExt
+    ListenOverflows, as `nstat` shows it): machine-wide, so other programs' sockets count too."""
+    try:
+        lines = [line.split() for line in Path("/proc/net/netstat").read_text().splitlines()
+                 if line.startswith("TcpExt:")]
+    except FileNotFoundError:
+        return 0
+    return int(dict(zip(lines[0], lines[1])).get("ListenOverflows", 0)) if len(lines) == 2 else 0
 
 
 def post_script(path: str, body: str) -> str:
@@ -112,9 +132,9 @@ def requests_for(route: str, target: str, pod: str) -> tuple[str, str | None]:
 
 
 def measure(url: str, pids: list[int], seconds: int, connections: int, script: str | None, workdir: Path,
-            threads: int = 1) -> dict:
+            threads: int = 1, timeout: int | None = None) -> dict:
     before = cpu_seconds(pids)
-    got = wrk(url, seconds, connections, threads, script, workdir)
+    got = wrk(url, seconds, connections, threads, script, workdir, timeout)
     used = cpu_seconds(pids) - before
     got["cpu_us"] = used / max(got["requests"], 1) * 1e6
     got["load"] = os.getloadavg()[0]
@@ -152,7 +172,7 @@ def run_translating(port: int, upstream: str, records: str, max_inflight: int | 
     loop = pb.bench_loop()
     web.run_app(proxy_app.serving_for_life(proxy_app.create_proxy_app(ProxyConfig(
         upstream=upstream, access_log=True, usage_dir=records, fingerprint_salt="bench", **extra))),
-                host="127.0.0.1", port=port, access_log=None, print=None, loop=loop)
+                host="127.0.0.1", port=port, access_log=None, print=None, loop=loop, backlog=pb.BACKLOG)
 
 
 def run_baseline(port: int, upstream: str, records: str, tree: str) -> None:
@@ -238,11 +258,13 @@ def hot_path(bench: Bench, rounds: int, seconds: int, connections: int,
 
 
 SHED_LIMIT = 100  # the overload runs also use a low --max-inflight, to show shedding at 200 and 400 connections
+OVERLOAD_TIMEOUT = 10  # s: wrk's own 2 s would leave the slowest answers out of the p99 (counted as "timeout")
 
 
 def overload(bench: Bench, seconds: int, levels: tuple[int, ...] = (50, 200, 400)) -> list[dict]:
     """v1bridge alone (pinned), GET /v1/pods/{id}, wrk at 50/200/400 connections: latency and what was shed,
-    with the default in-flight limit and with SHED_LIMIT (a second proxy process started for it)."""
+    with the default in-flight limit and with SHED_LIMIT (a second proxy process started for it); then the plain
+    aiohttp pass-through at the same levels, the reference for the latency any aiohttp server shows there."""
     from proxy.config import ProxyConfig
 
     path, _ = requests_for("get", "v1bridge", bench.pod)
@@ -257,11 +279,15 @@ def overload(bench: Bench, seconds: int, levels: tuple[int, ...] = (50, 200, 400
         pb.wait_up(port)
         first_answers(f"http://127.0.0.1:{port}{path}", 2)
         rows = []
-        for limit, url, pid in ((ProxyConfig.max_inflight, bench.url("v1bridge", path), bench.procs["v1bridge"].pid),
-                                (SHED_LIMIT, f"http://127.0.0.1:{port}{path}", limited.pid)):
+        plain_path, _ = requests_for("get", "plain", bench.pod)
+        for target, limit, url, pid in (
+                ("v1bridge", ProxyConfig.max_inflight, bench.url("v1bridge", path), bench.procs["v1bridge"].pid),
+                ("v1bridge", SHED_LIMIT, f"http://127.0.0.1:{port}{path}", limited.pid),
+                ("plain", None, bench.url("plain", plain_path), bench.procs["plain"].pid)):
             for connections in levels:
-                got = measure(url, [pid], seconds, connections, None, bench.workdir, threads=2)
-                rows.append({"limit": limit, "connections": connections, **got})
+                got = measure(url, [pid], seconds, connections, None, bench.workdir, threads=2,
+                              timeout=OVERLOAD_TIMEOUT)
+                rows.append({"target": target, "limit": limit, "connections": connections, **got})
     finally:
         limited.terminate()
         limited.join(5)
@@ -376,12 +402,20 @@ def render_hot_path(results: dict, bench: Bench, rounds: int, seconds: int, conn
 def render_overload(rows: list[dict]) -> list[str]:
     lines = ["v1bridge, one process (pinned), GET /v1/pods/{id}, wrk -t2 (closed loop: each connection waits for its "
              "answer), at the default in-flight limit and at `--max-inflight " + str(SHED_LIMIT) + "`; non-2xx are "
-             "the 503s (with Retry-After) shed past the limit, answered without calling the upstream.", "",
-             "| --max-inflight | connections | req/s | p50 ms | p99 ms | non-2xx (shed 503) | socket errors |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+             "the 503s (with Retry-After) shed past the limit, answered without calling the upstream. Then the plain "
+             "aiohttp pass-through (GET /v2/pods/{id}, pinned the same way): what any aiohttp server shows at these "
+             f"levels. wrk --timeout {OVERLOAD_TIMEOUT}s, so slow answers count in the percentiles; every server "
+             f"listens with a backlog of {pb.BACKLOG}. Listen overflows: connections the kernel dropped (TcpExt "
+             "ListenOverflows, machine-wide) during the run; each comes back as a SYN retransmitted 1 s later.", "",
+             "| target | --max-inflight | connections | req/s | p50 ms | p99 ms | non-2xx (shed 503) | "
+             "socket errors (connect/read/write/timeout) | listen overflows |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
     for r in rows:
-        lines.append(f"| {r['limit']} | {r['connections']} | {r['rps']:,.0f} | {r['p50']:.2f} | {r['p99']:.2f} | "
-                     f"{r['non2xx']} | {r['socket_errors']} |")
+        kinds = r["socket_error_kinds"]
+        limit = "" if r["limit"] is None else str(r["limit"])
+        lines.append(f"| {r['target']} | {limit} | {r['connections']} | {r['rps']:,.0f} | {r['p50']:.2f} | "
+                     f"{r['p99']:.2f} | {r['non2xx']} | {kinds['connect']}/{kinds['read']}/{kinds['write']}/"
+                     f"{kinds['timeout']} | {r['listen_overflows']} |")
     return lines
 
 
@@ -411,6 +445,8 @@ def main() -> int:
                         help="the event loop of every target (default uvloop, as `v1bridge proxy` runs)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="also run v1bridge from this checkout (a worktree of an earlier commit): A/B of a change")
+    parser.add_argument("--overload", action="store_true",
+                        help="only the overload scenario (50/200/400 connections, --seconds each), not the hot path")
     args = parser.parse_args()
     os.environ[pb.LOOP_ENV] = args.loop  # read by every target process (spawned after this)
     if not shutil.which("wrk"):
@@ -418,6 +454,14 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="hotpath-") as tmp:
         bench = Bench(Path(tmp), args.baseline)
+        if args.overload:
+            try:
+                print(f"load {os.getloadavg()[0]:.2f}", flush=True)
+                rows = overload(bench, args.seconds)
+            finally:
+                bench.stop()
+            print("\n".join(render_overload(rows)) + f"\nload after: {os.getloadavg()[0]:.2f}")
+            return 0
         try:
             results = hot_path(bench, args.rounds, args.seconds, args.connections, tuple(args.routes.split(",")))
         finally:

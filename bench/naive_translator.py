@@ -77,6 +77,7 @@ def create_app(upstream: str) -> web.Application:
 
 
 def run(port: int, upstream: str) -> None:
-    from proxy_bench import bench_loop  # the same event loop as every other target of the comparison
+    from proxy_bench import BACKLOG, bench_loop  # the same event loop and backlog as every other target
 
-    web.run_app(create_app(upstream), host="127.0.0.1", port=port, access_log=None, print=None, loop=bench_loop())
+    web.run_app(create_app(upstream), host="127.0.0.1", port=port, access_log=None, print=None, loop=bench_loop(),
+                backlog=BACKLOG)

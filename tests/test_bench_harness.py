@@ -114,8 +114,11 @@ def test_hot_path_harness_runs_every_target(tmp_path):
             r = results[route][target]
             assert r["rps"] > 0 and r["cpu_us"] > 0, (route, target, r)
             assert r["non2xx"] == 0, (route, target, r)  # every target answered every request with a 2xx
-    assert [(o["limit"], o["connections"]) for o in over] == [(1024, 8), (hotpath.SHED_LIMIT, 8)]
+    assert [(o["target"], o["limit"], o["connections"]) for o in over] == [
+        ("v1bridge", 1024, 8), ("v1bridge", hotpath.SHED_LIMIT, 8), ("plain", None, 8)]
     assert all(o["requests"] > 0 and o["non2xx"] == 0 for o in over)
+    assert all(set(o["socket_error_kinds"]) == {"connect", "read", "write", "timeout"} for o in over)
+    assert "| plain |  | 8 | " in "\n".join(hotpath.render_overload(over))
     assert workers[0]["workers"] == 2 and workers[0]["non2xx"] == 0 and workers[0]["requests"] > 0
     table = "\n".join(hotpath.render_hot_path(results, bench, 1, 1, 4))
     assert "| GET /v1/pods/{id} | direct (upstream CPU) |" in table
