@@ -441,8 +441,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--routes", default="list,get,stop", help="comma-separated subset of list,get,stop")
-    parser.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop",
-                        help="the event loop of every target (default uvloop, as `v1bridge proxy` runs)")
+    parser.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio",
+                        help="the event loop of every target (default asyncio's, as `v1bridge proxy` runs by default)")
     parser.add_argument("--baseline", metavar="DIR",
                         help="also run v1bridge from this checkout (a worktree of an earlier commit): A/B of a change")
     parser.add_argument("--overload", action="store_true",

@@ -61,13 +61,13 @@ def run_sandbox(port: int) -> None:
 
 
 # Every proxy of a comparison runs on the same event loop, or the ratios measure the loop, not the proxy:
-# uvloop (what `v1bridge proxy` ships with) unless V1BRIDGE_BENCH_LOOP=asyncio (bench/hotpath.py --loop).
+# asyncio's (what `v1bridge proxy` runs by default) unless V1BRIDGE_BENCH_LOOP=uvloop (bench/hotpath.py --loop).
 LOOP_ENV = "V1BRIDGE_BENCH_LOOP"
 
 
 def bench_loop():
     """The event loop for a bench server process (None: asyncio's own)."""
-    if os.environ.get(LOOP_ENV, "uvloop") == "asyncio":
+    if os.environ.get(LOOP_ENV, "asyncio") != "uvloop":
         return None
     try:
         import uvloop

@@ -15,7 +15,7 @@ import tempfile
 from typing import Mapping
 
 from mappings import default_mappings
-from proxy.config import ProxyConfig, default_salt
+from proxy.config import EVENT_LOOPS, ProxyConfig, default_salt
 from proxy.telemetry import MULTIPROC_ENV
 
 
@@ -56,6 +56,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-access-log", action="store_true")
     parser.add_argument("--max-inflight", type=int, default=ProxyConfig.max_inflight, metavar="N",
                         help="requests one process answers at once; past it a 503 with Retry-After (0: no limit)")
+    parser.add_argument("--loop", choices=EVENT_LOOPS, default=ProxyConfig.event_loop,
+                        help="event loop of each serving process (default asyncio: uvloop costs ~9%% fewer instructions "
+                             "per request but, saturated, leaves some connections waiting seconds)")
     parser.add_argument("--backlog", type=int, default=ProxyConfig.backlog, metavar="N",
                         help="connections waiting to be accepted, per listening socket; past it the kernel drops new "
                              "connections' SYNs and clients retry after 1 s (default 2048; capped by "
@@ -102,6 +105,7 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
         access_log=not args.no_access_log,
         max_inflight=max(0, args.max_inflight),
         backlog=max(1, args.backlog),
+        event_loop=args.loop,
     )
     return config, generated
 
@@ -170,11 +174,11 @@ def _serve(config: ProxyConfig, sock: socket.socket | None = None) -> None:
     # the backlog is given to run_app even with a socket listening already: starting a site listens again, with
     # aiohttp's default of 128 unless told otherwise
     if sock is not None:
-        web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True, loop=event_loop(),
-                    backlog=config.backlog)
+        web.run_app(app, sock=sock, access_log=None, print=None, handle_signals=True,
+                    loop=event_loop(config.event_loop), backlog=config.backlog)
     else:
         web.run_app(app, host=config.host, port=config.port, access_log=None, print=None,
-                    reuse_port=config.workers > 1, loop=event_loop(), backlog=config.backlog)
+                    reuse_port=config.workers > 1, loop=event_loop(config.event_loop), backlog=config.backlog)
 
 
 def _reuseport_socket(host: str, port: int, backlog: int) -> socket.socket:

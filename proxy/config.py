@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass, field
 
 ENV_SALT = "V1BRIDGE_FINGERPRINT_SALT"
+EVENT_LOOPS = ("asyncio", "uvloop")  # `--loop`: proxy.app.event_loop
 
 
 def default_salt() -> str:
@@ -72,6 +73,8 @@ class ProxyConfig:
     # SYNs past it and those clients retried after 1 s (the p99 of about 1 s in the overload runs). gunicorn's
     # and uvicorn's default.
     backlog: int = 2048
+    # the serving process's event loop, "asyncio" or "uvloop" (app.event_loop says why asyncio's is the default)
+    event_loop: str = "asyncio"
     # several processes: the directory where each writes its metrics for one scrape to cover all (telemetry.Metrics)
     metrics_dir: str | None = None
     retry_after: int = 1

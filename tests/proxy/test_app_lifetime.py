@@ -5,6 +5,7 @@ suite grew to 11 GB and was killed by the kernel. Freezing belongs to processes 
 """
 from __future__ import annotations
 
+import asyncio
 import gc
 import weakref
 
@@ -50,11 +51,13 @@ async def test_a_process_serving_for_life_collects_young_objects_every_20000_all
         gc.set_threshold(*before)
 
 
-def test_serving_processes_run_on_uvloop():
+def test_serving_processes_run_on_asyncio_loop_unless_uvloop_is_asked_for():
     import uvloop
 
-    loop = event_loop()
+    default, asked = event_loop(), event_loop("uvloop")
     try:
-        assert isinstance(loop, uvloop.Loop)
+        assert isinstance(default, asyncio.SelectorEventLoop) and not isinstance(default, uvloop.Loop)
+        assert isinstance(asked, uvloop.Loop)
     finally:
-        loop.close()
+        default.close()
+        asked.close()

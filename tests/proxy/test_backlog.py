@@ -135,3 +135,16 @@ def test_gunicorn_workers_keep_gunicorn_backlog(worker_class, tmp_path):
         assert _burst_while_stopped(proc, port, 300) == 201  # one socket, shared by the workers
     finally:
         _stop(proc)
+
+
+def test_backlog_and_loop_flags_reach_the_config():
+    import argparse
+
+    from proxy.cli_proxy import config_from_args, configure
+
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    default, _ = config_from_args(parser.parse_args(["--upstream", "http://u"]))
+    asked, _ = config_from_args(parser.parse_args(["--upstream", "http://u", "--backlog", "300", "--loop", "uvloop"]))
+    assert (default.backlog, default.event_loop) == (2048, "asyncio")
+    assert (asked.backlog, asked.event_loop) == (300, "uvloop")
