@@ -268,6 +268,9 @@ def run(args: argparse.Namespace) -> int:
         if generated:
             print(f"v1bridge proxy: development key (Authorization: Bearer <key>): {config.keys[0]}", file=sys.stderr)
     if config.workers == 1:
+        if config.upstream is not None:  # no embedded sandbox: its store (sqlite3 and the rest) is never loaded
+            _serve(config)
+            return 0
         from proxy.sandbox.store import DatabaseLocked
 
         try:
