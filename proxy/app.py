@@ -496,8 +496,9 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
 
 
 async def gunicorn_app() -> web.Application:
-    """gunicorn 'proxy.app:gunicorn_app' --worker-class aiohttp.GunicornUVLoopWebWorker (uvloop; or
-    aiohttp.GunicornWebWorker for asyncio's loop): configured from V1BRIDGE_* env.
+    """gunicorn 'proxy.app:gunicorn_app' --worker-class proxy.gunicorn_worker.GunicornWorker (asyncio's loop; or
+    GunicornUVLoopWorker for uvloop; both keep gunicorn's --backlog, proxy/gunicorn_worker.py): configured from
+    V1BRIDGE_* env.
     Every worker writes its metrics where all can read them (PROMETHEUS_MULTIPROC_DIR, or one directory per
     gunicorn master), so a scrape answered by any worker counts them all."""
     from proxy.cli_proxy import config_from_env, gunicorn_metrics_dir

@@ -1,6 +1,6 @@
 """gunicorn worker classes for the proxy: aiohttp's own, with gunicorn's `--backlog` kept.
 
-    gunicorn 'proxy.app:gunicorn_app' --worker-class proxy.gunicorn_worker.GunicornUVLoopWorker --backlog 2048 ...
+    gunicorn 'proxy.app:gunicorn_app' --worker-class proxy.gunicorn_worker.GunicornWorker --backlog 2048 ...
 
 gunicorn's master listens with `--backlog` (default 2048), but each aiohttp worker (3.14) then starts a site on the
 shared socket with aiohttp's default backlog, and starting a site listens again: the socket ends up queuing 128
@@ -30,8 +30,8 @@ class _KeepsGunicornBacklog:
 
 
 class GunicornUVLoopWorker(_KeepsGunicornBacklog, GunicornUVLoopWebWorker):
-    """aiohttp.GunicornUVLoopWebWorker (uvloop, as `v1bridge proxy` runs) with gunicorn's `--backlog`."""
+    """aiohttp.GunicornUVLoopWebWorker (uvloop, as `v1bridge proxy --loop uvloop` runs) with gunicorn's `--backlog`."""
 
 
 class GunicornWorker(_KeepsGunicornBacklog, GunicornWebWorker):
-    """aiohttp.GunicornWebWorker (asyncio's own loop) with gunicorn's `--backlog`."""
+    """aiohttp.GunicornWebWorker (asyncio's own loop, as `v1bridge proxy` runs by default) with gunicorn's `--backlog`."""
