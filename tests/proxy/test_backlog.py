@@ -24,13 +24,16 @@ from tests.proxy.test_metrics_workers import _booted, _free_port, _stop, _wait
 
 ROOT = Path(__file__).resolve().parents[2]
 BURST = 600  # well past aiohttp's 128, under the default 2048 and this machine's somaxconn
+# what a socket listening with a backlog of 200 takes: 201 on Linux; one handshake may still be in flight at the end
+# of the window on a loaded machine (seen once in a full-suite run), never one more
+ACCEPT_QUEUE_OF_200 = {200, 201}
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the accept-queue arithmetic is Linux's")
 
 
-def _connected_within(port: int, count: int, seconds: float = 0.5) -> int:
-    """Open `count` connections at once; how many have completed their handshake after `seconds` (under the 1 s of
-    a SYN retransmit)."""
+def _connected_within(port: int, count: int, seconds: float = 0.9) -> int:
+    """Open `count` connections at once; how many have completed their handshake after `seconds` (while the
+    processes are stopped a full queue stays full, so a retransmitted SYN is dropped again: none is counted late)."""
     selector = selectors.DefaultSelector()
     socks = []
     try:
@@ -98,7 +101,7 @@ def test_backlog_flag_sets_the_accept_queue():
     proc = _proxy(port, "--backlog", "200")
     try:
         _wait(port, proc)
-        assert _burst_while_stopped(proc, port, 300) == 201
+        assert _burst_while_stopped(proc, port, 300) in ACCEPT_QUEUE_OF_200
     finally:
         _stop(proc)
 
@@ -110,7 +113,7 @@ def test_every_worker_listens_with_the_backlog():
     try:
         _listening(port, 2)
         _wait(port, proc)
-        assert _burst_while_stopped(proc, port, 600) == 2 * 201
+        assert _burst_while_stopped(proc, port, 600) in {a + b for a in ACCEPT_QUEUE_OF_200 for b in ACCEPT_QUEUE_OF_200}
     finally:
         _stop(proc)
 
@@ -132,7 +135,7 @@ def test_gunicorn_workers_keep_gunicorn_backlog(worker_class, tmp_path):
     try:
         _wait(port, proc)
         _booted(proc.pid, 2)
-        assert _burst_while_stopped(proc, port, 300) == 201  # one socket, shared by the workers
+        assert _burst_while_stopped(proc, port, 300) in ACCEPT_QUEUE_OF_200  # one socket, shared by the workers
     finally:
         _stop(proc)
 
