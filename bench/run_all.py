@@ -52,7 +52,7 @@ def run_translating_shared(port: int, upstream: str) -> None:
 
     web.run_app(serving_for_life(create_proxy_app(ProxyConfig(upstream=upstream, access_log=False, fingerprint_salt="bench"))),
                 host="127.0.0.1", port=port, access_log=None, print=None, reuse_port=True,
-                loop=event_loop())
+                loop=event_loop(), backlog=pb.BACKLOG)  # the 1,000 connections of the memory scenario open at once
 
 
 def rss_mb(pid: int) -> float:
