@@ -104,7 +104,12 @@ def test_signal_to_the_parent_stops_every_worker_and_the_sandbox(tmp_path: Path,
         with urllib.request.urlopen(req, timeout=5) as resp:
             assert resp.status == 200
         os.kill(proc.pid, stop)
-        assert proc.wait(timeout=30) == 0
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the proxy did not exit within 30 s of {stop.name}; processes left "
+                        f"{_group(proc.pid)}; its log:\n{log.read_text()}")
+        assert code == 0
         deadline = time.monotonic() + 10
         while _group(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
