@@ -77,7 +77,11 @@ def bench_loop():
 
 
 def loop_name() -> str:
-    return "asyncio" if bench_loop() is None else "uvloop"
+    loop = bench_loop()
+    if loop is None:
+        return "asyncio"
+    loop.close()
+    return "uvloop"
 
 
 def run_plain(port: int, upstream: str) -> None:

@@ -14,12 +14,13 @@ from aiohttp import web
 
 from mappings.typed import TypedPage, TypedReader, typed_reader
 
-from proxy import offload
 from proxy.backward import Backward, ListBuilder
 from proxy.emulations.pages import not_a_page
 from proxy.failures import Failures, not_an_answer, upstream_headers
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from proxy.config import ProxyConfig
     from proxy.context import Call
     from proxy.emulations import Emulations, Outcome
@@ -39,7 +40,7 @@ class Answer:
         self.lookups = emulations.lookups
         self.pages = emulations.pages
         # large answers (config.large_answer bytes and up) are translated in this pool, started at first need
-        self._pool: offload.ProcessPoolExecutor | None = None
+        self._pool: ProcessPoolExecutor | None = None
         self.typed = _typed_readers(backward)
 
     def _reader(self, plan: Plan) -> TypedReader | None:
@@ -73,6 +74,8 @@ class Answer:
         if not resp.ok:
             raise self.failures.error_from(resp, call, route)
         if resp.spool is not None:  # a large answer: checked, translated and sent from files (offload.py)
+            from proxy import offload  # imported at the first large answer: ijson and the pool stay out of most processes
+
             answered = await offload.answer(self, call, plan, resp)
             if answered is not None:
                 return answered
@@ -156,6 +159,8 @@ class Answer:
             resp = await self.pages.page_response(call, request.method, request.path, request.query, cursor, page,
                                                   route.op_id, route.label, self.config.large_answer)
             if resp.spool is not None:  # a large later page: this page and the rest from files (offload.py)
+                from proxy import offload
+
                 return await offload.continue_pages(self, call, plan, resp, page, builder.chunks,
                                                     builder.seen if builder.track else None, cache, extra, seen)
             typed = self._read_page(reader, plan, resp.body) if reader is not None else None

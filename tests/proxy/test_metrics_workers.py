@@ -153,7 +153,7 @@ def test_one_scrape_counts_both_gunicorn_workers(sandbox_url, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     env.update(V1BRIDGE_UPSTREAM=sandbox_url, V1BRIDGE_USAGE_DIR=str(tmp_path / "usage"), TMPDIR=str(tmp_path))
     gunicorn = str(Path(sys.executable).parent / "gunicorn")
-    proc = subprocess.Popen([gunicorn, "proxy.app:gunicorn_app", "--worker-class", "aiohttp.GunicornWebWorker",
+    proc = subprocess.Popen([gunicorn, "proxy.app:gunicorn_app", "--worker-class", "proxy.gunicorn_worker.GunicornWorker",
                              "--workers", "2", "--bind", f"127.0.0.1:{port}", "--reuse-port"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)

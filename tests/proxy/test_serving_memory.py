@@ -47,5 +47,6 @@ def test_a_proxy_with_an_upstream_never_loads_the_sandbox_store():
         _wait(port, proc)
         maps = Path(f"/proc/{proc.pid}/maps").read_text()
         assert "_sqlite3" not in maps  # the store's sqlite3, loaded only with the embedded sandbox
+        assert "_yajl2" not in maps  # ijson's C parser: proxy/offload.py, imported at the first large answer
     finally:
         _stop(proc)
