@@ -25,7 +25,7 @@ from proxy.confine import PassThroughRoutes
 from mappings.errors import ClientInputError, V1bridgeError
 from proxy.routes import RouteTable
 from proxy.sandbox import redact
-from proxy.telemetry import AccessLog, Fingerprints, Metrics, UsageLog, now_iso
+from proxy.telemetry import AccessLog, Metrics, Recorder, UsageLog
 from proxy.upstream import USER_AGENT, Upstream, hop_filter
 from proxy.context import INFO, RequestInfo
 from proxy.v1 import V1Service
@@ -74,11 +74,11 @@ def _middleware(app: web.Application):
     v2_prefix = table.v2_prefix + "/"
     v2_label = table.v2_prefix + "/{path}"  # one metrics label for all pass-through traffic (no ids in labels)
     ops_paths = frozenset({"/healthz", "/readyz", "/metrics"})
-    fingerprints = Fingerprints(config.fingerprint_salt)
-    access = app[ACCESS]
-    usage = app[USAGE]
     metrics = app[METRICS]
-    perf_counter = time.perf_counter
+    recorder = Recorder(metrics, app[USAGE], app[ACCESS], config.fingerprint_salt, policy_header)
+    prepare = recorder.route
+    record = recorder.record
+    clock = time.perf_counter_ns
     observe_failed: list[bool] = []  # logged once per process
     limit = config.max_inflight or 0
     shed_message = (f"the proxy is answering {limit} requests already; retry after {config.retry_after} s "
@@ -115,65 +115,24 @@ def _middleware(app: web.Application):
         log.exception("unhandled error on %s %s", request.method, request.path)
         return render(info, 500, "internal error in the proxy")
 
-    def observe(request: web.Request, info: RequestInfo, status: int, duration: float) -> None:
+    def observe(request: web.Request, info: RequestInfo, status: int, nanoseconds: int) -> None:
         api = info.api
-        route = info.route
         if api == "v1":
-            label, op_id = (route.label, route.op_id) if route else ("UNKNOWN", None)
+            route = info.route
+            records = prepare(api, route.op_id, route.label, request.method) if route else \
+                prepare(api, None, "UNKNOWN", request.method)
         elif api == "v2":
-            label, op_id = v2_label, None
+            records = prepare(api, None, v2_label, request.method)
         else:
-            label, op_id = request.path if api == "ops" else "UNKNOWN", None
-        method = request.method
-        metrics.count_request(api, op_id or "", label, method, status, duration)
-        for policy in info.emulations:
-            metrics.count_emulation(policy)
-        if api == "ops":
-            return
-        headers = request.headers
-        client = fingerprints(headers.get("Authorization"))
-        stamp = now_iso()
-        duration_ms = int(duration * 1_000_000) / 1000  # ms with 3 decimals; round() costs more than the rest
+            records = prepare(api, None, request.path if api == "ops" else "UNKNOWN", request.method)
         transport = request.transport
-        delivered = transport is not None and not transport.is_closing()  # False: the client had gone
-        if api == "v1" and usage.enabled:
-            usage.write(
-                {
-                    "time": stamp,
-                    "operation": op_id,
-                    "route": label,
-                    "method": method,
-                    "status": status,
-                    "client": client,
-                    "user_agent": headers.get("User-Agent"),
-                    "emulations": info.emulations,
-                    "rules": info.rules,
-                    "duration_ms": duration_ms,
-                    "delivered": delivered,
-                    "outcome": info.outcome,
-                }
-            )
-        if access.enabled:
-            access.write(
-                {
-                    "time": stamp,
-                    "api": api,
-                    "method": method,
-                    "route": label,
-                    "operation": op_id,
-                    "status": status,
-                    "duration_ms": duration_ms,
-                    "client": client,
-                    "emulations": [policy_header[p] for p in info.emulations if p in policy_header],
-                    "request_id": headers.get("x-request-id"),
-                    "delivered": delivered,
-                    "outcome": info.outcome,
-                }
-            )
+        record(records, status, nanoseconds, request.headers, info.emulations, info.rules,
+               transport is not None and not transport.is_closing(),  # False: the client had gone
+               info.outcome)
 
     @web.middleware
     async def middleware(request: web.Request, handler) -> web.StreamResponse:
-        started = perf_counter()
+        started = clock()
         path = request.path
         info = RequestInfo()
         if path.startswith(v1_prefix):
@@ -219,7 +178,7 @@ def _middleware(app: web.Application):
             if counted:
                 inflight -= 1
             try:  # nothing after the answer may change it: a record that cannot be made is counted, not raised
-                observe(request, info, status, perf_counter() - started)
+                observe(request, info, status, clock() - started)
             except Exception:  # noqa: BLE001
                 metrics.count_record_failure("observe", 1)
                 if not observe_failed:
