@@ -17,7 +17,8 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 import aiohttp
 import orjson
-from aiohttp import web
+from aiohttp import hdrs, web
+from multidict import istr
 
 from mappings import default_mappings
 from proxy.config import ProxyConfig
@@ -67,8 +68,11 @@ def _middleware(app: web.Application):
     conv = table.mappings.conventions
     error_key = conv.v1_error_key
     deprecation, sunset = _sunset_headers()
-    sunset_pair = (("Deprecation", deprecation), ("Sunset", sunset))  # added in one call per v1 answer
-    emulation_header, rule_header = conv.emulation_header, conv.rule_header
+    # header names as istr: a CIMultiDict folds a plain str's case on every insert, an istr's once
+    sunset_pair = ((istr("Deprecation"), deprecation), (istr("Sunset"), sunset))  # added in one call per v1 answer
+    emulation_header, rule_header = istr(conv.emulation_header), istr(conv.rule_header)
+    link = hdrs.LINK
+    authorization = hdrs.AUTHORIZATION
     policy_header = {pid: p.header for pid, p in table.mappings.policies.items()}
     v1_prefix = table.v1_prefix + "/"
     v2_prefix = table.v2_prefix + "/"
@@ -134,13 +138,12 @@ def _middleware(app: web.Application):
     async def middleware(request: web.Request, handler) -> web.StreamResponse:
         started = clock()
         path = request.path
-        info = RequestInfo()
         if path.startswith(v1_prefix):
-            info.api = "v1"
+            info = RequestInfo("v1")
         elif path.startswith(v2_prefix):
-            info.api = "v2"
-        elif path in ops_paths:
-            info.api = "ops"
+            info = RequestInfo("v2")
+        else:
+            info = RequestInfo("ops" if path in ops_paths else "other")
         request[INFO] = info
         status = 500
         nonlocal inflight
@@ -154,7 +157,7 @@ def _middleware(app: web.Application):
                 inflight += 1
                 counted = True
                 try:  # errors answered here, not in a nested coroutine: one await level less per request
-                    if info.api != "ops" and not request.headers.get("Authorization", "").isascii():
+                    if info.api != "ops" and not request.headers.get(authorization, "").isascii():
                         # raw bytes in a key: aiohttp's client would drop them and forward a different credential
                         raise ClientInputError("the Authorization header must be ASCII; it was not forwarded")
                     response = await handler(request)
@@ -165,7 +168,7 @@ def _middleware(app: web.Application):
                 headers = response.headers
                 headers.extend(sunset_pair)
                 if info.v2_path:
-                    headers["Link"] = f'<{info.v2_path}>; rel="successor-version"'
+                    headers[link] = f'<{info.v2_path}>; rel="successor-version"'
                 if info.emulations:
                     headers[emulation_header] = ", ".join(policy_header[p] for p in info.emulations)
                 if info.rules:

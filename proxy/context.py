@@ -11,9 +11,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from mappings.errors import ClientInputError, UpstreamError
+from proxy.telemetry import REQUEST_ID
 
 if TYPE_CHECKING:
     from proxy.config import ProxyConfig
@@ -61,8 +62,8 @@ class Call:
         self.route = route
         self.params = params
         headers = request.headers
-        self.auth: str | None = headers.get("Authorization")
-        self.request_id: str | None = headers.get("x-request-id")
+        self.auth: str | None = headers.get(hdrs.AUTHORIZATION)
+        self.request_id: str | None = headers.get(REQUEST_ID)
         self.config = config
         self.upstream = upstream
         self.seconds = config.request_deadline

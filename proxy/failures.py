@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from multidict import istr
+
 from mappings.errors import UpstreamError
 
 from proxy.routes import Route
@@ -95,23 +97,35 @@ def not_an_answer(route: Route, resp: UpstreamResponse, call: str, *, creates: b
 
 
 def upstream_headers(resp: UpstreamResponse) -> dict[str, str]:
-    """End-to-end headers of the v2 answer worth keeping (request id, rate limits, Retry-After)."""
+    """End-to-end headers of the v2 answer worth keeping (request id, rate limits, Retry-After), the first value of
+    each name, keyed by istr (the v1 answer's CIMultiDict takes them without folding their case again)."""
     headers = resp.headers
-    if "Connection" in headers:  # hop-by-hop names listed in Connection are dropped as well (rare: usually the
-        listed = headers.getall("Connection")  # one value is keep-alive or close, itself dropped below)
-        if len(listed) > 1 or listed[0].strip().lower() not in _PLAIN_CONNECTION:
-            return dict(hop_filter(headers, _DROP_FROM_UPSTREAM))
     out: dict[str, str] = {}
+    kept = _KEPT
+    connection = False
     for name, value in headers.items():
-        keep = _KEEP.get(name)
-        if keep is None:
-            if len(_KEEP) > 1024:
-                _KEEP.clear()
-            keep = _KEEP[name] = name.lower() not in _DROP_ALL
-        if keep and name not in out:
-            out[name] = value
+        key = kept.get(name, _UNSEEN)
+        if key is _UNSEEN:
+            if len(kept) > 1024:
+                kept.clear()
+            lowered = name.lower()
+            key = kept[name] = (_CONNECTION if lowered == "connection" else None if lowered in _DROP_ALL
+                                else istr(name))
+        if key is None:
+            continue
+        if key is _CONNECTION:
+            # hop-by-hop names listed in Connection are dropped as well (rare: usually its one value is keep-alive
+            # or close, itself dropped)
+            if connection or value.strip().lower() not in _PLAIN_CONNECTION:
+                return dict(hop_filter(headers, _DROP_FROM_UPSTREAM))
+            connection = True
+        elif key not in out:
+            out[key] = value
     return out
 
 
 _PLAIN_CONNECTION = frozenset({"keep-alive", "close"})
-_KEEP: dict[str, bool] = {}  # header name as received -> kept in a v1 answer (saves a lower() per header)
+_UNSEEN = object()
+_CONNECTION = object()
+# header name as received -> None (never in a v1 answer), _CONNECTION, or the name as an istr
+_KEPT: dict[str, Any] = {}

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
 import orjson
+from aiohttp import hdrs
+from multidict import istr
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily
 from prometheus_client.utils import floatToGoString
@@ -46,6 +48,7 @@ RECORD_FAILURES = ("v1bridge_record_write_failures",
                    "Writes of the access log or usage records that failed (the answer stood)", ("log",))
 RECORD_LINES_LOST = ("v1bridge_record_lines_lost", "Access-log or usage lines that were not written", ("log",))
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+REQUEST_ID = istr("x-request-id")  # an istr: looked up without folding its case per request
 
 
 class Metrics:
@@ -540,13 +543,13 @@ class Recorder:
         if code is None:
             code = self._statuses[status] = b"%d" % status
         took = duration_ms(nanoseconds // 1000)
-        client = self.clients[headers.get("Authorization") or None]
+        client = self.clients[headers.get(hdrs.AUTHORIZATION) or None]
         sent = b"true" if delivered else b"false"
         told = b"null" if outcome is None else json_value(outcome)
         if access is not None:
             names = json_value([self.policy_headers[p] for p in emulations if p in self.policy_headers]) \
                 if emulations else b"[]"
-            self.access.add(access % (stamp, code, took, client, names, self.request_ids[headers.get("x-request-id")],
+            self.access.add(access % (stamp, code, took, client, names, self.request_ids[headers.get(REQUEST_ID)],
                                       sent, told))
         if usage is not None:
             key = tuple(rules)
@@ -555,5 +558,5 @@ class Recorder:
                 if len(self._rules) >= _FINGERPRINT_CACHE:
                     self._rules.clear()
                 listed = self._rules[key] = json_value(rules)
-            self.usage.add(usage % (stamp, code, client, self.agents[headers.get("User-Agent")],
+            self.usage.add(usage % (stamp, code, client, self.agents[headers.get(hdrs.USER_AGENT)],
                                     json_value(emulations) if emulations else b"[]", listed, took, sent, told))
