@@ -24,9 +24,9 @@ from mappings import default_mappings
 from proxy.config import ProxyConfig
 from proxy.confine import PassThroughRoutes
 from mappings.errors import ClientInputError, V1bridgeError
-from proxy.routes import RouteTable
 from proxy.sandbox import redact
-from proxy.telemetry import AccessLog, Metrics, Recorder, UsageLog
+from proxy.routes import RouteTable
+from proxy.telemetry import AccessLog, Metrics, Recorder, RouteRecords, UsageLog
 from proxy.upstream import USER_AGENT, Upstream, hop_filter
 from proxy.context import INFO, RequestInfo
 from proxy.v1 import V1Service
@@ -119,18 +119,24 @@ def _middleware(app: web.Application):
         log.exception("unhandled error on %s %s", request.method, request.path)
         return render(info, 500, "internal error in the proxy")
 
+    by_operation: dict[str, RouteRecords] = {}  # a v1 route's records (its method is the route's)
+
     def observe(request: web.Request, info: RequestInfo, status: int, nanoseconds: int) -> None:
         api = info.api
         if api == "v1":
             route = info.route
-            records = prepare(api, route.op_id, route.label, request.method) if route else \
-                prepare(api, None, "UNKNOWN", request.method)
+            if route is None:
+                records = prepare(api, None, "UNKNOWN", request.method)
+            else:
+                records = by_operation.get(route.op_id)
+                if records is None:
+                    records = by_operation[route.op_id] = prepare(api, route.op_id, route.label, request.method)
         elif api == "v2":
             records = prepare(api, None, v2_label, request.method)
         else:
             records = prepare(api, None, request.path if api == "ops" else "UNKNOWN", request.method)
         transport = request.transport
-        record(records, status, nanoseconds, request.headers, info.emulations, info.rules,
+        record(records, status, nanoseconds, request.headers, info.auth, info.emulations, info.rules,
                transport is not None and not transport.is_closing(),  # False: the client had gone
                info.outcome)
 
@@ -138,12 +144,13 @@ def _middleware(app: web.Application):
     async def middleware(request: web.Request, handler) -> web.StreamResponse:
         started = clock()
         path = request.path
+        auth = request.headers.get(authorization)
         if path.startswith(v1_prefix):
-            info = RequestInfo("v1")
+            info = RequestInfo("v1", auth)
         elif path.startswith(v2_prefix):
-            info = RequestInfo("v2")
+            info = RequestInfo("v2", auth)
         else:
-            info = RequestInfo("ops" if path in ops_paths else "other")
+            info = RequestInfo("ops" if path in ops_paths else "other", auth)
         request[INFO] = info
         status = 500
         nonlocal inflight
@@ -157,7 +164,7 @@ def _middleware(app: web.Application):
                 inflight += 1
                 counted = True
                 try:  # errors answered here, not in a nested coroutine: one await level less per request
-                    if info.api != "ops" and not request.headers.get(authorization, "").isascii():
+                    if auth and info.api != "ops" and not auth.isascii():
                         # raw bytes in a key: aiohttp's client would drop them and forward a different credential
                         raise ClientInputError("the Authorization header must be ASCII; it was not forwarded")
                     response = await handler(request)

@@ -9,9 +9,9 @@ engaged at run time, the outcome when the client left or the deadline passed).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
-from aiohttp import hdrs, web
+from aiohttp import web
 
 from mappings.errors import ClientInputError, UpstreamError
 from proxy.telemetry import REQUEST_ID
@@ -26,14 +26,14 @@ if TYPE_CHECKING:
 class RequestInfo:
     """What the middleware learns about a request as the handler runs (a slotted class: one per request)."""
 
-    __slots__ = ("api", "route", "params", "emulations", "rules", "v2_path", "outcome")
+    __slots__ = ("api", "auth", "route", "emulations", "rules", "v2_path", "outcome")
 
-    def __init__(self, api: str = "other") -> None:
+    def __init__(self, api: str, auth: str | None = None) -> None:
         self.api = api  # v1 | v2 | ops | other
+        self.auth = auth  # the Authorization header (read once, by the middleware)
         self.route: Route | None = None
-        self.params: dict[str, str] = {}
-        self.emulations: list[str] = []
-        self.rules: list[str] = []
+        self.emulations: Sequence[str] = ()
+        self.rules: Sequence[str] = ()
         self.v2_path: str | None = None
         # what an emulation did when its client left or its deadline passed (access log and usage record)
         self.outcome: str | None = None
@@ -61,9 +61,8 @@ class Call:
         self.info = info
         self.route = route
         self.params = params
-        headers = request.headers
-        self.auth: str | None = headers.get(hdrs.AUTHORIZATION)
-        self.request_id: str | None = headers.get(REQUEST_ID)
+        self.auth = info.auth
+        self.request_id: str | None = request.headers.get(REQUEST_ID)
         self.config = config
         self.upstream = upstream
         self.seconds = config.request_deadline

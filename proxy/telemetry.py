@@ -20,7 +20,7 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO, Callable, Sequence
 
 import orjson
 from aiohttp import hdrs
@@ -99,8 +99,9 @@ class Metrics:
         name, doc, labels = metric
         return mmap_key(name, name + "_total", list(labels), list(values), doc)
 
-    def _observe(self, metric: tuple[str, str, tuple[str, ...]], store: dict[str, list[Any]], key: str,
-                 seconds: float) -> None:
+    def _histogram_slots(self, metric: tuple[str, str, tuple[str, ...]], store: dict[str, list[Any]],
+                         key: str) -> list[Any]:
+        """One histogram series: its bucket counts and sum (and, shared, their mmap keys in _shared_keys)."""
         slots = store.get(key)
         if slots is None:
             slots = store[key] = [0] * (len(LATENCY_BUCKETS) + 1) + [0.0]
@@ -111,6 +112,11 @@ class Metrics:
                 keys = [mmap_key(name, name + "_bucket", [*labels, "le"], [key, bound], doc) for bound in _BOUNDS]
                 keys.append(mmap_key(name, name + "_sum", list(labels), [key], doc))
                 self._shared_keys[id(slots)] = keys
+        return slots
+
+    def _observe(self, metric: tuple[str, str, tuple[str, ...]], store: dict[str, list[Any]], key: str,
+                 seconds: float) -> None:
+        slots = self._histogram_slots(metric, store, key)
         index = bisect_left(LATENCY_BUCKETS, seconds)
         slots[index] += 1
         slots[-1] += seconds
@@ -124,17 +130,22 @@ class Metrics:
         """`count(status, seconds)` for the requests of one route and method: their counter per status and the
         api's latency histogram, looked up once here instead of by label tuple per request."""
         by_status: dict[int, list[Any]] = {}
-        observe = self._observe
-        store = self._request_latency
+        latency = self._histogram_slots(REQUEST_SECONDS, self._request_latency, api)
+        shared = self._histogram_file
+        shared_keys = self._shared_keys.get(id(latency))
 
         def count(status: int, seconds: float) -> None:
             slot = by_status.get(status)
             if slot is None:
                 slot = by_status[status] = self._request_slot((api, operation, route, method, str(status)))
             slot[0] += 1
-            if slot[1] is not None:
+            index = bisect_left(LATENCY_BUCKETS, seconds)
+            latency[index] += 1
+            latency[-1] += seconds
+            if shared is not None:
                 self._counter_file.write_value(slot[1], slot[0], 0.0)
-            observe(REQUEST_SECONDS, store, api, seconds)
+                shared.write_value(shared_keys[index], latency[index], 0.0)
+                shared.write_value(shared_keys[-1], latency[-1], 0.0)
 
         return count
 
@@ -264,19 +275,23 @@ def printable(value: Any) -> Any:
     return value
 
 
-_second: list[Any] = [-1, b""]
+_second: list[Any] = [-1, b""]  # the second of the last stamp, its date-time part
+_stamp: list[Any] = [-1, b""]  # the millisecond of the last stamp, the stamp
 # b'.000Z"' to b'.999Z"': a format spec (`:03d`) per request costs about as much as the rest of the stamp ten times
 _MILLIS = tuple(b'.%03dZ"' % ms for ms in range(1000))
+_time_ns = time.time_ns
 
 
 def json_now() -> bytes:
-    """Now as the JSON string of an ISO 8601 UTC stamp with milliseconds; the date-time part is formatted once
-    per second."""
-    now = time.time()
-    whole = int(now)
-    if whole != _second[0]:
-        _second[0], _second[1] = whole, b'"' + time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)).encode()
-    return _second[1] + _MILLIS[int((now - whole) * 1000)]
+    """Now as the JSON string of an ISO 8601 UTC stamp with milliseconds: made once per millisecond, its
+    date-time part once per second (integer nanoseconds: no float conversions)."""
+    ms = _time_ns() // 1_000_000
+    if ms != _stamp[0]:
+        whole, millis = divmod(ms, 1000)
+        if whole != _second[0]:
+            _second[0], _second[1] = whole, b'"' + time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)).encode()
+        _stamp[0], _stamp[1] = ms, _second[1] + _MILLIS[millis]
+    return _stamp[1]
 
 
 # the digits after the point of a whole number of microseconds in ms, as a JSON float writes them: .0, .5, .25, .125
@@ -403,6 +418,7 @@ class UsageLog:
         self._handle: BinaryIO | None = None
         failed = (lambda lines: metrics.count_record_failure("usage", lines)) if metrics else None
         self._buffer = LineBuffer(self._write, "usage", failed)
+        self.add = self._buffer.add  # one record, a JSON line ending with this process's "proxy" (`proxy`)
 
     @property
     def path(self) -> Path | None:
@@ -435,9 +451,6 @@ class UsageLog:
             self._handle.close()
             self._handle = None
 
-    def add(self, line: bytes) -> None:
-        """One record, a JSON line whose "proxy" field is this process's (`proxy`, known once opened)."""
-        self._buffer.add(line)
 
 
 class AccessLog:
@@ -448,6 +461,7 @@ class AccessLog:
         self._stream = stream
         failed = (lambda lines: metrics.count_record_failure("access", lines)) if metrics else None
         self._buffer = LineBuffer(self._write, "access", failed)
+        self.add = self._buffer.add  # one line (the buffer's own method: no call in between)
 
     def _write(self, data: bytes) -> None:
         stream = self._stream or sys.stderr
@@ -459,8 +473,6 @@ class AccessLog:
             stream.write(data.decode())
             stream.flush()
 
-    def add(self, line: bytes) -> None:
-        self._buffer.add(line)
 
     def start(self) -> None:
         if self.enabled:
@@ -528,8 +540,8 @@ class Recorder:
             found = self._routes[key] = RouteRecords(count, access, usage)
         return found
 
-    def record(self, records: RouteRecords, status: int, nanoseconds: int, headers: Any, emulations: list[str],
-               rules: list[str], delivered: bool, outcome: str | None) -> None:
+    def record(self, records: RouteRecords, status: int, nanoseconds: int, headers: Any, authorization: str | None,
+               emulations: Sequence[str], rules: Sequence[str], delivered: bool, outcome: str | None) -> None:
         """One request: counted, and its lines added (`headers`: the request's)."""
         records.count(status, nanoseconds / 1e9)
         if emulations:
@@ -543,7 +555,7 @@ class Recorder:
         if code is None:
             code = self._statuses[status] = b"%d" % status
         took = duration_ms(nanoseconds // 1000)
-        client = self.clients[headers.get(hdrs.AUTHORIZATION) or None]
+        client = self.clients[authorization or None]
         sent = b"true" if delivered else b"false"
         told = b"null" if outcome is None else json_value(outcome)
         if access is not None:

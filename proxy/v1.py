@@ -86,7 +86,6 @@ class V1Service:
             if not SAFE_ID.fullmatch(value):
                 raise ClientInputError(f"{name} is not a valid id: 1 to 128 letters, digits, '-', '_' or '.', "
                                        "not starting with '.'")
-        info.params = params
         call = Call(request, info, route, params, self.config, self.upstream)
         body = await self._body(request, route) if route.op.request else None
         query = list(request.query.items()) if "?" in request.raw_path else []  # no parse without a query

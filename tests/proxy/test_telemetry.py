@@ -108,11 +108,12 @@ def test_record_lines_are_the_records_as_before(headers, emulations, rules, outc
     """Field for field and byte for byte the dicts the middleware wrote through orjson before the patterns."""
     monkeypatch.setattr(UsageLog, "enabled", True)
     usage, access = UsageLog(None), AccessLog(True)
-    usage._buffer = usage_lines = _Lines()  # type: ignore[assignment]
-    access._buffer = access_lines = _Lines()  # type: ignore[assignment]
+    usage_lines, access_lines = _Lines(), _Lines()
+    usage.add, access.add = usage_lines.add, access_lines.add  # type: ignore[method-assign]
     recorder = Recorder(Metrics(), usage, access, "s", {"update_alias": "update-alias"})
     records = recorder.route("v1", "pods.get", "GET /pods/{podId}", "GET")
-    recorder.record(records, status, 1_622_400, headers, emulations, rules, delivered, outcome)
+    recorder.record(records, status, 1_622_400, headers, headers.get("Authorization"), emulations, rules, delivered,
+                    outcome)
     (usage_line,), (access_line,) = usage_lines.lines, access_lines.lines
     usage_record, access_record = orjson.loads(usage_line), orjson.loads(access_line)
     client = orjson.loads(Fingerprints("s")[headers.get("Authorization")])
