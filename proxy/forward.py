@@ -11,6 +11,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Generator, Iterable, Mapping
 
+from mappings.index import paginated_lists
+from mappings.loader import Mappings, load_schema
 from mappings.models import Lookup, Ordering, QueryParam
 from mappings.errors import ClientInputError, NeedsLookup, PolicyRefused, TranslationError, Unsupported
 from mappings.translate import Catalog, RequestTranslation, translators
@@ -36,6 +38,27 @@ class V2Request:
         if self.body is not None:
             out["body"] = self.body
         return out
+
+
+class PageSizes:
+    """The largest page each cursor-paginated v2 list allows: the maximum of its `limit` in v2.json, read by
+    `mappings/index.py` `paginated_lists` (the limits the codemod's Q30 rule reads). The proxy asks for it on
+    every page when it reads a whole list for a v1 caller, so the number of calls does not rest on v2's default
+    page size, which v2.json does not state. A list whose `limit` has no maximum in v2.json is asked nothing."""
+
+    def __init__(self, m: Mappings) -> None:
+        pagination = m.conventions.pagination
+        self.param = pagination.limit
+        self.largest = {path: str(size)
+                        for path, size in paginated_lists(load_schema("v2"), pagination.cursor, self.param).items()}
+
+    def whole_list(self, v2_path: str, query: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """`query` asking for the largest page of the v2 list at `v2_path` (a template path, as in v2.json);
+        unchanged when that list has no limit or the query already names one (its own meaning kept)."""
+        size = self.largest.get(v2_path)
+        if size is None or any(name == self.param for name, _ in query):
+            return query
+        return [*query, (self.param, size)]
 
 
 @dataclass(frozen=True)
@@ -157,6 +180,7 @@ class Forward:
         self.lookups = self.m.conventions.lookups
         self.bodies = BodyChecker(self.m)
         self.v1 = V1Checker(self.m)
+        self.page_sizes = PageSizes(self.m)
 
     def check(self, route: Route, query: Iterable[tuple[str, str]], body: Any) -> None:
         """v1.json's verdict on the request as the client sent it, before any mapping or policy decision."""
@@ -272,6 +296,8 @@ class Forward:
                 patch = self.translators.request(follow.op.request, dict(result.follow_up), strict=self.strict)
                 # the id is only known after the create; the path keeps its placeholder until then
                 plan.follow_up = V2Request(follow.v2_method or "PATCH", follow.v2_path or "", body=patch.body)
+        if route.paginated:  # every page is read (answer.py): each one as large as v2 allows
+            v2_query = self.page_sizes.whole_list(route.v2_path or "", v2_query)
         plan.request = V2Request(route.v2_method or "GET", route.v2_url_path(params), v2_query, v2_body)
         for name, spec in route.response_lookups:
             plan.lookups.append((name, spec))

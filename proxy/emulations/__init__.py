@@ -18,6 +18,7 @@ from proxy.emulations.pages import Pages
 from proxy.emulations.steps import Steps
 from proxy.emulations.walk import Walk
 from proxy.failures import Failures, not_an_answer
+from proxy.forward import PageSizes
 
 if TYPE_CHECKING:
     from proxy.backward import Backward
@@ -43,7 +44,7 @@ class Emulations:
     def __init__(self, table: RouteTable, config: ProxyConfig, backward: Backward, failures: Failures,
                  v1_schemas: dict[str, Any]) -> None:
         m = table.mappings
-        self.pages = Pages(m.conventions.pagination, backward)
+        self.pages = Pages(m.conventions.pagination, backward, PageSizes(m))
         self.lookups = Lookups(table, config, backward, failures, self.pages)
         self.walk = Walk(m, v1_schemas, failures)
         self.steps = Steps(config, backward, failures)

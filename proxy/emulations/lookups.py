@@ -137,7 +137,7 @@ class Lookups:
     async def _whole_list(self, call: Call, name: str, spec) -> tuple[Any, list[dict[str, Any]]]:
         """One whole-list lookup, every page of it when the v2 list is paginated (a join over part of the pods
         would leave records unjoined without a word). Indexed lookups keep only their index, page by page."""
-        query = list(spec.query.items())
+        query = self.pages.sizes.whole_list(spec.path, list(spec.query.items()))
         what = f"{name} lookup"
         got = await call.read(spec.path, query)
         if not got.ok:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from mappings.errors import UpstreamError
 
 from proxy.failures import upstream_headers
-from proxy.forward import V2Request
+from proxy.forward import PageSizes, V2Request
 from proxy.upstream import UpstreamResponse
 
 if TYPE_CHECKING:
@@ -24,9 +24,10 @@ def more_pages(pagination, data: Any) -> bool:
 
 
 class Pages:
-    def __init__(self, pagination, backward: Backward) -> None:
+    def __init__(self, pagination, backward: Backward, sizes: PageSizes) -> None:
         self.pagination = pagination
         self.backward = backward
+        self.sizes = sizes
 
     def more(self, data: Any) -> bool:
         return more_pages(self.pagination, data)

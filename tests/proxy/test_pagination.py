@@ -22,6 +22,7 @@ from v1bridge import __version__
 from tests.sandbox.helpers import gpu_pod, queue_endpoint
 
 PAGE = 7
+LARGEST = "1000"  # v2.json's maximum `limit` of the pod, endpoint and template lists: the page the proxy asks for
 T = translators()
 
 
@@ -84,8 +85,9 @@ async def test_2500_pods_come_back_whole_newest_first_across_short_and_empty_pag
     for index in (0, 1234, 2479):  # whole v1 objects, as the mapping promises
         assert got[index] == T.response("pod", pod_view(sb, expected[index], now))
     calls = cursor_calls(recorder, "/v2/pods")
-    assert len(calls) == 358 and "cursor" not in calls[0] and all("cursor" in c for c in calls[1:])
-    assert all(set(c) <= {"cursor"} for c in calls)  # nothing else changes between pages
+    assert len(calls) == 358 and calls[0] == {"limit": LARGEST}
+    # the largest page asked on every page (the sandbox's cap makes it 7), nothing else changes between pages
+    assert all(c == {"limit": LARGEST, "cursor": c["cursor"]} for c in calls[1:])
     assert "cursor" not in await r.text() and "nextCursor" not in r.headers.get("Link", "")
 
 
@@ -211,7 +213,7 @@ async def test_a_client_cursor_or_limit_is_never_forwarded(proxy, auth, recorder
     assert r.status == 200
     assert [p["id"] for p in await r.json()] == [d["id"] for d in reversed(docs)]
     calls = cursor_calls(recorder, "/v2/pods")
-    assert "cursor" not in calls[0] and all("limit" not in c for c in calls)
+    assert "cursor" not in calls[0] and all(c["limit"] == LARGEST for c in calls)  # the proxy's own, not 5
     assert all(c.get("cursor") != foreign for c in calls)
 
 
@@ -245,7 +247,7 @@ async def test_single_page_list_makes_one_call(proxy, auth, recorder, recording_
     seed_pods(recording_sandbox_app, sandbox_keys[0], PAGE)
     recorder.clear()
     r = await proxy.get("/v1/pods", headers=auth)
-    assert len(await r.json()) == PAGE and cursor_calls(recorder, "/v2/pods") == [{}]
+    assert len(await r.json()) == PAGE and cursor_calls(recorder, "/v2/pods") == [{"limit": LARGEST}]
 
 
 # ------------------------------------------------------------------- the rest

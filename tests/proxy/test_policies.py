@@ -233,7 +233,7 @@ async def test_list_filters_applied_by_the_proxy(proxy, auth, recorder):
     assert await ids("computeType=CPU") == []
     assert await ids("name=a") == [a["id"]]
     # v2 got the bare list request every time: the filters never reach it
-    assert {(s.path, tuple(s.query)) for s in recorder} == {("/v2/pods", ())}
+    assert {(s.path, tuple(s.query)) for s in recorder} == {("/v2/pods", (("limit", "1000"),))}  # the largest page
 
 
 async def test_unsupported_filter_is_refused_not_ignored(proxy, auth, recorder):
@@ -273,7 +273,7 @@ async def test_neutral_include_platform_templates(proxy, auth, recorder):
     r = await proxy.get("/v1/templates?includePlatformTemplates=true", headers=auth)
     assert r.status == 200
     assert [(s.path, s.query) for s in recorder] == [
-        ("/v2/templates", []), ("/v2/catalog/templates", [("source", "official")])
+        ("/v2/templates", [("limit", "1000")]), ("/v2/catalog/templates", [("source", "official")])
     ]
     official = (await v2(proxy, auth, "GET", "/v2/catalog/templates?source=official"))["templates"]
     got = await r.json()
@@ -291,7 +291,7 @@ async def test_include_public_templates_reads_community_and_verified(proxy, auth
     assert sorted((s.path, tuple(s.query)) for s in recorder) == [
         ("/v2/catalog/templates", (("source", "community"),)),
         ("/v2/catalog/templates", (("source", "verified"),)),
-        ("/v2/templates", ()),
+        ("/v2/templates", (("limit", "1000"),)),
     ]
     community = (await v2(proxy, auth, "GET", "/v2/catalog/templates?source=community"))["templates"]
     verified = (await v2(proxy, auth, "GET", "/v2/catalog/templates?source=verified"))["templates"]
@@ -306,7 +306,7 @@ async def test_include_endpoint_bound_templates_is_named_not_emulated(proxy, aut
     """v2 cannot say which templates are bound to an endpoint: nothing is added, and no emulation is claimed."""
     r = await proxy.get("/v1/templates?includeEndpointBoundTemplates=true", headers=auth)
     assert r.status == 200
-    assert [(s.path, s.query) for s in recorder] == [("/v2/templates", [])]
+    assert [(s.path, s.query) for s in recorder] == [("/v2/templates", [("limit", "1000")])]
     assert emulations(r) == set()
     assert "Q27" in r.headers["X-V1bridge-Rules"].split(", ")
 
