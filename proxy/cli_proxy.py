@@ -288,11 +288,13 @@ def run(args: argparse.Namespace) -> int:
     config.metrics_dir, made = shared_metrics_dir(os.environ)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: workers drain, the parent cleans up
     workers = [ctx.Process(target=_worker, args=(config,), daemon=False) for _ in range(config.workers)]
-    for w in workers:
-        w.start()
     children.extend(workers)
     code = 0
     try:
+        # started inside the try: a signal while the second is still starting (the first may already answer a
+        # health check) must stop the first too, not leave the parent waiting on it at exit
+        for w in workers:
+            w.start()
         # any child ending on its own (a crash, the sandbox refusing a locked database) stops them all: a
         # service manager sees the exit and restarts a whole proxy, not one quietly short of a worker
         from multiprocessing.connection import wait
@@ -320,6 +322,7 @@ def _stop_children(workers: list[multiprocessing.Process], others: list[multipro
     import time
 
     for group in (workers, others):
+        group = [child for child in group if child.pid is not None]  # a signal may come before all started
         for child in group:
             if child.is_alive():
                 child.terminate()

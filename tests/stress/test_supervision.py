@@ -169,3 +169,29 @@ def test_a_second_opener_of_a_sandbox_database_is_refused_with_a_clear_error(tmp
     finally:
         os.kill(first.pid, signal.SIGTERM)
         first.wait(timeout=15)
+
+
+@pytest.mark.parametrize("started", [2, 3, 4], ids=["sandbox", "one-worker", "two-workers"])
+def test_a_signal_while_the_workers_start_stops_everything(tmp_path: Path, started):
+    """SIGINT to the parent while it is still starting processes (a health check can pass as soon as the first
+    worker listens): every process exits. It used to leave the parent waiting forever on its own workers at exit."""
+    port, log = _free_port(), tmp_path / "proxy.log"
+    proc = _start(["proxy", "--port", str(port), "--workers", "2", "--keys", "k1", "--db", str(tmp_path / "s.db"),
+                   "--no-access-log"], log)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_group(proc.pid)) < started and time.monotonic() < deadline:
+            time.sleep(0.005)
+        os.kill(proc.pid, signal.SIGINT)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the proxy did not exit within 30 s; processes left {_group(proc.pid)}; its log:\n"
+                        f"{log.read_text()}")
+        deadline = time.monotonic() + 15
+        while _group(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _group(proc.pid) == []
+        assert not _serves(port)
+    finally:
+        _cleanup(proc)
