@@ -37,6 +37,8 @@ IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"})
 ACCEPT_ENCODING = "gzip, deflate"
 # a path of these characters, with no segment starting with a dot, is already what yarl would put on the wire
 _PLAIN_PATH = re.compile(r"(?:/(?:[A-Za-z0-9_~\-][A-Za-z0-9_.~\-]*)?)*")
+# query names and values of these characters are sent as they are (RFC 3986 unreserved), by yarl as by this
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~\-]*")
 # bounds on what the upstream may send before its body
 MAX_HEAD = 64 * 1024
 # seconds a resolved upstream address is used for new connections
@@ -383,8 +385,16 @@ class Pool:
     def target(self, path: str, query: Any) -> str:
         """The request target as aiohttp would send it for `base + path` with `params=query`."""
         full = self.prefix + path
-        if not query and _PLAIN_PATH.fullmatch(full):
-            return full
+        if _PLAIN_PATH.fullmatch(full):
+            if not query:
+                return full
+            parts = []
+            for name, value in query.items() if isinstance(query, dict) else query:
+                if type(value) is not str or not _UNRESERVED.fullmatch(name) or not _UNRESERVED.fullmatch(value):
+                    break
+                parts.append(f"{name}={value}")
+            else:  # names and values yarl leaves as they are (a limit, a cursor, an id)
+                return f"{full}?{'&'.join(parts)}"
         url = URL(self.base + path)
         if query:
             url = url.extend_query(query)

@@ -110,6 +110,20 @@ def test_paths_are_quoted_exactly_as_yarl_quotes_them(segments):
     assert pool.target(path, None) == URL("http://h:1/base" + path).raw_path_qs
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.text(alphabet="abcXZ09._~-%&=+ é/?", max_size=6),
+                          st.text(alphabet="abcXZ09._~-%&=+ é/?", max_size=8)), max_size=4),
+       st.sampled_from(["/v2/pods", "/v2/pods/a b", "/v2/x/../y"]), st.booleans())
+def test_queries_are_encoded_exactly_as_yarl_encodes_them(items, path, as_dict):
+    """The plain-query shortcut (a limit, a cursor) must never put on the wire what aiohttp would not have."""
+    pool = http1.Pool("http://h:1", limit=1, connect_timeout=1)
+    query = dict(items) if as_dict else items
+    expected = URL("http://h:1" + path)
+    if query:
+        expected = expected.extend_query(query)
+    assert pool.target(path, query) == expected.raw_path_qs
+
+
 # ------------------------------------------------------------------ answers as servers send them
 
 
