@@ -183,8 +183,8 @@ class Connection(asyncio.Protocol):
         self.closed = True
         self.reusable = False
         if self.busy and not self.complete:
-            if self.headed and not self.head_only and not self._length_known():
-                # an answer delimited by the end of the connection (RFC 9112 §6.3 item 8)
+            if self.headed and not self.head_only and not self._length_known() and exc is None:
+                # an answer delimited by the end of the connection (RFC 9112 §6.3 item 8); a reset is no end
                 self.on_message_complete()
             elif not self.started:
                 self._fail(ClosedBeforeAnswer("it closed the connection without answering"))

@@ -6,6 +6,7 @@ import asyncio
 import gzip
 import socket
 import ssl
+import struct
 import zlib
 
 import pytest
@@ -192,6 +193,21 @@ async def test_an_answer_cut_mid_body_is_broken_not_short():
             await call(pool)
         await pool.close()
     assert pool.open == 0
+
+
+async def test_a_close_delimited_answer_cut_by_a_reset_is_broken_not_short():
+    async def reset(writer):
+        writer.write(b'HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{"partial":')
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()
+
+    async with RawServer(reset) as base:
+        pool = http1.Pool(base, limit=1, connect_timeout=1)
+        with pytest.raises(http1.BrokenAnswer, match="^connection reset$"):
+            await call(pool)
+        await pool.close()
 
 
 # ------------------------------------------------------------------ kept-alive connections
