@@ -13,7 +13,7 @@ import time
 from calendar import timegm
 from datetime import datetime
 from email.utils import formatdate
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator
 
 import aiohttp
 import orjson
@@ -165,7 +165,8 @@ def _middleware(app: web.Application):
                 counted = True
                 try:  # errors answered here, not in a nested coroutine: one await level less per request
                     if auth and info.api != "ops" and not auth.isascii():
-                        # raw bytes in a key: aiohttp's client would drop them and forward a different credential
+                        # raw bytes in a key: the /v2 pass-through's aiohttp client would forward a different
+                        # credential; refused alike on every path
                         raise ClientInputError("the Authorization header must be ASCII; it was not forwarded")
                     response = await handler(request)
                 except Exception as exc:

@@ -44,7 +44,7 @@ class V1Service:
         self.failures = Failures(self.forward, self.backward)
         v1 = load_schema("v1")
         self.emulations = Emulations(table, config, self.backward, self.failures,
-                                     v1.get("components", {}).get("schemas", {}))
+                                     v1.get("components", {}).get("schemas", {}), self.forward.page_sizes)
         self.answer = Answer(config, self.forward, self.backward, self.failures, self.emulations)
         self._upstream = upstream_getter
         self._v1_schema = orjson.dumps(v1)

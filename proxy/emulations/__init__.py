@@ -18,13 +18,12 @@ from proxy.emulations.pages import Pages
 from proxy.emulations.steps import Steps
 from proxy.emulations.walk import Walk
 from proxy.failures import Failures, not_an_answer
-from proxy.forward import PageSizes
 
 if TYPE_CHECKING:
     from proxy.backward import Backward
     from proxy.config import ProxyConfig
     from proxy.context import Call
-    from proxy.forward import Plan
+    from proxy.forward import PageSizes, Plan
     from proxy.routes import RouteTable
     from proxy.upstream import UpstreamResponse
 
@@ -42,9 +41,9 @@ class Outcome:
 
 class Emulations:
     def __init__(self, table: RouteTable, config: ProxyConfig, backward: Backward, failures: Failures,
-                 v1_schemas: dict[str, Any]) -> None:
+                 v1_schemas: dict[str, Any], page_sizes: PageSizes) -> None:
         m = table.mappings
-        self.pages = Pages(m.conventions.pagination, backward, PageSizes(m))
+        self.pages = Pages(m.conventions.pagination, backward, page_sizes)
         self.lookups = Lookups(table, config, backward, failures, self.pages)
         self.walk = Walk(m, v1_schemas, failures)
         self.steps = Steps(config, backward, failures)
