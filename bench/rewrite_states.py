@@ -1,0 +1,235 @@
+"""Where `v1bridge rewrite` leaves each v1 call site of the client corpus: issue 21's three states, and the silent.
+
+Judged from outside the codemod: the corpus manifests (tests/codemod/corpus/MANIFEST.yaml and
+tests/codemod/projects/MANIFEST.yaml) say where every v1 call site is and which v1 route it calls; this script
+copies the corpus, runs the real `v1bridge rewrite` command on the copy (one run, as a user would), maps each call
+site's line to the rewritten text and classifies the statement found there:
+
+  3  flagged: a `# v1bridge: <RULE> ...` comment directly above the statement (`cause` when the comment has the
+     `<RULE> <cause>: <remedy>` form);
+  2  v2 through a compat helper: the statement calls `v1bridge_compat.`;
+  1  v2: no comment, no compat call, no v1 spelling (a v1 host, a path segment only v1 has, a v1-only field name)
+     and the base it goes through no longer v1 (a constant of its module still on v1 keeps it v1; a statement left
+     unchanged counts only when a base constant of its module moved);
+  silent: none of these, and the statement is byte for byte the original (a v1 call left without a word), or
+     unchanged on a moved base although its v1 route differs on v2 (a v1 path sent to v2);
+  v1-left: changed, but still spelling v1 (half a migration) and no comment.
+
+The share the issue asks for is states 1 + 2 with no v1 spelling left on the line, over every v1 call site.
+This is a count of outcomes, not a performance figure: it is printed, not written to docs.
+
+    .venv/bin/python bench/rewrite_states.py [--jobs N] [--json] [--files]
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mappings.index import index  # noqa: E402
+
+CORPORA = (ROOT / "tests" / "codemod" / "corpus", ROOT / "tests" / "codemod" / "projects")
+V1_ROUTE = re.compile(r"^(?:not a v1 route: )?(GET|POST|PUT|PATCH|DELETE) (/\S*)")
+V1_HOST = re.compile(r"runpod\.io/v1\b")
+COMMENT = re.compile(r"#\s*v1bridge:\s*([A-Z]\d+)\b\s*(.*)")
+STATES = ("1", "2", "3", "silent", "v1-left")
+
+
+@dataclass
+class Site:
+    corpus: str
+    file: str  # relative to its corpus directory
+    line: int  # in the original
+    route: str  # "METHOD /v1/path" as the manifest names it
+    state: str
+    cause: bool  # state 3 only: the comment names what the rewrite could not read
+    v1_spelling: bool  # a v1 spelling is left on the rewritten statement
+    after: str  # the rewritten statement (first line)
+
+
+def manifest_sites(corpus: Path) -> list[tuple[str, str, int, str]]:
+    """(module, file, line, route) of every v1 call site a corpus manifest lists (helpers and non-v1 calls left
+    out)."""
+    manifest = corpus / "MANIFEST.yaml"
+    if not manifest.exists():
+        return []
+    out = []
+    for name, spec in yaml.safe_load(manifest.read_text())["modules"].items():
+        for call in spec.get("calls") or []:
+            match = V1_ROUTE.match(str(call.get("v1", "")))
+            if call.get("outcome") == "untouched" or match is None:
+                continue
+            out.append((name, call.get("file") or name, call["line"], f"{match[1]} {match[2]}"))
+    return out
+
+
+def base_lines(corpus: Path) -> dict[str, list[tuple[str, int]]]:
+    """module -> (file, line) of the manifest's v1 base constants (the calls of that module go through them)."""
+    manifest = corpus / "MANIFEST.yaml"
+    out: dict[str, list[tuple[str, int]]] = {}
+    if not manifest.exists():
+        return out
+    for name, spec in yaml.safe_load(manifest.read_text())["modules"].items():
+        for const in spec.get("constants") or []:
+            if V1_HOST.search(const.get("at", "")):
+                out.setdefault(name, []).append((const.get("file") or name, const["line"]))
+    return out
+
+
+def line_map(before: list[str], after: list[str]) -> list[int]:
+    """For each line of `before` (0-based), the 0-based line of `after` it became (the start of a replaced block)."""
+    out = [0] * len(before)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+        for k, i in enumerate(range(i1, i2)):
+            out[i] = j1 + k if tag == "equal" else min(j1 + k, max(j2 - 1, j1))
+    return out
+
+
+def statement_at(tree: ast.AST, lines: list[str], line: int) -> tuple[int, int]:
+    """(first, last) 1-based lines of the innermost statement holding `line` (a compound one's header only)."""
+    best = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        last = node.end_lineno or node.lineno
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            last = body[0].lineno - 1  # the header of a with/if/for/def
+        if node.lineno <= line <= last and (best is None or last - node.lineno <= best[1] - best[0]):
+            best = (node.lineno, last)
+    return best or (line, line)
+
+
+def comment_above(lines: list[str], first: int) -> str | None:
+    """The `# v1bridge:` comment directly above line `first` (1-based), comments only in between."""
+    i = first - 2
+    while i >= 0 and lines[i].strip().startswith("#"):
+        if COMMENT.match(lines[i].strip()):
+            return lines[i].strip()
+        i -= 1
+    return None
+
+
+def v1_spelled(text: str, route: str) -> bool:
+    """A v1 host, a literal path segment the v1 route has and its v2 route lacks, or a v1-only field name."""
+    if V1_HOST.search(text):
+        return True
+    ix = index()
+    method, path = route.split(" ", 1)
+    matches = ix.match(path.split("?")[0], method)
+    if matches and matches[0].v2_segments is not None:
+        gone = {s for s in matches[0].v1_segments if not s.startswith("{")} - set(matches[0].v2_segments)
+        # a path segment (`/stop`, `"templates/"`, `"endpoints"`), not the v2 action value `{"action": "stop"}`
+        if any(re.search(rf"/{re.escape(s)}(?![\w-])|(?<!\"action\": )[\"']{re.escape(s)}(?=[\"'/])", text)
+               for s in gone):
+            return True
+    return any(re.search(rf"[\"']{re.escape(name)}[\"']", text) for name in ix.v1_only_names)
+
+
+def base_still_v1(corpus: Path, copy: Path, constants: list[tuple[str, int]]) -> bool:
+    """A base constant of the module still holds a v1 address after the rewrite, with no comment on it."""
+    for file, line in constants:
+        after = (copy / file).read_text().splitlines()
+        at = line_map((corpus / file).read_text().splitlines(), after)[line - 1]
+        if V1_HOST.search(after[at]) and comment_above(after, at + 1) is None:
+            return True
+    return False
+
+
+def classify(corpus: Path, copy: Path) -> list[Site]:
+    sites = []
+    bases = base_lines(corpus)
+    texts: dict[str, tuple] = {}
+    for module, file, line, route in manifest_sites(corpus):
+        if file not in texts:
+            before_text, after_text = (corpus / file).read_text(), (copy / file).read_text()
+            before, after = before_text.splitlines(), after_text.splitlines()
+            texts[file] = (before, ast.parse(before_text), after, ast.parse(after_text), line_map(before, after))
+        before, b_tree, after, a_tree, mapping = texts[file]
+        first, last = statement_at(a_tree, after, mapping[line - 1] + 1)
+        text = "\n".join(after[first - 1:last])
+        b_first, b_last = statement_at(b_tree, before, line)
+        unchanged = "\n".join(before[b_first - 1:b_last]) == text
+        comment = comment_above(after, first)
+        spelled = v1_spelled(text, route)
+        cause = False
+        if comment is not None:
+            state = "3"
+            cause = bool(re.match(r"\S.*?: \S", COMMENT.match(comment)[2]))
+        elif "v1bridge_compat." in text:
+            state = "2"
+        elif spelled or (not V1_HOST.search(text) and base_still_v1(corpus, copy, bases.get(module, []))):
+            state = "silent" if unchanged else "v1-left"
+        elif unchanged and not bases.get(module):
+            state = "silent"  # no base of its own moved and the line did not change: nothing took it to v2
+        else:
+            state = "1"
+        sites.append(Site(corpus.name, file, line, route, state, cause, spelled, after[first - 1].strip()))
+    return sites
+
+
+def run(jobs: int, rewrite: bool = True) -> list[Site]:
+    with tempfile.TemporaryDirectory(prefix="rewrite-states-") as tmp:
+        sites = []
+        for corpus in CORPORA:
+            if not corpus.exists():
+                continue
+            copy = Path(tmp) / corpus.name
+            shutil.copytree(corpus, copy, ignore=shutil.ignore_patterns("MANIFEST.yaml", "__pycache__"))
+            if not rewrite:  # the judge's own check: the originals, left as they are, are all silent
+                sites += classify(corpus, copy)
+                continue
+            done = subprocess.run([sys.executable, "-m", "v1bridge", "rewrite", "--no-progress", "--quiet",
+                                   "--jobs", str(jobs), str(copy)], capture_output=True, text=True, cwd=ROOT)
+            if done.returncode not in (0, 1):
+                raise SystemExit(f"v1bridge rewrite failed ({done.returncode}):\n{done.stderr}")
+            sites += classify(corpus, copy)
+        return sites
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="every call site as JSON")
+    parser.add_argument("--files", action="store_true", help="one line per call site")
+    parser.add_argument("--no-rewrite", action="store_true", help="classify the originals (every site silent)")
+    args = parser.parse_args(argv)
+    sites = run(args.jobs, rewrite=not args.no_rewrite)
+    if args.json:
+        print(json.dumps([asdict(s) for s in sites], indent=1))
+        return 0
+    per_file: dict[str, Counter] = {}
+    for s in sites:
+        per_file.setdefault(f"{s.corpus}/{s.file}", Counter())[s.state] += 1
+    print(f"{'file':58} " + " ".join(f"{k:>7}" for k in STATES))
+    for file, counts in sorted(per_file.items()):
+        print(f"{file:58} " + " ".join(f"{counts[k]:>7}" for k in STATES))
+    total = Counter(s.state for s in sites)
+    print(f"{'total (' + str(len(sites)) + ' v1 call sites, ' + str(len(per_file)) + ' files)':58} "
+          + " ".join(f"{total[k]:>7}" for k in STATES))
+    if args.files:
+        for s in sites:
+            print(f"  {s.state:>7} {s.corpus}/{s.file}:{s.line} {s.route}: {s.after}")
+    migrated = sum(1 for s in sites if s.state in ("1", "2") and not s.v1_spelling)
+    no_cause = sum(1 for s in sites if s.state == "3" and not s.cause)
+    print(f"states 1+2 with no v1 spelling left: {migrated}/{len(sites)} = {migrated / max(len(sites), 1):.1%}")
+    print(f"state 3 without a cause: {no_cause}; silent: {total['silent']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""The state measurement (bench/rewrite_states.py) judges what it claims to judge, and the corpus meets issue 21's
+counts: no v1 call site silent after `v1bridge rewrite`, and the share of call sites in states 1 and 2.
+
+The judge is checked on the originals first: with no rewrite every v1 call site must count as silent (a judge
+that calls untouched v1 code migrated would make every figure below meaningless).
+"""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import rewrite_states  # noqa: E402
+
+# The share of v1 call sites in states 1 + 2 with no v1 spelling left, at least (issue 21's aim is 0.90; raised
+# as the rebuilt rewrite lands, never lowered).
+SHARE_AT_LEAST = 0.75
+
+
+@pytest.fixture(scope="module")
+def sites() -> list:
+    return rewrite_states.run(jobs=2)
+
+
+def test_the_judge_calls_every_original_call_site_silent():
+    sites = rewrite_states.run(jobs=1, rewrite=False)
+    assert sites and Counter(s.state for s in sites) == {"silent": len(sites)}
+
+
+def test_the_manifests_list_the_issue_21_call_sites():
+    """The issue's measurement: 121 v1 call sites of the issue-11 corpus (plus the multi-module projects)."""
+    corpus = rewrite_states.manifest_sites(rewrite_states.CORPORA[0])
+    assert len(corpus) == 121
+    assert len({file for _m, file, _l, _r in corpus}) == 37
+
+
+def test_no_v1_call_site_is_left_silent_or_half_migrated(sites):
+    left = [f"{s.corpus}/{s.file}:{s.line} {s.route} [{s.state}]: {s.after}" for s in sites
+            if s.state in ("silent", "v1-left")]
+    assert left == []
+
+
+def test_the_share_of_call_sites_in_states_1_and_2(sites):
+    migrated = sum(1 for s in sites if s.state in ("1", "2") and not s.v1_spelling)
+    assert migrated / len(sites) >= SHARE_AT_LEAST
