@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
                 return EXIT_USAGE
             from codemod.audit import baseline
             from codemod.audit.engine import audit_paths, narrow
-            report = audit_paths(list(args.paths), jobs=args.jobs)
+            report = audit_paths(list(args.paths), jobs=args.jobs, exclude=args.exclude)
             narrow(report, allowed)
             report.scope = args.scope
             report.selection = (selection.from_args(args).select, selection.from_args(args).ignore)

@@ -221,7 +221,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"v1bridge rewrite: {exc}", file=sys.stderr)
         return EXIT_ERROR
     skipped: list[Skipped] = []
-    files = list(iter_files(args.paths, skipped=skipped, check_generated=False))
+    files = list(iter_files(args.paths, skipped=skipped, check_generated=False, exclude=args.exclude))
     missing = [s for s in skipped if s.reason == "not found"]
     for item in missing:
         print(f"v1bridge rewrite: {item.path}: not found", file=sys.stderr)

@@ -30,7 +30,8 @@ CLASS_TEXT = {
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("rule", nargs="?", metavar="ID", help="explain one rule (e.g. Q13)")
-    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                        help="output format (default: text; markdown is what docs/rules.md is built from)")
 
 
 @lru_cache(maxsize=1)

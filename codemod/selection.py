@@ -58,6 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "comma-separated, repeatable (default: all)")
     parser.add_argument("--ignore", action="append", metavar="RULES",
                         help="leave out these rule IDs, classes or ID prefixes (applied after --select)")
+    parser.add_argument("--exclude", action="append", default=[], metavar="PATTERN",
+                        help="skip files matching this gitignore-style pattern, relative to each PATH; repeatable "
+                             "(added to .gitignore and the built-in skips)")
 
 
 def from_args(args: argparse.Namespace) -> Selection:

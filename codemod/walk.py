@@ -119,12 +119,13 @@ def _git_root(start: Path) -> Path | None:
     return None
 
 
-@dataclass
+@dataclass(eq=False)
 class _Ignore:
     """A .gitignore and the folder its patterns are relative to."""
 
     base: Path
     spec: pathspec.PathSpec
+    reason: str = "gitignored"
 
     def excludes(self, path: Path, is_dir: bool) -> bool:
         try:
@@ -163,14 +164,19 @@ class Walker:
     include_extensionless: bool = False  # files with no suffix (scripts: the caller reads their shebang)
     check_generated: bool = True
     use_gitignore: bool = True
+    exclude: tuple[str, ...] = ()  # gitignore-style patterns, relative to each folder given (`--exclude`)
+    exclude_files: frozenset[Path] = frozenset()  # exact files never read (the baseline in use, the report written)
     skipped: list[Skipped] = field(default_factory=list)
     _top: Path | None = None
+    _excluded: "_Ignore | None" = None
 
     def skip(self, path: Path | str, reason: str) -> None:
         self.skipped.append(Skipped(str(path), reason))
 
     def iter_files(self, paths: Iterable[str | os.PathLike[str]]) -> Iterator[SourceFile]:
         seen: set[Path] = set()
+        never = {p.resolve() for p in self.exclude_files}
+        spec = pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
         for raw in paths:
             given = Path(raw)
             if given.is_symlink() and given.is_dir():
@@ -181,6 +187,12 @@ class Walker:
                 if self._generated(given):
                     continue
                 real = given.resolve()
+                if real in never:
+                    self.skip(given, "written by this run")
+                    continue
+                if spec is not None and spec.match_file(given.as_posix()):
+                    self.skip(given, "excluded")
+                    continue
                 if real not in seen:
                     seen.add(real)
                     yield SourceFile(given, str(given))
@@ -191,7 +203,11 @@ class Walker:
             root = given.resolve()
             self._top = given
             ignores = _inherited_ignores(root) if self.use_gitignore else []
+            self._excluded = _Ignore(root, spec, "excluded") if spec is not None else None
             for source in self._walk_dir(given, root, ignores):
+                if source.path in never:
+                    self.skip(source.rel, "written by this run")
+                    continue
                 # source.path is already real: built from the resolved root, and the walk never
                 # follows a symlink, so no per-file resolve() (a syscall per path component).
                 if source.path not in seen:
@@ -216,6 +232,8 @@ class Walker:
             spec = _load_gitignore(real)
             if spec is not None:
                 ignores = [*ignores, _Ignore(real, spec)]
+        if self._excluded is not None and self._excluded not in ignores:
+            ignores = [*ignores, self._excluded]
         try:
             with os.scandir(real) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
@@ -251,8 +269,9 @@ class Walker:
                 if reason is not None:
                     self.skip(entry_shown, reason)
                     continue
-                if any(ig.excludes(entry_real, True) for ig in ignores):
-                    self.skip(entry_shown, "gitignored")
+                hit = next((ig for ig in ignores if ig.excludes(entry_real, True)), None)
+                if hit is not None:
+                    self.skip(entry_shown, hit.reason)
                     continue
                 yield from self._walk_dir(entry_shown, entry_real, ignores)
             elif not is_file:
@@ -262,8 +281,9 @@ class Walker:
                 if not entry.name.endswith(self.include_suffixes) and not (
                         self.include_extensionless and "." not in entry.name):
                     continue
-                if any(ig.excludes(entry_real, False) for ig in ignores):
-                    self.skip(entry_shown, "gitignored")
+                hit = next((ig for ig in ignores if ig.excludes(entry_real, False)), None)
+                if hit is not None:
+                    self.skip(entry_shown, hit.reason)
                     continue
                 if self._generated(entry_real):
                     continue
@@ -278,6 +298,8 @@ def iter_files(
     check_generated: bool = True,
     use_gitignore: bool = True,
     include_extensionless: bool = False,
+    exclude: Iterable[str] = (),
+    exclude_files: Iterable[Path] = (),
 ) -> Iterator[SourceFile]:
     """The files to look at under `paths`; appends (path, reason) of each skip to `skipped`."""
     walker = Walker(
@@ -285,6 +307,8 @@ def iter_files(
         check_generated=check_generated,
         use_gitignore=use_gitignore,
         include_extensionless=include_extensionless,
+        exclude=tuple(exclude),
+        exclude_files=frozenset(Path(p) for p in exclude_files),
     )
     if skipped is not None:
         walker.skipped = skipped

@@ -22,14 +22,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     policies = sorted(default_mappings().policies)
     parser.add_argument("--upstream", metavar="URL", help="v2 host root, e.g. https://api.runpod.io (default: embedded sandbox)")
     parser.add_argument("--sandbox", action="store_true", help="serve over the embedded sandbox (the default without --upstream)")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1; 0.0.0.0 for every one)")
+    parser.add_argument("--port", type=int, default=8080, help="port to listen on (default 8080)")
     parser.add_argument("--workers", type=int, default=1, help="processes sharing the port (SO_REUSEPORT)")
     parser.add_argument("--strict", action="append", default=[], metavar="POLICY",
                         help=f"answer 501 instead of emulating; repeatable, or 'all'. Policies: {', '.join(policies)}")
     parser.add_argument("--emulate", action="append", default=[], metavar="POLICY",
                         help="emulate a policy even under --strict all or a strict mapping default")
-    parser.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS")
+    parser.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS",
+                        help="time to open a connection to the upstream (default 3)")
     parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="total upstream timeout")
     parser.add_argument("--deadline", type=float, default=20.0, metavar="SECONDS",
                         help="overall deadline of one v1 request: no emulation step starts after it (default 20)")
@@ -47,12 +48,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "loop (default 1 MiB; 0: never)")
     parser.add_argument("--answer-processes", type=int, default=ProxyConfig.answer_processes, metavar="N",
                         help="worker processes for large answers, per proxy process (default 2)")
-    parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES")
+    parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES",
+                        help="largest request body accepted from a client; larger is a 413 (default 1 MiB)")
     parser.add_argument("--usage-dir", metavar="DIR", help="append usage records (JSON Lines) here, one file per process")
     parser.add_argument("--keys", help="embedded sandbox API keys, comma-separated")
-    parser.add_argument("--keys-file", help="embedded sandbox API keys, one per line")
+    parser.add_argument("--keys-file", metavar="FILE", help="embedded sandbox API keys, one per line")
     parser.add_argument("--db", metavar="PATH", help="embedded sandbox database (default: in memory)")
-    parser.add_argument("--no-access-log", action="store_true")
+    parser.add_argument("--no-access-log", action="store_true", help="do not write the JSON access log to stderr")
     parser.add_argument("--max-inflight", type=int, default=ProxyConfig.max_inflight, metavar="N",
                         help="requests one process answers at once; past it a 503 with Retry-After (0: no limit)")
     parser.add_argument("--loop", choices=EVENT_LOOPS, default=ProxyConfig.event_loop,

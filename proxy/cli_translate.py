@@ -19,7 +19,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="v1 path, with or without /v1, query string allowed (/v1/pods?desiredStatus=RUNNING)")
     parser.add_argument("body", nargs="?", help="JSON body, or @FILE, or - for stdin")
     parser.add_argument("--strict", action="append", default=[], metavar="POLICY", help="as for `v1bridge proxy`")
-    parser.add_argument("--emulate", action="append", default=[], metavar="POLICY")
+    parser.add_argument("--emulate", action="append", default=[], metavar="POLICY",
+                        help="emulate this policy even under --strict all; repeatable")
 
 
 def translate(method: str, target: str, body: object = None, strict: frozenset[str] = frozenset(),

@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
-from v1bridge import __version__
+from v1bridge import __version__, settings
 
 # subcommand -> (module, one-line help). The module exposes
 # `configure(parser)` and `run(args) -> int`.
@@ -22,6 +23,38 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "routes": ("mappings.cli", "print the v1 -> v2 operation table"),
     "mappings": ("mappings.cli_check", "check a v2 OpenAPI document against what the mapping depends on"),
     "rules": ("codemod.cli_rules", "list every rule (ID, class, severity, fixable) or explain one"),
+}
+
+# subcommand -> examples shown at the end of its --help (tests/test_cli.py runs each of them)
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "proxy": (
+        "v1bridge proxy                                  # embedded sandbox upstream; prints a dev key",
+        "v1bridge proxy --upstream https://api.runpod.io --port 8080 --workers 4",
+        "v1bridge proxy --config v1bridge.toml --strict reset",
+    ),
+    "sandbox": (
+        "v1bridge sandbox --port 8090 --keys dev-key",
+        "v1bridge sandbox --db state.sqlite --max-page-size 3",
+    ),
+    "translate": (
+        "v1bridge translate GET /v1/pods?desiredStatus=RUNNING",
+        "v1bridge translate POST /v1/pods '{\"imageName\": \"x\", \"gpuTypeIds\": [\"NVIDIA A40\"]}'",
+        "v1bridge translate --strict all POST /v1/pods/abc/reset",
+    ),
+    "rewrite": (
+        "v1bridge rewrite src/ --diff                    # review the change",
+        "v1bridge rewrite src/                           # apply it",
+        "v1bridge rewrite src/ --check                   # CI: exit 1 while v1 code remains",
+    ),
+    "audit": (
+        "v1bridge audit . --format html --output audit.html",
+        "v1bridge audit . --write-baseline .v1bridge-baseline.json",
+        "v1bridge audit . --baseline .v1bridge-baseline.json --fail-on-legacy --format sarif -o audit.sarif",
+        "v1bridge audit --traffic /var/log/v1bridge/",
+    ),
+    "routes": ("v1bridge routes", "v1bridge routes --format json"),
+    "mappings": ("v1bridge mappings check --v2 openapi.json", "v1bridge mappings check --v2 https://rest.runpod.io/v2/openapi.json --api-key $KEY"),
+    "rules": ("v1bridge rules", "v1bridge rules Q13", "v1bridge rules --format markdown"),
 }
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -37,6 +70,24 @@ def _top_parser() -> argparse.ArgumentParser:
     for name, (_, help_text) in SUBCOMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
     return parser
+
+
+def _apply_settings(name: str, parser: argparse.ArgumentParser, rest: list[str]) -> None:
+    """Defaults from `[tool.v1bridge]` (audit, rewrite) or `--config FILE` (proxy); flags still override."""
+    if name in settings.PROJECT_COMMANDS:
+        # like ruff: the settings of the project the first PATH lives in, else of the current folder
+        given = next((Path(a) for a in rest if not a.startswith("-") and Path(a).exists()), None)
+        start = None if given is None else (given if given.is_dir() else given.parent)
+        settings.apply_project(name, parser, start)
+    elif name == "proxy":
+        parser.add_argument("--config", metavar="FILE",
+                            help="TOML file of settings: any long option without its dashes "
+                                 "(upstream, keys-file, strict, max-body, ...); flags override it")
+        pre = argparse.ArgumentParser(add_help=False)
+        pre.add_argument("--config")
+        known, _ = pre.parse_known_args(rest)
+        if known.config:
+            settings.apply_config_file(parser, Path(known.config))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,8 +111,15 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"v1bridge {name}: not available yet in this build", file=sys.stderr)
         return EXIT_USAGE
-    parser = argparse.ArgumentParser(prog=f"v1bridge {name}", description=help_text)
+    parser = argparse.ArgumentParser(prog=f"v1bridge {name}", description=help_text,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name]))
     module.configure(parser)
+    try:
+        _apply_settings(name, parser, rest)
+    except settings.SettingsError as exc:
+        print(f"v1bridge {name}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         args = parser.parse_args(rest)
     except SystemExit as exc:

@@ -11,6 +11,7 @@ import dataclasses
 import os
 import re
 import time
+from collections.abc import Iterable
 from functools import lru_cache
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -270,7 +271,7 @@ def _relative(path: Path | str, root: Path) -> str:
     return rel.replace(os.sep, "/")
 
 
-def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
+def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) -> AuditReport:
     """Audit every file under PATHS; paths in the report are relative to the scanned root.
 
     With jobs > 1 the walk streams chunks of files to a process pool while it goes on.
@@ -279,7 +280,7 @@ def audit_paths(paths: list[str], jobs: int = 1) -> AuditReport:
     root = _root_for(paths)
     skipped_raw: list = []
     walk = iter_files(paths, include_suffixes=PY_SUFFIXES + SUFFIXES + parsed_mod.SUFFIXES, skipped=skipped_raw, check_generated=False,
-                      include_extensionless=True)
+                      include_extensionless=True, exclude=exclude)
 
     def chunks():
         chunk: list[tuple[str, str]] = []
