@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from codemod.audit import parsed  # noqa: E402
+from codemod.audit.parsed import grammars as parsed  # noqa: E402
 from codemod.audit.scan_text import scan_text  # noqa: E402
 
 STRING_KINDS = {
@@ -57,7 +57,7 @@ def best(fn, files, repeat=3) -> float:
 
 def ts_walk(name: str, text: str) -> int:
     suffix = Path(name).suffix.lower()
-    tree = parsed._parser(suffix).parse(text.encode())
+    tree = parsed.parser(suffix).parse(text.encode())
     kinds = STRING_KINDS[parsed.GRAMMARS[suffix].name]
     found = 0
     stack = [tree.root_node]
@@ -81,7 +81,7 @@ def ts_query(name: str, text: str) -> int:
         language = tree_sitter.Language(grammar.loader())
         pattern = " ".join(f"({k}) @s" for k in STRING_KINDS[grammar.name]) + " (comment) @c"
         _QUERIES[suffix] = tree_sitter.QueryCursor(tree_sitter.Query(language, pattern))
-    tree = parsed._parser(suffix).parse(text.encode())
+    tree = parsed.parser(suffix).parse(text.encode())
     return sum(len(v) for v in _QUERIES[suffix].captures(tree.root_node).values())
 
 

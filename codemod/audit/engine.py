@@ -134,11 +134,11 @@ def analyze_source(text: str, rel: str, suffix: str | None = None, externals: di
 def _python_graphql(text: str) -> list:
     """GraphQL operations and URL in Python strings (the rewrite's detector knows REST only)."""
     from codemod.audit import graphql
-    from codemod.audit.scan_text import _Lines
+    from codemod.audit.matching import Lines
 
     if "graphql" not in text and not any(t in text for t in graphql.inventory().tokens):
         return []
-    lines = _Lines(text)
+    lines = Lines(text)
     return graphql.scan_strings(graphql.python_strings(text, lines), lines.source)
 
 

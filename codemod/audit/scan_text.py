@@ -26,24 +26,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from codemod.audit.catalogue import Catalogue, RouteInfo, catalogue
+from codemod.audit.catalogue import RouteInfo, catalogue
+from codemod.audit.matching import (HOLE, IMPORT_LIKE, SEG, Hit, Language, Lines, method_near, name_hits,
+                                    normalise, path_anchor, patterns, split_version)
 from codemod.audit.model import RawFinding, Signals
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-HOLE = "{}"
 
 
 # ------------------------------------------------------------------ languages
-
-
-@dataclass(frozen=True)
-class Language:
-    name: str
-    line_comments: tuple[str, ...]
-    block_comments: tuple[tuple[str, str], ...]
-    quotes: str  # string delimiters
-    hash_needs_space: bool = False  # `#` starts a comment only at line start or after whitespace
-    config: bool = False  # data, not code: only hosts, routes and distinctive names count
 
 
 C_LIKE = Language("c", ("//",), (("/*", "*/"),), "\"'`")
@@ -144,42 +135,7 @@ def code_view(text: str, lang: Language) -> tuple[str, list[tuple[int, int]]]:
 # ------------------------------------------------------------------ patterns
 
 
-@dataclass
-class _Patterns:
-    path: re.Pattern[str]
-    host: re.Pattern[str]
-    names: re.Pattern[str]
-    call_args: re.Pattern[str]
-    method_near: re.Pattern[str]
-
-
-# Interpolations that stand for an unknown value inside a path or before it.
-INTERP = r"(?:\$\{[^}\n]*\}|\{[^}\n/]*\}|\$\([^)\n]*\)|\$[A-Za-z_][A-Za-z0-9_]*|%[sdvq]|:[A-Za-z_][A-Za-z0-9_]*|<[A-Za-z_][A-Za-z0-9_]*>)"
-SEG = r"(?:[A-Za-z0-9._~-]|" + INTERP + r")+"
 CONCAT = re.compile(r"""^(["'`])\s*\+\s*([\w.$\[\]()]+(?:\([^()\n]*\))?)\s*(?:\+\s*(["'`])|(?=[,)\s;]|$))""")
-TYPE_ANNOTATION = re.compile(r"\s*\??\s*:\s*(?:string|number|boolean|unknown|any|bigint|[A-Z][\w.]*)\b")
-IMPORT_LIKE = {"require", "import", "include", "load", "require_relative", "source", "getLogger", "get_logger",
-               "from", "Symbol", "describe", "it", "test"}
-
-
-@lru_cache(maxsize=1)
-def _patterns() -> _Patterns:
-    cat = catalogue()
-    firsts = "|".join(sorted((re.escape(s) for s in cat.first_segments), key=len, reverse=True))
-    path = re.compile(r"(?<![/])(?:/v\d+)?/(?:" + firsts + r")(?![A-Za-z0-9_-])(?:/" + SEG + r")*/?")
-    hosts = sorted({*cat.v1_hosts, *cat.v2_hosts, *cat.runtime_hosts}, key=len, reverse=True)
-    host = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:" + "|".join(re.escape(h) for h in hosts) + r")(?![A-Za-z0-9-])",
-                      re.IGNORECASE)
-    names = sorted(set(cat.field_rules) | set(cat.param_rules), key=len, reverse=True)
-    name_re = re.compile(r"(?<![A-Za-z0-9_$])(?P<name>" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9_$])")
-    lit = r"""(?:"[^"\n]*"|'[^'\n]*'|`[^`\n]*`)"""
-    arg = r"(?:" + lit + r"|[\w.$\[\]]+)"
-    call_args = re.compile(r"(?P<callee>[A-Za-z_$][\w$.]*)\s*\(\s*(?P<args>" + arg + r"(?:\s*,\s*" + arg + r")*)\s*\)")
-    method_near = re.compile(
-        r"""(?:\bmethod\s*[:=]\s*["']?|-X\s*|--request[\s=]+|\.|\bhttp\.Method|\bNewRequest(?:WithContext)?\(\s*(?:ctx\s*,\s*)?["']|\bMethod\s*[:=]\s*["'])"""
-        r"(?P<m>GET|POST|PUT|PATCH|DELETE|get|post|put|patch|delete|Get|Post|Put|Patch|Delete)\b"
-    )
-    return _Patterns(path, host, name_re, call_args, method_near)
 
 
 # ------------------------------------------------------------------ scanning
@@ -192,116 +148,13 @@ class TextAnalysis:
     language: str
 
 
-@dataclass
-class _Hit:
-    kind: str  # call | base-url | indirect | field kinds
-    rule: str
-    line: int
-    column: int
-    message: str
-    route: str | None = None
-    v2_target: str | None = None
-
-
-class _Lines:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0]
-        for i, ch in enumerate(text):
-            if ch == "\n":
-                self.starts.append(i + 1)
-        self.lines = text.split("\n")
-
-    def locate(self, offset: int) -> tuple[int, int]:
-        lo, hi = 0, len(self.starts) - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.starts[mid] <= offset:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo + 1, offset - self.starts[lo] + 1
-
-    def source(self, line: int) -> str:
-        return self.lines[line - 1].rstrip("\r") if 0 < line <= len(self.lines) else ""
-
-
-def _split_version(raw: str, cat: Catalogue) -> tuple[str, str]:
-    """A matched path's API version ('v1', 'v2', 'other', or '' when it has none) and the path after it.
-
-    One place for both scanners, so a `/v3/...` or `/v2/...` path is never read as a v1 route by one and not the other.
-    """
-    vm = re.match(r"/v\d+", raw)
-    if not vm or re.match(r"/v\d+/?$", raw):
-        return "", raw
-    prefix = vm.group(0).lower()
-    if prefix == cat.v2_prefix.lower():
-        return "v2", raw[len(prefix):]
-    if prefix != cat.v1_prefix.lower():
-        return "other", raw[len(prefix):]
-    return "v1", raw[len(prefix):]
-
-
-def _normalise(path: str) -> tuple[str, ...]:
-    path = path.split("?", 1)[0].split("#", 1)[0]
-    segs = []
-    for seg in path.strip("/").split("/"):
-        if not seg:
-            continue
-        segs.append(HOLE if re.search(INTERP, seg) else seg)
-    return tuple(segs)
-
-
-def _anchor(view: str, start: int, cat: Catalogue, lang: Language) -> str:
-    """What precedes a path: 'v1' host, 'v2' host, 'runtime', 'other-host', 'base' (string start,
-    interpolation, concatenation, line start) or 'word' (inside something longer)."""
-    line_start = view.rfind("\n", 0, start) + 1
-    before = view[line_start:start]
-    hm = re.search(r"(?:[a-z][a-z0-9+.-]*://)?[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?::\d+)?$", before, re.IGNORECASE)
-    if hm:
-        kind = cat.host_kind(hm.group(0))
-        return kind or "other-host"
-    if before.endswith(("localhost", "127.0.0.1")) or re.search(r"localhost:\d+$|127\.0\.0\.1:\d+$", before):
-        return "other-host"
-    if not before.strip():
-        return "base"
-    last = before[-1]
-    if last in "\"'`(=,[ \t:" or re.search(INTERP + r"$", before):
-        return "base"
-    return "word"
-
-
-METHOD_KEY = re.compile(r"""\bmethod\s*[:=]\s*["'](?P<m>GET|POST|PUT|PATCH|DELETE)\b""", re.IGNORECASE)
-CURL = re.compile(r"\bcurl\b")
-CURL_DATA = re.compile(r"\s(?:-d|--data(?:-raw|-binary|-urlencode)?|-F|--form|--json)[\s=]")
-
-
-def _method_near(lines: _Lines, line: int, route: RouteInfo) -> str | None:
-    """The HTTP method of the call on LINE: on the line itself (fetch options, -X, .post(, NewRequest),
-    else a `method:` key on the next three lines, else curl's own default (GET, POST with data)."""
-    allowed = set(route.methods())
-    src = lines.source(line)
-    for m in _patterns().method_near.finditer(src):
-        method = m.group("m").upper()
-        if method in allowed:
-            return method
-    for ln in (line + 1, line + 2, line + 3):
-        m = METHOD_KEY.search(lines.source(ln))
-        if m and m.group("m").upper() in allowed:
-            return m.group("m").upper()
-    if CURL.search(src):
-        method = "POST" if CURL_DATA.search(src) else "GET"
-        return method if method in allowed else None
-    return None
-
-
 def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysis:
     lang = lang or language_for(path) or C_LIKE
     cat = catalogue()
-    pats = _patterns()
+    pats = patterns()
     view, string_spans = code_view(text, lang)
-    lines = _Lines(text)
-    hits: list[_Hit] = []
+    lines = Lines(text)
+    hits: list[Hit] = []
     uses_v1 = uses_v2 = runtime = False
 
     # hosts ---------------------------------------------------------------
@@ -329,16 +182,16 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
     for m in pats.path.finditer(view):
         raw = m.group(0)
         start = m.start()
-        version, raw_path = _split_version(raw, cat)
+        version, raw_path = split_version(raw, cat)
         if version == "v2":
             uses_v2 = True
             continue
         if version == "other":
             continue
-        anchor = _anchor(view, start, cat, lang)
+        anchor = path_anchor(view, start, cat, lang)
         if anchor in ("other-host", "runtime", "word"):
             continue
-        segs = _normalise(raw_path)
+        segs = normalise(raw_path)
         end = m.end()
         # "/pods/" + id + "/stop": follow string concatenation
         while end < len(view) and view[end] in "\"'`":
@@ -348,7 +201,7 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
             segs = segs + (HOLE,)
             if cm.group(3):
                 nxt = re.match(r"(?:/" + SEG + r")*/?", view[end + cm.end():])
-                segs = segs + _normalise(nxt.group(0)) if nxt else segs
+                segs = segs + normalise(nxt.group(0)) if nxt else segs
                 end = end + cm.end() + (nxt.end() if nxt else 0)
             else:
                 break
@@ -369,7 +222,7 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
         else:
             ambiguous.append((start, route))
 
-    distinctive_hits = _field_hits(view, lines, cat, lang, generic=False)
+    distinctive_hits = name_hits(view, lines, cat, lang, generic=False)
     strong_v1 = uses_v1 or bool(definite) or bool(distinctive_hits)
     control_plane = strong_v1 or uses_v2
     for start, route in ambiguous:
@@ -387,14 +240,14 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
     for start, route, kind in definite:
         line, col = lines.locate(start)
         route_starts.add(line)
-        method = _method_near(lines, line, route)
+        method = method_near(lines, line, route)
         if method is None and len(route.methods()) == 1:
             method = route.methods()[0]
         label = f"{method or '|'.join(route.methods())} {route.path}"
         target = cat.v2_target(route, method)
         for rule_id in cat.route_rules(route, method):
             rule = cat.rules[rule_id]
-            hits.append(_Hit(kind or "call", rule_id, line, col,
+            hits.append(Hit(kind or "call", rule_id, line, col,
                              f"v1 {label} -> {target}: {rule.summary}", label, target))
 
     # helper-built paths ------------------------------------------------------
@@ -425,11 +278,11 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
             line, col = lines.locate(m.start("args"))
             if line in route_starts:
                 continue
-            method = _method_near(lines, line, route)
+            method = method_near(lines, line, route)
             label = f"{method or '|'.join(route.methods())} {route.path}"
             target = cat.v2_target(route, method)
             for rule_id in cat.route_rules(route, method)[:1]:
-                hits.append(_Hit("indirect", rule_id, line, col,
+                hits.append(Hit("indirect", rule_id, line, col,
                                  f"path built by a helper spells v1 {label} -> {target}", label, target))
 
     # base URLs --------------------------------------------------------------
@@ -443,14 +296,14 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
         if rule_id:
             rule = cat.rules[rule_id]
             where = "configuration" if lang.config else "code"
-            hits.append(_Hit("base-url", rule_id, line, col,
+            hits.append(Hit("base-url", rule_id, line, col,
                              f"v1 base URL {text_host} in {where}: {rule.remedy}", None,
                              cat.mappings.conventions.hosts.v2[0] + cat.v2_prefix))
 
     # fields and params -------------------------------------------------------
     field_hits = distinctive_hits
     if strong_v1 and not lang.config:
-        field_hits = field_hits + _field_hits(view, lines, cat, lang, generic=True)
+        field_hits = field_hits + name_hits(view, lines, cat, lang, generic=True)
     if runtime and not (uses_v1 or uses_v2 or definite):
         field_hits = []  # a serverless job client: its endpointId and friends are not control-plane fields
     hits.extend(field_hits)
@@ -471,49 +324,3 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
     indirect_only = bool(findings) and all(f.kind == "indirect" for f in findings)
     return TextAnalysis(findings, Signals(uses_v1 or bool(findings), uses_v2, runtime, indirect_only),
                         label_for(path, lang))
-
-
-def _field_hits(view: str, lines: _Lines, cat: Catalogue, lang: Language, generic: bool) -> list[_Hit]:
-    """Catalogue names in key, subscript, property or query position.
-
-    generic=False: distinctive names only (v1 wherever they are keys);
-    generic=True: the other catalogue names (ports, size, message...), in keys and subscripts only.
-    """
-    out: list[_Hit] = []
-    pats = _patterns()
-    error_keys = set(cat.mappings.conventions.v1_error_keys_read)
-    for m in pats.names.finditer(view):
-        name = m.group("name")
-        if (name in cat.distinctive) == generic:
-            continue
-        s, e = m.start(), m.end()
-        prev = view[s - 1] if s else ""
-        nxt = view[e] if e < len(view) else ""
-        after = view[e:e + 3]
-        before2 = view[max(0, s - 2):s]
-        kind = None
-        if prev in "\"'" and nxt == prev:
-            kind = "body-field" if re.match(r"""["']\s*[:=]""", view[e:e + 4]) else (
-                "response-field" if view[max(0, s - 2):s - 1] == "[" else "body-field")
-            if lang.config and not re.match(r"""["']\s*:""", view[e:e + 4]):
-                kind = None if generic else kind
-        elif re.match(r"\s*:(?![:/=])", after) and prev in " \t\n{,(":
-            kind = "body-field"
-            if name not in cat.field_rules and TYPE_ANNOTATION.match(view, e):
-                continue  # `endpointId: string` is a parameter declaration, not a query parameter
-        elif prev == "." and not generic and not lang.config:
-            kind = "response-field"
-        elif prev in "?&" and nxt == "=":
-            kind = "param"
-        if kind is None:
-            continue
-        if generic and name in error_keys and not (prev in "\"'" and before2.endswith("[" + prev)):
-            continue
-        rule_ids = cat.param_rules.get(name, ()) if kind == "param" else (
-            cat.field_rules.get(name) or cat.param_rules.get(name, ()))
-        line, col = lines.locate(s)
-        for rule_id in rule_ids:
-            rule = cat.rules[rule_id]
-            what = "query parameter" if kind == "param" or name not in cat.field_rules else "field"
-            out.append(_Hit(kind, rule_id, line, col, f"v1 {what} `{name}`: {rule.summary}"))
-    return out
