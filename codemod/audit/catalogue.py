@@ -28,7 +28,7 @@ class RouteInfo:
     path: str
     segments: tuple[str, ...]  # "{}" for a path parameter
     operations: tuple[Operation, ...]
-    v1_only: bool  # the path (without /v2) is not a v2 path: only v1 code writes it
+    v1_only: bool  # only v1 code writes this spelling: v2 has no such path, or v2 moved every one of its operations
 
     def methods(self) -> list[str]:
         return sorted({op.v1.method for op in self.operations})
@@ -136,6 +136,20 @@ def _segments(path: str) -> tuple[str, ...]:
     return tuple("{}" if PARAM.fullmatch(s) else s for s in path.strip("/").split("/") if s)
 
 
+def _v1_spelling(path: str, ops: list[Operation], v2_relative: set, v2_prefix: str) -> bool:
+    """A path only v1 code writes: v2 has no such path (`/networkvolumes`, `/pods/{id}/stop`), or v2 serves every
+    operation of it under another path, so the same words on v2 mean something else (`/billing/endpoints` is
+    `/v2/billing/serverless`; `/v2/billing/endpoints` bills public endpoints). Only paths of the API's resources:
+    a page such as `/docs` (no resource) is too common a word to mean v1 on its own."""
+    if not all(getattr(op, "resource", None) for op in ops):
+        return False
+    segs = _segments(path)
+    if segs not in v2_relative:
+        return True
+    moved = [op.v2 is not None and _segments(op.v2.path.removeprefix(v2_prefix)) != segs for op in ops]
+    return bool(moved) and all(moved)
+
+
 def _host(url: str) -> str:
     parts = urlsplit(url if "://" in url else f"https://{url}")
     return (parts.netloc + parts.path.rstrip("/")).lower()
@@ -148,10 +162,8 @@ def build(m: Mappings) -> Catalogue:
         by_path.setdefault(op.v1.path, []).append(op)
     ix = index() if m is default_mappings() else build_index(m)
     v2_relative = set(ix.v2_relative)
-    routes = [
-        RouteInfo(path, _segments(path), tuple(ops), _segments(path) not in v2_relative)
-        for path, ops in by_path.items()
-    ]
+    routes = [RouteInfo(path, _segments(path), tuple(ops), _v1_spelling(path, ops, v2_relative, conv.v2_prefix))
+              for path, ops in by_path.items()]
     # Longer templates first so /pods/{podId}/stop wins over nothing shorter; all are exact-length anyway.
     routes.sort(key=lambda r: (-len(r.segments), r.path))
 

@@ -227,10 +227,9 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
     control_plane = strong_v1 or uses_v2
     for start, route in ambiguous:
         if route.v1_only:
-            if control_plane:
-                definite.append((start, route, None))
-            else:
-                definite.append((start, route, "indirect"))
+            # a spelling only v1 writes is a v1 call wherever its base comes from; in configuration (no call in
+            # sight, the base unknown) it is left for review
+            definite.append((start, route, "indirect" if lang.config and not control_plane else None))
         elif strong_v1 and not uses_v2:
             definite.append((start, route, None))
     if definite:

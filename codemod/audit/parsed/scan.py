@@ -248,7 +248,7 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
         args, named = call_args.get(expr.call_node.id, ([], {})) if expr.call_node is not None else ([], {})
         method = _call_method(walker, ev, args, named) if callee else None
         if route.v1_only:
-            definite.append((offset, route, None if control_plane else "indirect", method))
+            definite.append((offset, route, None, method))  # a spelling only v1 writes, wherever the base is
         elif strong_v1 and not uses_v2:
             definite.append((offset, route, None, method))
         elif not callee:
