@@ -19,12 +19,14 @@ from pathlib import Path
 from codemod.audit import baseline
 from codemod.audit import markers as markers_mod
 from codemod.audit import parsed as parsed_mod
+from codemod.audit import project
 from codemod.audit.catalogue import catalogue
 from mappings.index import index
 from codemod.audit.model import AuditReport, FileResult, Signals
 from codemod.audit.scan_text import SUFFIXES, Language, language_for, scan_text
 from codemod.audit.status import enrich, finish
 from codemod.walk import iter_files
+from codemod.project_model import ProjectIndex
 
 PY_SUFFIXES = (".py", ".pyi")
 PYTHON_TEXT = Language("python", ("#",), (), "\"'")
@@ -77,7 +79,8 @@ def analyze_source(text: str, rel: str, suffix: str | None = None, externals: di
         result.path = rel
         result.findings = [dataclasses.replace(f, path=rel) for f in result.findings]
         result.deferred = [(c, dataclasses.replace(f, path=rel)) for c, f in result.deferred]
-        result.potential = [(fn, v, dataclasses.replace(f, path=rel)) for fn, v, f in result.potential]
+        if result.facts is not None:
+            result.facts = project.renamed(result.facts, rel)
         return result
     cat = catalogue()
     is_python = rel.endswith(PY_SUFFIXES)
@@ -111,12 +114,7 @@ def analyze_source(text: str, rel: str, suffix: str | None = None, externals: di
         language = analysis.language
         result = FileResult(rel, language, enrich(analysis.findings, rel, language, cat, marker_map),
                             analysis.signals, markers=len(marker_map.markers))
-        result.wrappers = {w.name: w.kind for w in analysis.wrappers}
-        result.bases = dict(analysis.bases)
-        result.potential = [(pw.function, pw.var, f) for pw in analysis.potential if pw.finding is not None
-                            for f in enrich([pw.finding], rel, language, cat, marker_map)]
-        result.deferred = [(d.callee, f) for d in analysis.deferred
-                           for f in enrich([d.finding], rel, language, cat, marker_map)]
+        _keep_facts(result, analysis, rel, language, cat, marker_map)
         return finish(result)
     else:
         lang = language_for(rel)
@@ -176,52 +174,48 @@ def _analyze_page(text: str, rel: str, cat) -> FileResult:
     marker_map = markers_mod.parse(text)
     result = FileResult(rel, markup.language, enrich(raw, rel, markup.language, cat, marker_map), signals,
                         markers=len(marker_map.markers))
-    result.wrappers = {w.name: w.kind for w in scripts.wrappers}
-    result.deferred = [(d.callee, f) for d in scripts.deferred for f in enrich([d.finding], rel, markup.language, cat,
-                                                                               marker_map)]
+    _keep_facts(result, scripts, rel, markup.language, cat, marker_map)
     return finish(result)
 
 
-def join_wrappers(results: list[FileResult]) -> None:
-    """Routes passed to a v1 wrapper defined in another file (`rp::http GET "/pods/$id"` in
-    commands/pod.sh, `rp::http` in lib/http.sh) become findings of the calling file."""
-    v1 = {name for r in results for name, kind in r.wrappers.items() if kind == "v1"}
-    v2 = {name for r in results for name, kind in r.wrappers.items() if kind == "v2"}
-    # wrappers whose base variable is set in another file (`"${RP_API}${path}"`, RP_API in lib/config.sh)
-    bases = {name: kind for r in results for name, kind in r.bases.items()}
+def _keep_facts(result: FileResult, analysis, rel: str, language: str, cat, marker_map) -> None:
+    """What a parsed file defines and calls by name, for the project-wide pass (`codemod.audit.project`)."""
+    def one(raw):
+        return enrich([raw], rel, language, cat, marker_map)[0]
+
+    result.facts = project.FileFacts(
+        analysis.language,
+        helpers=[project.Helper(w.name, w.kind, w.index, w.line, w.base) for w in analysis.wrappers],
+        bases={name: (kind, analysis.base_lines.get(name, 0)) for name, kind in analysis.bases.items()},
+        pending=[project.Pending(pw.function, pw.var, pw.index, pw.line,
+                                 one(pw.finding) if pw.finding is not None else None) for pw in analysis.potential],
+        forwards=[project.Forward(f.function, f.index, f.callee, f.position, f.method, f.line)
+                  for f in analysis.forwards],
+        calls=[(d.callee, one(d.finding)) for d in analysis.deferred if not d.callee.startswith("@")],
+        imports=analysis.imports,
+    )
+    result.deferred = [(d.callee, one(d.finding)) for d in analysis.deferred if d.callee.startswith("@")]
+
+
+def join_project(results: list[FileResult]) -> ProjectIndex:
+    """The project-wide pass of the parsed languages (`codemod.audit.project`): calls through a helper defined
+    in another file get their verdict from where its base is set. Then a Go file's v1 error type (`"@DIR"`) is
+    v1 when another file of its package calls v1."""
+    index = project.resolve(results)
+    project.apply(results, index)
     v1_go_dirs = {r.path.rsplit("/", 1)[0] if "/" in r.path else "" for r in results
                   if r.language == "go" and any(f.kind in ("call", "base-url") for f in r.findings)}
     for result in results:
-        added = []
-        for function, var, finding in result.potential:
-            if bases.get(var) == "v1" and function not in v2:
-                v1.add(function)
-                added.append(finding)
-            elif bases.get(var) == "v2":
-                v2.add(function)
-        result.potential = []
-        if added:
-            lines = {f.line for f in result.findings}
-            result.findings.extend(f for f in added if f.line not in lines)
-            result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
-            finish(result)
-    for result in results:
         if not result.deferred:
             continue
-        # a callee "$NAME": the path follows a variable set in another file; v1 when that file sets a v1 base
-        # "@DIR": a Go file's error type, v1 when another file of its package calls v1
-        added = [f for callee, f in result.deferred
-                 if (callee in v1 and callee not in v2) or (callee.startswith("$") and bases.get(callee[1:]) == "v1")
-                 or (callee.startswith("@") and callee[1:] in v1_go_dirs)]
+        added = [f for callee, f in result.deferred if callee.startswith("@") and callee[1:] in v1_go_dirs]
         result.deferred = []
         if added:
-            # the call through a v1 wrapper replaces the "indirect" guess made at the same place
-            places = {(f.line, f.column) for f in added}
-            result.findings = [f for f in result.findings if not (f.kind == "indirect" and (f.line, f.column) in places)]
             seen = {(f.rule, f.line, f.column) for f in result.findings}
             result.findings.extend(f for f in added if (f.rule, f.line, f.column) not in seen)
             result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
             finish(result)
+    return index
 
 
 def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: dict | None = None) -> FileResult | None:
@@ -313,7 +307,7 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) ->
             results.extend(_analyze_chunk(chunk))
     skipped = sorted({(_relative(Path(s.path), root), s.reason) for s in skipped_raw})
     _cross_file(results, root)
-    join_wrappers(results)
+    report_index = join_project(results)
     results.sort(key=lambda r: r.path)
     report = AuditReport(
         roots=[str(p) for p in paths],
@@ -322,6 +316,7 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) ->
         skipped=skipped,
         elapsed_s=time.perf_counter() - started,
         jobs=jobs,
+        project=report_index,
     )
     baseline.assign(report)
     return report

@@ -52,6 +52,8 @@ class AuditFinding:
     marker: str | None = None  # the marker text that suppressed it
     fingerprint: str = ""  # codemod.audit.baseline: rule + file + normalised source, with occurrence
     baseline: str | None = None  # with --baseline: "unchanged" (in it) or "new"
+    # where a call through a helper gets its base: (path, line, what is there), helper first, base last
+    related: tuple[tuple[str, int, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -71,12 +73,9 @@ class FileResult:
     status: str | None = None  # None: the file does not talk to the API
     error: str | None = None
     markers: int = 0
-    # parsed languages: wrappers this file defines (name -> "v1"/"v2"), and routes passed to a
-    # function this file does not define, kept until the engine knows the wrappers of the whole tree
-    wrappers: dict[str, str] = field(default_factory=dict)
+    # Go: v1 error reads decided with the other files of the package ("@DIR", finding)
     deferred: list[tuple[str, "AuditFinding"]] = field(default_factory=list)
-    bases: dict[str, str] = field(default_factory=dict)  # top-level variables holding a base (name -> v1/v2)
-    potential: list[tuple[str, str, "AuditFinding"]] = field(default_factory=list)  # (function, base variable, finding)
+    facts: Any = field(default=None, repr=False, compare=False)  # parsed languages: codemod.audit.project.FileFacts
     # Python: constants and imports other files of the run may read (codemod.crossfile.ModuleFacts)
     module_facts: Any = field(default=None, repr=False, compare=False)
     verdicts: Any = field(default=None, repr=False, compare=False)  # crossfile.Verdict per shared constant
@@ -100,6 +99,7 @@ class AuditReport:
     scope: str = "all"
     selection: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     baseline: dict[str, int] | None = None  # entries, matched, fixed, new (with --baseline)
+    project: Any = field(default=None, repr=False)  # codemod.project_model.ProjectIndex of the run
 
     @property
     def findings(self) -> list[AuditFinding]:

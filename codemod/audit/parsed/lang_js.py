@@ -4,6 +4,9 @@ from __future__ import annotations
 from codemod.audit.parsed.tree import HOLE_TEXT, Part, Value, Walker, hole, text_of
 
 
+TRIMS = frozenset({"replace", "replaceAll", "trim", "trimEnd", "trimRight", "toString"})
+
+
 class JS(Walker):
     string_types = ("string", "template_string", "binary_expression")
     function_types = ("function_declaration", "function_expression", "arrow_function", "method_definition",
@@ -33,6 +36,15 @@ class JS(Walker):
         return name, params
 
     def assignment(self, node):
+        if node.type in ("required_parameter", "optional_parameter"):
+            # `constructor(apiKey, baseUrl = DEFAULT_BASE)`: the client's default base, wherever it is kept
+            func = node.parent.parent if node.parent is not None else None
+            name_node = func.child_by_field_name("name") if func is not None else None
+            pattern, value = node.child_by_field_name("pattern"), node.child_by_field_name("value")
+            if name_node is not None and self.t(name_node) == "constructor" and pattern is not None \
+                    and value is not None and pattern.type == "identifier":
+                yield "." + self.t(pattern), value
+            return
         if node.type == "variable_declarator":
             n, v = node.child_by_field_name("name"), node.child_by_field_name("value")
             if n is not None and v is not None and n.type == "identifier":
@@ -105,6 +117,11 @@ class JS(Walker):
         if t in ("parenthesized_expression", "as_expression", "non_null_expression", "await_expression"):
             return ev.value(node.named_children[0], nested=True) if node.named_children else hole()
         if t == "call_expression":
+            fn = node.child_by_field_name("function")
+            prop = fn.child_by_field_name("property") if fn is not None and fn.type == "member_expression" else None
+            if prop is not None and self.t(prop) in TRIMS:
+                # `baseUrl.replace(/\/+$/, "")`, `base.trim()`: the same base
+                return ev.value(fn.child_by_field_name("object"), nested=True)
             # `withQuery(path, query)`, `encodeURI(path)`: a helper of the path keeps it a parameter
             args = node.child_by_field_name("arguments")
             first = args.named_children[0] if args is not None and args.named_children else None

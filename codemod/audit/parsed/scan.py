@@ -40,6 +40,7 @@ class PotentialWrapper:
     line: int
     column: int
     finding: RawFinding | None = None
+    index: int = -1  # position of the parameter among the function's own
 
 
 @dataclass
@@ -51,6 +52,23 @@ class ParsedAnalysis:
     deferred: list[Deferred] = field(default_factory=list)
     bases: dict[str, str] = field(default_factory=dict)  # top-level variables holding a v1/v2 base
     potential: list[PotentialWrapper] = field(default_factory=list)
+    base_lines: dict[str, int] = field(default_factory=dict)  # where each of `bases` is set
+    forwards: list["Forward"] = field(default_factory=list)
+    imports: tuple[str, ...] = ()  # what the file imports or sources (module specifiers, Go import paths)
+
+
+@dataclass(frozen=True)
+class Forward:
+    """A function that hands one of its parameters on as an argument of a call to another function
+    (`Get(path) { return c.do(ctx, http.MethodGet, path, nil, out) }`, `_billing() { rp::http GET "$1$q"; }`):
+    a wrapper when that function is one, here or in another file."""
+
+    function: str
+    index: int  # position of the parameter among the function's own
+    callee: str
+    position: int  # position of the argument in the call
+    method: str | None
+    line: int
 
 
 class Positions:
@@ -146,6 +164,7 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
     v2_rel = re.compile(r"(?<![A-Za-z0-9_.])" + re.escape(cat.v2_prefix) + r"/(?:" + "|".join(
         re.escape(s[0]) for s in cat.v2_relative if s) + r")\b")
 
+    top_level = {name for name, entries in parsed.symbols.items() if any(where is None for _v, where in entries)}
     for expr in parsed.exprs:
         resolved = text_of(expr.value)
         _potential_wrapper(expr, parsed, potential, pos, lines)
@@ -175,7 +194,9 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
                     fname, params = parsed.functions[hole.param[0]]
                     if fname:
                         index = params.index(hole.param[1]) if hole.param[1] in params else -1
-                        wrappers.append(Wrapper(fname, kind, hole.param[1], index))
+                        line_no = pos.locate(expr.node.start_byte)[0]
+                        base_var = next(iter(sorted(references(walker, expr.node) & top_level)), None)
+                        wrappers.append(Wrapper(fname, kind, hole.param[1], index, line_no, base_var))
                         if kind == "v1" and offset is None:
                             wrapper_lines.append((expr.node.start_byte, fname, hole.param[1]))
         if v2_rel.search(resolved):
@@ -240,7 +261,6 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
         else:
             ambiguous.append((offset, route, callee, expr))
     strong_v1 = uses_v1 or bool(definite) or bool(distinctive_hits)
-    control_plane = strong_v1 or uses_v2
     deferred_raw: list[tuple[str, int, RouteInfo, str | None]] = []
     call_args = {node.id: (args, named) for _name, node, args, named in parsed.calls}
     for offset, route, callee, expr in ambiguous:
@@ -253,10 +273,10 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
             definite.append((offset, route, None, method))
         elif not callee:
             continue
-        if callee and not control_plane:
-            # nothing in this file says which API: a v1 wrapper defined elsewhere in the tree decides
-            # (the indirect finding above, if any, is replaced by the call then)
-            deferred_raw.append((callee, offset, route, method))
+        if callee:
+            # a wrapper defined elsewhere in the project decides (codemod.audit.project): v1 when its base is,
+            # and the finding then names where that base is set
+            deferred_raw.append((callee if callee.startswith("$") else callee_name(callee), offset, route, method))
     if definite:
         uses_v1 = True
 
@@ -415,6 +435,7 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
             deferred.append(Deferred(callee, RawFinding(h.rule, h.line, h.column, h.message, False, h.route,
                                                         h.v2_target, h.kind, lines.source(h.line))))
     bases: dict[str, str] = {}
+    base_lines: dict[str, int] = {}
     for name, entries in parsed.symbols.items():
         for value_node, where in entries:
             if where is not None:
@@ -424,6 +445,7 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
             kind = cat.host_kind(hm.group(0)) if hm else None
             if kind in ("v1", "v2") and re.match(r"^(?:[a-z]+://)?[^/]+(?:/v\d+)?/?$", text_value.split("{}")[0]):
                 bases[name] = kind
+                base_lines.setdefault(name, pos.locate(value_node.start_byte)[0])
     # still undecided: decided with the file holding the wrapper's base, or (Go) with the package's other files
     keys = ["$" + pw.var for pw in potential[:1]] or (
         ["@" + path.replace("\\", "/").rsplit("/", 1)[0] if "/" in path else "@"] if parsed.language == "go" else [])
@@ -439,7 +461,8 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
                                 lines.source(pw.line))
     indirect_only = bool(findings) and all(f.kind == "indirect" for f in findings)
     return ParsedAnalysis(findings, Signals(uses_v1 or bool(findings), uses_v2, runtime, indirect_only),
-                          parsed.language, wrappers, deferred, bases, potential)
+                          parsed.language, wrappers, deferred, bases, potential, base_lines,
+                          _forwards(parsed, walker, ev, pos, known), _imports(parsed))
 
 
 def _graphql_strings(parsed: ParsedFile, pos: "Positions") -> list:
@@ -472,8 +495,75 @@ def _potential_wrapper(expr: StringExpr, parsed: ParsedFile, out: list, pos, lin
     first, second = value[0], value[1]
     if first.var is None or second.param is None or second.param[0] not in parsed.functions:
         return
-    fname, _params = parsed.functions[second.param[0]]
+    fname, params = parsed.functions[second.param[0]]
     if not fname:
         return
     line, col = pos.locate(expr.node.start_byte)
-    out.append(PotentialWrapper(fname, first.var, second.param[1], line, col))
+    index = params.index(second.param[1]) if second.param[1] in params else -1
+    out.append(PotentialWrapper(fname, first.var, second.param[1], line, col, index=index))
+
+
+
+def callee_name(name: str) -> str:
+    """The last name of a callee as written (`await client.get` -> `get`, `rp::http` stays, `c.Get` -> `Get`)."""
+    words = re.findall(r"[A-Za-z_$][\w$:-]*", name.split("<", 1)[0])
+    return words[-1] if words else name
+
+
+METHOD_CONSTANT = re.compile(r"\bMethod(Get|Post|Put|Patch|Delete)\b|^[\"']?(GET|POST|PUT|PATCH|DELETE)[\"']?$")
+
+
+def _forwards(parsed: ParsedFile, walker: Walker, ev: Evaluator, pos: "Positions", local: dict) -> list[Forward]:
+    """Calls that hand a parameter of the enclosing function on as an argument (see `Forward`)."""
+    out: list[Forward] = []
+    for name, node, args, _named in parsed.calls:
+        func = node.parent
+        while func is not None and func.id not in parsed.functions:
+            func = func.parent
+        if func is None:
+            continue
+        fname, params = parsed.functions[func.id]
+        if not fname or len(args) > 8:
+            continue
+        saved = ev.function
+        ev.function = func
+        try:
+            for i, arg in enumerate(args):
+                value = ev.value(arg)
+                first = value[0] if value else None
+                if first is None or first.param is None or first.param[0] != func.id:
+                    continue
+                if first.param[1] not in params:
+                    continue
+                method = None
+                for other in args:
+                    m = METHOD_CONSTANT.search(walker.t(other).strip())
+                    if m:
+                        method = (m.group(1) or m.group(2)).upper()
+                        break
+                out.append(Forward(fname, params.index(first.param[1]), callee_name(name), i, method,
+                                   pos.locate(node.start_byte)[0]))
+                break
+        finally:
+            ev.function = saved
+    return out
+
+
+IMPORT_SPEC = re.compile(r"""(?:\bfrom\s+|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"'\n]+)["']""")
+SOURCE_SPEC = re.compile(r"""^\s*(?:source|\.)\s+["']?([^"'\s;]+)""", re.MULTILINE)
+GO_IMPORT = re.compile(r'^\s*(?:[\w.]+\s+)?"([^"\n]+)"', re.MULTILINE)
+
+
+def _imports(parsed: ParsedFile) -> tuple[str, ...]:
+    """What the file imports: JS/TS module specifiers, Go import paths, shell `source` arguments."""
+    text = parsed.text
+    if parsed.language in ("javascript", "typescript"):
+        return tuple(dict.fromkeys(IMPORT_SPEC.findall(text)))
+    if parsed.language == "go":
+        specs: list[str] = []
+        for m in re.finditer(r"^import\s*(\((?:.|\n)*?\)|[^\n]+)", text, re.MULTILINE):
+            specs.extend(GO_IMPORT.findall(m.group(1).strip("()")))
+        return tuple(dict.fromkeys(specs))
+    if parsed.language == "shell":
+        return tuple(dict.fromkeys(SOURCE_SPEC.findall(text)))
+    return ()

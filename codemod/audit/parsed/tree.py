@@ -49,6 +49,8 @@ class Wrapper:
     kind: str  # "v1" | "v2"
     param: str  # the parameter holding the path ("2" for bash `$2`, "path" elsewhere)
     index: int  # its position among the positional arguments (0-based), -1 when unknown
+    line: int = 0  # the line that joins the base and the path
+    base: str | None = None  # the variable holding the base, when the base is one
 
 
 @dataclass
@@ -171,7 +173,8 @@ class Walker:
             ci = self.call_info(node)
             if ci is not None:
                 self.p.calls.append((ci[0], node, ci[1], ci[2]))
-                call = (ci[0], node)
+                if not self.is_string_expr(node):  # `c.Patch(fmt.Sprintf(...))`: the call is Patch's
+                    call = (ci[0], node)
             own_assigned = assigned
             for name, value in self.assignment(node):
                 own_assigned = (name.lstrip("."), value)

@@ -1,0 +1,3 @@
+module github.com/example/go-runpod
+
+go 1.22
