@@ -14,7 +14,13 @@ Memory: resident size of one proxy process idle, holding 1,000 concurrent keep-a
 connections (opened from one asyncio client), and over a mixed soak (growth bound stated).
 Rewrite and audit: files/s on a generated tree, 1 and 2 jobs (bench/rewrite_bench.py,
 bench/audit_bench.py).
-Writes bench/results/latest.md and latest.json.
+Writes docs/bench.md (the one home of v1bridge's measured figures: nothing else quotes them), with the date,
+commit, machine load and command of the run, and bench/results/latest.md and latest.json. `--only NAME`
+runs one section and writes only bench/results/ (a partial run never replaces docs/bench.md).
+
+Sections beyond the four above register in SECTIONS: (name, title, module in bench/, function). The function
+takes `full: bool` and returns the section's Markdown lines, ratios against a baseline measured in the same
+run (the GraphQL endpoint against the REST route, a large file against a small one, ...).
 """
 from __future__ import annotations
 
@@ -39,6 +45,10 @@ import hotpath  # noqa: E402
 import proxy_bench as pb  # noqa: E402  (the proxy engineer's wrk helpers and servers)
 
 RESULTS = ROOT / "bench" / "results"
+DOCS_BENCH = ROOT / "docs" / "bench.md"
+# extra sections: (name, title, module in bench/, function(full: bool) -> Markdown lines)
+SECTIONS: list[tuple[str, str, str, str]] = []
+CORE = ("proxy", "sandbox", "memory", "files")
 # soak: RSS may grow by at most this much between the end of warm-up and the end of the soak
 SOAK_GROWTH_BOUND_MB = 10.0
 
@@ -267,41 +277,70 @@ def machine() -> str:
             f"Python {platform.python_version()}, aiohttp {aiohttp.__version__}, load {os.getloadavg()[0]:.2f}")
 
 
-def render(mode: str, args: argparse.Namespace, hot: dict, proxy_rows: list[dict], mem: dict, files: dict,
+def render(mode: str, args: argparse.Namespace, hot: dict, proxy_rows: list[dict], mem: dict, files: dict | None,
            started: str) -> str:
     lines = [f"# v1bridge benchmarks ({mode})", "",
              f"Command: `.venv/bin/python bench/run_all.py --{mode}`; run {started}, took {args.elapsed:.0f} s.",
-             f"Machine: {machine()}.", "", *hot["lines"],
-             "## Sandbox scenario (the sandbox as upstream: measures the whole stack, not the proxy)", "",
-             f"wrk -t{pb.THREADS} -c{args.connections} -d{args.sandbox_seconds}s on loopback, unpinned: the sandbox, "
-             "the proxies and wrk share the cores, and the sandbox (about 3-4k req/s on a 20-pod list) sets the pace. "
-             "Kept to show the end-to-end figure a sandbox user sees; the proxy's own cost is the table above.", "",
-             "| scenario | target | req/s | p50 ms | p99 ms | non-2xx |", "|---|---|---:|---:|---:|---:|"]
-    for row in proxy_rows:
-        for target in ("direct", "plain", "translating", "translating x2"):
-            r = row[target]
-            lines.append(f"| {row['scenario'] if target == 'direct' else ''} | {target} | {r['rps']:.0f} | "
-                         f"{r['p50']:.2f} | {r['p99']:.2f} | {r['errors']} |")
-    lines += ["", "| scenario | translated / pass-through (1 process) | translated x2 / pass-through |",
-              "|---|---:|---:|"]
-    for row in proxy_rows:
-        lines.append(f"| {row['scenario']} | {row['translating']['rps'] / row['plain']['rps']:.0%} | "
-                     f"{row['translating x2']['rps'] / row['plain']['rps']:.0%} |")
-    lines += ["", "## Memory (resident size of one translating proxy process)", "",
-              "| state | RSS MB |", "|---|---:|",
-              f"| idle | {mem['idle_mb']:.1f} |",
-              f"| holding {mem['keepalive_connections']} keep-alive connections | {mem['keepalive_mb']:.1f} |",
-              f"| soak start (after the first 5 s run) | {mem['soak_start_mb']:.1f} |",
-              f"| soak end ({mem['soak_seconds']} s of list/get load) | {mem['soak_end_mb']:.1f} |",
-              f"| soak max | {mem['soak_max_mb']:.1f} |", "",
-              f"Soak growth {mem['soak_growth_mb']:+.1f} MB, bound {mem['soak_bound_mb']:.0f} MB: "
-              f"**{'stable' if mem['soak_stable'] else 'NOT stable'}**.", "",
-              f"## Rewrite and audit ({files['files']:,}-file generated tree, 5% calling the API; best of 2)", "",
-              "| tool | jobs 1 files/s | jobs 2 files/s | ratio |", "|---|---:|---:|---:|"]
-    for tool in ("rewrite", "audit"):
-        one, two = files[f"{tool}_jobs1"], files[f"{tool}_jobs2"]
-        lines.append(f"| {tool} | {one:,.0f} | {two:,.0f} | x{two / one:.2f} |")
+             f"Machine: {machine()}.", "", *hot["lines"]]
+    if proxy_rows:
+        lines += ["## Sandbox scenario (the sandbox as upstream: measures the whole stack, not the proxy)", "",
+                  f"wrk -t{pb.THREADS} -c{args.connections} -d{args.sandbox_seconds}s on loopback, unpinned: the "
+                  "sandbox, the proxies and wrk share the cores, and the sandbox sets the pace. Kept to show the "
+                  "end-to-end figure a sandbox user sees; the proxy's own cost is the table above.", "",
+                  "| scenario | target | req/s | p50 ms | p99 ms | non-2xx |", "|---|---|---:|---:|---:|---:|"]
+        for row in proxy_rows:
+            for target in ("direct", "plain", "translating", "translating x2"):
+                r = row[target]
+                lines.append(f"| {row['scenario'] if target == 'direct' else ''} | {target} | {r['rps']:.0f} | "
+                             f"{r['p50']:.2f} | {r['p99']:.2f} | {r['errors']} |")
+        lines += ["", "| scenario | translated / pass-through (1 process) | translated x2 / pass-through |",
+                  "|---|---:|---:|"]
+        for row in proxy_rows:
+            lines.append(f"| {row['scenario']} | {row['translating']['rps'] / row['plain']['rps']:.0%} | "
+                         f"{row['translating x2']['rps'] / row['plain']['rps']:.0%} |")
+        lines.append("")
+    if "idle_mb" in mem:
+        lines += ["## Memory (resident size of one translating proxy process)", "",
+                  "| state | RSS MB |", "|---|---:|",
+                  f"| idle | {mem['idle_mb']:.1f} |",
+                  f"| holding {mem['keepalive_connections']} keep-alive connections | {mem['keepalive_mb']:.1f} |",
+                  f"| soak start (after the first 5 s run) | {mem['soak_start_mb']:.1f} |",
+                  f"| soak end ({mem['soak_seconds']} s of list/get load) | {mem['soak_end_mb']:.1f} |",
+                  f"| soak max | {mem['soak_max_mb']:.1f} |", "",
+                  f"Soak growth {mem['soak_growth_mb']:+.1f} MB, bound {mem['soak_bound_mb']:.0f} MB: "
+                  f"**{'stable' if mem['soak_stable'] else 'NOT stable'}**.", ""]
+    if files is not None:
+        lines += [f"## Rewrite and audit ({files['files']:,}-file generated tree, 5% calling the API; best of 2)", "",
+                  "| tool | jobs 1 files/s | jobs 2 files/s | ratio |", "|---|---:|---:|---:|"]
+        for tool in ("rewrite", "audit"):
+            one, two = files[f"{tool}_jobs1"], files[f"{tool}_jobs2"]
+            lines.append(f"| {tool} | {one:,.0f} | {two:,.0f} | x{two / one:.2f} |")
     return "\n".join(lines) + "\n"
+
+
+def commit() -> str:
+    """The commit measured, marked when the tree differs from it (a figure must name the code it measured)."""
+    import subprocess
+
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", *argv], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + (" + uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def docs_page(report: str, command: str, started: str, load_before: float, revision: str) -> str:
+    """docs/bench.md: how to read the figures, then this run's tables, under the run's own header."""
+    intro = __doc__.split("\n\n", 1)[1].split("Writes docs/bench.md")[0].strip()
+    return "\n".join([
+        "# Measured figures", "",
+        "Written by `bench/run_all.py` from its own run; do not edit by hand. Every figure of v1bridge lives here,",
+        "with the run that produced it.", "",
+        "| run | |", "|---|---|",
+        f"| command | `{command}` |", f"| started | {started} |", f"| commit | `{revision}` |",
+        f"| machine | {machine()} |", f"| load average before | {load_before:.2f} |", "",
+        "## What is measured", "", intro, "",
+        report.split("\n", 1)[1].replace("\n## ", "\n## ").strip(), ""])
 
 
 def main() -> int:
@@ -311,6 +350,8 @@ def main() -> int:
     mode.add_argument("--full", action="store_true", help="longer runs, 5-minute soak, 10,000-file trees")
     parser.add_argument("--connections", type=int, default=16, help="sandbox scenario connections")
     parser.add_argument("--hot-connections", type=int, default=50, help="hot-path connections (wrk -t1)")
+    parser.add_argument("--only", choices=[*CORE, *(name for name, *_ in SECTIONS)], metavar="NAME",
+                        help="run one section; writes bench/results/ only, never docs/bench.md")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         print("wrk is needed: apt-get update && apt-get install -y wrk", file=sys.stderr)
@@ -322,24 +363,48 @@ def main() -> int:
     name = "full" if full else "quick"
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     began = time.monotonic()
-    print(f"[1/4] proxy hot path, fast upstream ({rounds} rounds x {args.seconds} s), overload, --workers", flush=True)
-    hot = proxy_hot_path(rounds, args.seconds, args.hot_connections, 3 if full else 2, full)
-    print(f"[2/4] sandbox scenario ({args.sandbox_seconds} s per run)", flush=True)
-    rows = proxy_throughput(args.sandbox_seconds, args.connections, full)
-    print(f"[3/4] memory (1,000 connections, {soak} s soak)", flush=True)
-    mem = memory(soak, 1000)
-    print(f"[4/4] rewrite and audit ({10_000 if full else 1_000} files)", flush=True)
-    files = files_per_second(10_000 if full else 1_000)
+    load_before = os.getloadavg()[0]
+    revision = commit()
+    wanted = (lambda section: args.only in (None, section))
+    steps = [c for c in CORE if wanted(c)] + [name for name, *_ in SECTIONS if wanted(name)]
+    step = iter(range(1, len(steps) + 1))
+    hot, rows, files = {"lines": []}, [], None
+    mem = {"soak_stable": True}
+    if wanted("proxy"):
+        print(f"[{next(step)}/{len(steps)}] proxy hot path, fast upstream ({rounds} rounds x {args.seconds} s), overload, --workers", flush=True)
+        hot = proxy_hot_path(rounds, args.seconds, args.hot_connections, 3 if full else 2, full)
+    if wanted("sandbox"):
+        print(f"[{next(step)}/{len(steps)}] sandbox scenario ({args.sandbox_seconds} s per run)", flush=True)
+        rows = proxy_throughput(args.sandbox_seconds, args.connections, full)
+    if wanted("memory"):
+        print(f"[{next(step)}/{len(steps)}] memory (1,000 connections, {soak} s soak)", flush=True)
+        mem = memory(soak, 1000)
+    if wanted("files"):
+        print(f"[{next(step)}/{len(steps)}] rewrite and audit ({10_000 if full else 1_000} files)", flush=True)
+        files = files_per_second(10_000 if full else 1_000)
+    extra: list[str] = []
+    for section, title, module_name, function in SECTIONS:
+        if not wanted(section):
+            continue
+        print(f"[{next(step)}/{len(steps)}] {title}", flush=True)
+        import importlib
+
+        extra += [f"## {title}", "", *getattr(importlib.import_module(module_name), function)(full), ""]
     args.elapsed = time.monotonic() - began
-    report = render(name, args, hot, rows, mem, files, started)
+    report = render(name, args, hot, rows, mem, files, started) + ("\n" + "\n".join(extra) if extra else "")
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.md").write_text(report)
     (RESULTS / "latest.json").write_text(json.dumps({"mode": name, "started": started, "machine": machine(),
+                                                     "commit": revision, "only": args.only,
                                                      "seconds": args.seconds, "connections": args.connections,
                                                      "hot_path": {k: v for k, v in hot.items() if k != "lines"},
                                                      "proxy": rows, "memory": mem, "files": files}, indent=2))
     print(report)
     print(f"written: {RESULTS / 'latest.md'}, {RESULTS / 'latest.json'}")
+    if args.only is None:
+        command = f".venv/bin/python bench/run_all.py --{name}"
+        DOCS_BENCH.write_text(docs_page(report, command, started, load_before, revision))
+        print(f"written: {DOCS_BENCH}")
     return 0 if mem["soak_stable"] else 1
 
 

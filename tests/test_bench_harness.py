@@ -123,3 +123,20 @@ def test_hot_path_harness_runs_every_target(tmp_path):
     table = "\n".join(hotpath.render_hot_path(results, bench, 1, 1, 4))
     assert "| GET /v1/pods/{id} | direct (upstream CPU) |" in table
     assert "| POST /v1/pods/{id}/stop | " in table and "GET /v1/pods (20 pods)" not in table
+
+
+def test_run_all_writes_the_figures_page_with_its_run(tmp_path):
+    """docs/bench.md is the one home of figures: a run's page names its command, start, commit and load."""
+    import argparse
+
+    import run_all
+
+    args = argparse.Namespace(elapsed=12.0, connections=16, sandbox_seconds=2)
+    files = {"files": 1000, "rewrite_jobs1": 100.0, "rewrite_jobs2": 180.0, "audit_jobs1": 900.0, "audit_jobs2": 1700.0}
+    report = run_all.render("quick", args, {"lines": []}, [], {"soak_stable": True}, files, "2026-11-25 15:00 UTC")
+    page = run_all.docs_page(report, ".venv/bin/python bench/run_all.py --quick", "2026-11-25 15:00 UTC", 0.5, "abc1234")
+    assert page.startswith("# Measured figures\n\nWritten by `bench/run_all.py` from its own run")
+    assert "| command | `.venv/bin/python bench/run_all.py --quick` |" in page
+    assert "| commit | `abc1234` |" in page and "| load average before | 0.50 |" in page
+    assert "| rewrite | 100 | 180 | x1.80 |" in page
+    assert "## Memory" not in page  # a section that did not run prints nothing, never stale figures
