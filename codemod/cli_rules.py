@@ -76,9 +76,17 @@ def _explain_text(d: dict) -> str:
         lines.append(f"{key}: {', '.join(values)}")
     if d.get("example"):
         ex = d["example"]
+        after = "after (what `v1bridge rewrite` makes of it):" if ex["language"] == "python" else "after:"
         lines += ["", f"before ({ex['language']}):", *("    " + x for x in ex["before"].rstrip("\n").split("\n")),
-                  "", "after:", *("    " + x for x in ex["after"].rstrip("\n").split("\n"))]
+                  "", after, *("    " + x for x in ex["after"].rstrip("\n").split("\n"))]
     return "\n".join(lines) + "\n"
+
+
+def _diff(before: str, after: str) -> str:
+    import difflib
+
+    return "\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(), "before.py", "after.py",
+                                           lineterm=""))
 
 
 def render_markdown() -> str:
@@ -102,8 +110,12 @@ def render_markdown() -> str:
             out += ["", f"GraphQL {g['kind']} `{g['operation']}` ({g['area']}) → {g['v2']}."]
         if d.get("example"):
             ex = d["example"]
-            out += ["", "Before:", "", f"```{ex['language']}", ex["before"].rstrip("\n"), "```", "",
-                    "After:", "", f"```{ex['language']}", ex["after"].rstrip("\n"), "```"]
+            if ex["language"] == "python":
+                out += ["", "Before:", "", "```python", ex["before"].rstrip("\n"), "```", "",
+                        "What `v1bridge rewrite` changes:", "", "```diff", _diff(ex["before"], ex["after"]), "```"]
+            else:
+                out += ["", "Before:", "", f"```{ex['language']}", ex["before"].rstrip("\n"), "```", "",
+                        "After:", "", f"```{ex['language']}", ex["after"].rstrip("\n"), "```"]
     return "\n".join(out) + "\n"
 
 
