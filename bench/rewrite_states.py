@@ -61,14 +61,27 @@ class Site:
     after: str  # the rewritten statement (first line)
 
 
+def modules(corpus: Path) -> dict[str, dict]:
+    """module -> its manifest entry, with every `file` relative to the corpus directory (a project's files are
+    named relative to the project)."""
+    manifest = corpus / "MANIFEST.yaml"
+    if not manifest.exists():
+        return {}
+    data = yaml.safe_load(manifest.read_text())
+    if "modules" in data:
+        return data["modules"]
+    out = {}
+    for name, spec in data["projects"].items():
+        out[name] = {key: [{**item, "file": f"{name}/{item['file']}"} for item in spec.get(key) or []]
+                     for key in ("calls", "constants")}
+    return out
+
+
 def manifest_sites(corpus: Path) -> list[tuple[str, str, int, str]]:
     """(module, file, line, route) of every v1 call site a corpus manifest lists (helpers and non-v1 calls left
     out)."""
-    manifest = corpus / "MANIFEST.yaml"
-    if not manifest.exists():
-        return []
     out = []
-    for name, spec in yaml.safe_load(manifest.read_text())["modules"].items():
+    for name, spec in modules(corpus).items():
         for call in spec.get("calls") or []:
             match = V1_ROUTE.match(str(call.get("v1", "")))
             if call.get("outcome") == "untouched" or match is None:
@@ -79,11 +92,8 @@ def manifest_sites(corpus: Path) -> list[tuple[str, str, int, str]]:
 
 def base_lines(corpus: Path) -> dict[str, list[tuple[str, int]]]:
     """module -> (file, line) of the manifest's v1 base constants (the calls of that module go through them)."""
-    manifest = corpus / "MANIFEST.yaml"
     out: dict[str, list[tuple[str, int]]] = {}
-    if not manifest.exists():
-        return out
-    for name, spec in yaml.safe_load(manifest.read_text())["modules"].items():
+    for name, spec in modules(corpus).items():
         for const in spec.get("constants") or []:
             if V1_HOST.search(const.get("at", "")):
                 out.setdefault(name, []).append((const.get("file") or name, const["line"]))
@@ -131,8 +141,10 @@ def v1_spelled(text: str, route: str) -> bool:
     ix = index()
     method, path = route.split(" ", 1)
     matches = ix.match(path.split("?")[0], method)
-    if matches and matches[0].v2_segments is not None:
-        gone = {s for s in matches[0].v1_segments if not s.startswith("{")} - set(matches[0].v2_segments)
+    if matches:
+        literal = {s for s in matches[0].v1_segments if not s.startswith("{")}
+        # a route v2 does not have (reset): every literal segment after the resource is v1's
+        gone = literal - set(matches[0].v2_segments or matches[0].v1_segments[:1])
         # a path segment (`/stop`, `"templates/"`, `"endpoints"`), not the v2 action value `{"action": "stop"}`
         if any(re.search(rf"/{re.escape(s)}(?![\w-])|(?<!\"action\": )[\"']{re.escape(s)}(?=[\"'/])", text)
                for s in gone):
@@ -141,11 +153,12 @@ def v1_spelled(text: str, route: str) -> bool:
 
 
 def base_still_v1(corpus: Path, copy: Path, constants: list[tuple[str, int]]) -> bool:
-    """A base constant of the module still holds a v1 address after the rewrite, with no comment on it."""
+    """A base constant of the module still holds a v1 address after the rewrite (a comment on the constant is
+    not one on the calls through it)."""
     for file, line in constants:
         after = (copy / file).read_text().splitlines()
         at = line_map((corpus / file).read_text().splitlines(), after)[line - 1]
-        if V1_HOST.search(after[at]) and comment_above(after, at + 1) is None:
+        if V1_HOST.search(after[at]):
             return True
     return False
 

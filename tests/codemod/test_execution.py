@@ -215,7 +215,7 @@ SEED_POD = {"name": "seed-pod", "image": "busybox:latest", "cpu": {"id": "cpu3c"
 SEED_ENDPOINT = {"name": "seed-endpoint", "type": "QUEUE", "image": "busybox:latest", "gpu": {"pools": ["ADA_24"]},
                  "scaling": {"type": "QUEUE_DELAY", "queueDelay": 4}, "workers": {"min": 0, "max": 3}}
 
-VOLATILE = re.compile(r"(?i)(^id$|Id$|Ids$|^createdAt$|^updatedAt$|^lastStatusChange$|^lastStartedAt$|^machine$|^ip$|url$|Urls$|^ports?$|^startedAt$|^ssh$)")
+VOLATILE = re.compile(r"(?i)(^id$|Id$|Ids$|^createdAt$|^updatedAt$|^lastStatusChange$|^lastStartedAt$|^machine$|^ip$|url$|Urls$|^ports?$|^startedAt$|^ssh$|^uptime$)")
 
 
 def scrub(value: Any) -> Any:
