@@ -157,8 +157,10 @@ def run_translating(port: int, upstream: str, records: str) -> None:
                 host="127.0.0.1", port=port, access_log=None, print=None, loop=bench_loop(), backlog=BACKLOG)
 
 
-def wait_up(port: int) -> None:
-    for _ in range(200):
+def wait_up(port: int, within: float = 60.0) -> None:
+    """A spawned server is up when its port accepts; a loaded 2-core machine can take many seconds to import it."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.1):
                 return
