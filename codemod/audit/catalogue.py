@@ -195,3 +195,24 @@ def build(m: Mappings) -> Catalogue:
 @lru_cache(maxsize=1)
 def catalogue() -> Catalogue:
     return build(default_mappings())
+
+
+@lru_cache(maxsize=1)
+def docs_url() -> str:
+    """The docs site's root, from the package's `Documentation` URL (pyproject.toml [project.urls])."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        urls = metadata("v1bridge").get_all("Project-URL") or []
+    except PackageNotFoundError:  # a source tree never installed
+        urls = []
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "documentation":
+            return url.strip().rstrip("/") + "/"
+    return "https://v1bridge.readthedocs.io/en/latest/"
+
+
+def rule_url(rule_id: str) -> str:
+    """The rule's section of the generated rules page (docs/rules.md, built by MkDocs into rules/)."""
+    return f"{docs_url()}rules/#{rule_id.lower()}"

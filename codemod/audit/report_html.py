@@ -20,6 +20,7 @@ import base64
 import hashlib
 from html import escape
 
+from codemod.audit.catalogue import catalogue, rule_url
 from codemod.audit.model import STATUSES, AuditFinding, AuditReport
 
 COLOURS = {"loud": "#c0392b", "quiet": "#b9770e", "removed": "#6c3483", "retiring": "#1f618d"}
@@ -137,6 +138,19 @@ def _bars(title: str, chart_id: str, items: list[tuple[str, int, str]]) -> str:
             f'<div class="bars">{"".join(rows)}</div></figure>')
 
 
+# chart labels for findings without a route: words for readers, not the finding kinds' internal names
+KIND_LABELS = {"base-url": "v1 base addresses", "body-field": "request body fields",
+               "response-field": "fields read from answers", "param": "query parameters", "call": "calls",
+               "error-read": "error messages read", "indirect": "values passed to a call"}
+
+
+def _rule_link(f: AuditFinding) -> str:
+    """The rule ID as a link to its page, its title on hover."""
+    rule = catalogue().rules.get(f.rule)
+    title = f"{f.rule} {f.name}" + (f": {rule.summary}" if rule is not None else "")
+    return (f'<a class="tag" href="{escape(rule_url(f.rule))}" title="{escape(title)}" style="background:{COLOURS.get(f.rule_class, "#555")}">{escape(f.rule)}</a>')
+
+
 def _row(f: AuditFinding, first: str) -> str:
     search = " ".join((f.path, f.rule, f.name, f.route or "", f.message, f.source_line, f.language)).lower()
     # grouped by file: the group names the file, the row its line; grouped by rule: the full location
@@ -148,7 +162,7 @@ def _row(f: AuditFinding, first: str) -> str:
         f'data-rule="{escape(f.rule)}" data-class="{escape(f.rule_class)}" data-severity="{escape(f.severity)}" '
         f'data-language="{escape(f.language)}" data-route="{escape(f.route or "")}" data-search="{escape(search)}">'
         f"<td>{where}</td>"
-        f'<td><span class="tag" style="background:{COLOURS.get(f.rule_class, "#555")}">{escape(f.rule)}</span></td>'
+        f"<td>{_rule_link(f)}</td>"
         f"<td>{escape(f.rule_class)}<br><span class=muted>{escape(f.severity)}"
         f"{', fixable' if f.fixable else ''}</span>{new}</td>"
         f"<td><code>{escape(f.route or '')}</code></td>"
@@ -187,7 +201,7 @@ def render(report: AuditReport) -> str:
     by_rule: dict[str, list[AuditFinding]] = {}
     for f in findings:
         by_class[f.rule_class] = by_class.get(f.rule_class, 0) + 1
-        key = f.route or f"({f.kind})"
+        key = f.route or KIND_LABELS.get(f.kind, "other findings")
         by_route[key] = by_route.get(key, 0) + 1
         by_file.setdefault(f.path, []).append(f)
         by_rule.setdefault(f.rule, []).append(f)
@@ -201,7 +215,7 @@ def render(report: AuditReport) -> str:
 
     def rule_label(rule: str, items: list[AuditFinding]) -> str:
         f = items[0]
-        return (f'<span class="tag" style="background:{COLOURS.get(f.rule_class, "#555")}">{escape(rule)}</span> '
+        return (f"{_rule_link(f)} "
                 f"{escape(f.name)} <span class=muted>({escape(f.rule_class)}, {escape(f.severity)})</span>")
 
     options = {

@@ -4,12 +4,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from codemod.audit.catalogue import catalogue
+from codemod.audit.catalogue import catalogue, rule_url
 from codemod.audit.model import AuditReport
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"high": "error", "medium": "warning", "low": "note"}
-SECURITY = {"high": "8.0", "medium": "5.0", "low": "2.0"}
 
 
 def to_dict(report: AuditReport) -> dict[str, Any]:
@@ -22,6 +21,7 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
         rules.append({
             "id": rid,
             "name": r.name,
+            "helpUri": rule_url(rid),
             "shortDescription": {"text": r.summary},
             "fullDescription": {"text": f"{r.summary}. Class: {r.rule_class}."},
             "help": {"text": f"v2 remedy: {r.remedy}",
@@ -35,7 +35,7 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
         result: dict[str, Any] = {
             "ruleId": f.rule,
             "level": LEVEL.get(f.severity, "warning"),
-            "message": {"text": f"{f.message} Remedy: {f.remedy}"},
+            "message": {"text": f.message},  # the remedy is the rule's help, shown once beside it
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": {"uri": f.path, "uriBaseId": "SRCROOT"},

@@ -45,12 +45,29 @@ def test_sarif_is_valid_and_usable_by_code_scanning():
     run = sarif["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     assert all(r["help"]["text"].startswith("v2 remedy:") for r in rules)
+    assert all(r["helpUri"] == f"https://v1bridge.readthedocs.io/en/latest/rules/#{r['id'].lower()}" for r in rules)
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        # the remedy is shown once: as the rule's help, not again in every message
+        assert "Remedy" not in result["message"]["text"] and "remedy" not in result["message"]["text"]
     suppressed = [r for r in run["results"] if "suppressions" in r]
     assert len(suppressed) == 13 and len(run["results"]) == 16, "suppressed results must stay, marked in source"
     assert {s["suppressions"][0]["justification"].split(" (")[0] for s in suppressed} == \
         {"kept on v1 on purpose", "false positive"}
+
+
+def test_html_links_each_rule_to_its_page_with_its_title_and_charts_speak_plainly(tmp_path):
+    """Guards the HTML report's rule IDs (a link to the rule's page, its title on hover) and its chart labels
+    (words, never an internal finding kind such as "(body-field)")."""
+    client = tmp_path / "client.py"
+    client.write_text('import requests\nAPI = "https://rest.runpod.io/v1"\n'
+                      'def f(pid):\n    requests.post(f"{API}/pods", json={"imageName": "x", "gpuTypeIds": ["NVIDIA A40"]})\n'
+                      '    return requests.get(f"{API}/pods/{pid}").json()["desiredStatus"]\n')
+    page = report_html.render(audit_paths([str(tmp_path)]))
+    assert ('<a class="tag" href="https://v1bridge.readthedocs.io/en/latest/rules/#q13" title="Q13 '
+            'status-observed-not-desired: desiredStatus (intent: RUNNING, EXITED, TERMINATED) became status') in page
+    assert 'data-label="v1 base addresses"' in page
+    assert "(body-field)" not in page and "(base-url)" not in page
 
 
 OFFICIAL_SARIF_SCHEMA = ROOT / ".cache" / "sarif-2.1.0.json"
