@@ -171,7 +171,7 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     try:
         new_module = analysis.module.visit(_Apply(analysis.edits, analysis.parents))  # type: ignore[union-attr]
         new_source = new_module.code
-        # the output must parse: CPython's own parser is the judge (and ~10x faster than a re-parse with libcst)
+        # the output must parse: CPython's own parser is the judge (and much faster than a re-parse with libcst)
         ast.parse(new_source, path)
     except Exception as exc:  # never write something that does not parse
         result.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"

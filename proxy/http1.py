@@ -2,8 +2,8 @@
 byte string, each answer parsed by llhttp (httptools, the parser uvicorn uses).
 
 Why not aiohttp's ClientSession here: per call it builds a ClientRequest, a yarl URL, header multidicts, a
-ClientResponse, a StreamReader, tracing signals and timer contexts: 93 µs of CPU per one-pod call against the
-fast upstream, where this client spends 22 (`bench/upstream_client.py --pin`, load 4.2, 2026-11-25). For a translating proxy that was
+ClientResponse, a StreamReader, tracing signals and timer contexts: several times the CPU this client spends per
+call (`bench/upstream_client.py --pin` measures both; figures in docs/bench.md). For a translating proxy that was
 the largest piece of its own cost. A translated call needs none of what that machinery buys (redirects,
 cookies, proxies, streaming to the caller): one buffered request, one buffered (or spooled) answer. The
 pass-through (`/v2/...`, streamed both ways) stays on aiohttp.

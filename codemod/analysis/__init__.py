@@ -144,7 +144,7 @@ class Analyzer(Strings, Calls, Flow):
 
     def code_of(self, node: cst.CSTNode) -> str:
         """Source of a node without its surrounding whitespace: a slice of the line when it fits on one
-        or lines (libcst's code_for_node regenerates the node, 1-5 ms each); regenerated if unsure."""
+        or lines (libcst's code_for_node regenerates the node: slow); regenerated if unsure."""
         try:
             r = self.pos[node]
         except KeyError:

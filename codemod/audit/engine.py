@@ -38,7 +38,7 @@ CHUNK = 64
 def _prefilter() -> re.Pattern[bytes]:
     """Bytes any file worth parsing holds: the shared index's tokens (hosts, path roots, the /v2 prefix, v1 names).
 
-    Case-sensitive on purpose: IGNORECASE makes the alternation ~15x slower; hosts are tried in lower and upper case.
+    Case-sensitive on purpose: IGNORECASE makes the alternation many times slower; hosts are tried in lower and upper case.
     """
     return index().prefilter(bytes_=True)
 
