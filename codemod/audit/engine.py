@@ -32,6 +32,7 @@ PY_SUFFIXES = (".py", ".pyi")
 PYTHON_TEXT = Language("python", ("#",), (), "\"'")
 MAX_BYTES = 2_000_000  # larger files are data, not client code
 CHUNK = 64
+MARKED = re.compile(rb"(?:v1bridge|rp-migrate)\s*:\s*(?:ignore|keep-v1)[ \t:-]*file\b", re.IGNORECASE)  # whole-file markers
 
 
 @lru_cache(maxsize=1)
@@ -70,6 +71,19 @@ def _interpreter(head: bytes) -> str:
 
 def analyze_source(text: str, rel: str, suffix: str | None = None, externals: dict | None = None,
                    exports: dict | None = None) -> FileResult:
+    """Scan one file's text into a FileResult with a status (see `_analyze_source`); a file marked as a whole
+    (`v1bridge: ignore file`, `rp-migrate: keep-v1 file`) is listed with that marker's status."""
+    result = _analyze_source(text, rel, suffix, externals, exports)
+    if markers_mod.has_marker(text):
+        whole = markers_mod.parse(text).file_kind
+        if whole is not None:
+            result.file_marker = whole.kind
+            finish(result)
+    return result
+
+
+def _analyze_source(text: str, rel: str, suffix: str | None = None, externals: dict | None = None,
+                    exports: dict | None = None) -> FileResult:
     """Scan one file's text (already known to be worth scanning) into a FileResult with a status.
 
     SUFFIX: the language of a file whose name has none (from its shebang). EXTERNALS / EXPORTS: for Python,
@@ -187,6 +201,7 @@ def _keep_facts(result: FileResult, analysis, rel: str, language: str, cat, mark
         analysis.language,
         helpers=[project.Helper(w.name, w.kind, w.index, w.line, w.base) for w in analysis.wrappers],
         bases={name: (kind, analysis.base_lines.get(name, 0)) for name, kind in analysis.bases.items()},
+        base_from=dict(analysis.base_from),
         pending=[project.Pending(pw.function, pw.var, pw.index, pw.line,
                                  one(pw.finding) if pw.finding is not None else None) for pw in analysis.potential],
         forwards=[project.Forward(f.function, f.index, f.callee, f.position, f.method, f.line)
@@ -218,7 +233,10 @@ def join_project(results: list[FileResult]) -> ProjectIndex:
     return index
 
 
-def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: dict | None = None) -> FileResult | None:
+def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: dict | None = None,
+                  passed_over: list | None = None, force: bool = False) -> FileResult | None:
+    """Read and scan one file; None when it is not worth scanning. A parsed-language file the prefilter passes
+    over is added to PASSED_OVER: it may still define a helper other files call (read again by `_helpers_of`)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
@@ -233,7 +251,9 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: d
         suffix = SHEBANGS.get(_interpreter(data[:128]))
         if suffix is None:
             return None
-    if not _prefilter().search(data):
+    if not force and not _prefilter().search(data) and not MARKED.search(data):
+        if passed_over is not None and (suffix or rel).lower().endswith(parsed_mod.SUFFIXES):
+            passed_over.append((path, rel))
         return None
     text = data.decode("utf-8", errors="replace")
     try:
@@ -242,12 +262,44 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: d
         return FileResult(rel, "unknown", error=f"{type(exc).__name__}: {exc}")
 
 
-def _analyze_chunk(chunk: list[tuple[str, str]]) -> list[FileResult]:
+def _analyze_chunk(chunk: list[tuple[str, str]]) -> tuple[list[FileResult], list[tuple[str, str]]]:
     out = []
+    passed_over: list[tuple[str, str]] = []
     for path, rel in chunk:
-        result = _analyze_path(path, rel)
+        result = _analyze_path(path, rel, passed_over=passed_over)
         if result is not None:
             out.append(result)
+    return out, passed_over
+
+
+def _helpers_of(results: list[FileResult], passed_over: list[tuple[str, str]]) -> list[FileResult]:
+    """Files the prefilter passed over that define a function another file calls without defining it (a
+    `lib/util.sh` holding `_billing() { rp::http GET "$1"; }`, with no host or path of its own): parsed after
+    all, for their facts, so the call can be followed to its base."""
+    defined = set()
+    called = set()
+    for r in results:
+        if r.facts is None:
+            continue
+        defined.update(h.name for h in r.facts.helpers)
+        defined.update(f.name for f in r.facts.forwards)
+        defined.update(p.name for p in r.facts.pending)
+        called.update(c for c, _f in r.facts.calls if not c.startswith("$"))
+    missing = sorted(called - defined)
+    if not missing or not passed_over:
+        return []
+    pattern = re.compile(rb"(?<![\w$:.-])(?:" + b"|".join(re.escape(n.encode()) for n in missing) + rb")(?![\w$:-])")
+    out = []
+    for path, rel in passed_over:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_BYTES + 1)
+        except OSError:
+            continue
+        if pattern.search(data):
+            result = _analyze_path(path, rel, force=True)
+            if result is not None and result.facts is not None:
+                out.append(result)
     return out
 
 
@@ -287,6 +339,7 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) ->
             yield chunk
 
     results: list[FileResult] = []
+    passed_over: list[tuple[str, str]] = []
     scanned = 0
     if jobs > 1:
         _warm()  # build everything once in the parent; forked workers inherit it
@@ -300,14 +353,19 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) ->
                 scanned += len(chunk)
                 futures.append(pool.submit(_analyze_chunk, chunk))
             for future in futures:
-                results.extend(future.result())
+                found, over = future.result()
+                results.extend(found)
+                passed_over.extend(over)
     else:
         for chunk in chunks():
             scanned += len(chunk)
-            results.extend(_analyze_chunk(chunk))
+            found, over = _analyze_chunk(chunk)
+            results.extend(found)
+            passed_over.extend(over)
+    results.extend(_helpers_of(results, passed_over))
     skipped = sorted({(_relative(Path(s.path), root), s.reason) for s in skipped_raw})
     _cross_file(results, root)
-    report_index = join_project(results)
+    report_index = join_project(results).merged(_python_segments(results, root))
     results.sort(key=lambda r: r.path)
     report = AuditReport(
         roots=[str(p) for p in paths],
@@ -320,6 +378,25 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) ->
     )
     baseline.assign(report)
     return report
+
+
+def _python_segments(results: list[FileResult], root: Path) -> ProjectIndex:
+    """Python path segments kept in their own constant and joined later get their finding (`project.python_segments`)."""
+    @lru_cache(maxsize=64)
+    def read(rel: str) -> str | None:
+        try:
+            return (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    @lru_cache(maxsize=64)
+    def marker_map(rel: str):
+        return markers_mod.parse(read(rel) or "")
+
+    index = project.python_segments(results, read)
+    if index.definitions:
+        project.apply_segments(results, index, read, lambda rel, line: marker_map(rel).lookup(line))
+    return index
 
 
 def _cross_file(results: list[FileResult], root: Path) -> None:

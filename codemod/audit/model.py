@@ -73,6 +73,7 @@ class FileResult:
     status: str | None = None  # None: the file does not talk to the API
     error: str | None = None
     markers: int = 0
+    file_marker: str | None = None  # a marker for the whole file: "ignore" | "keep-v1"
     # Go: v1 error reads decided with the other files of the package ("@DIR", finding)
     deferred: list[tuple[str, "AuditFinding"]] = field(default_factory=list)
     facts: Any = field(default=None, repr=False, compare=False)  # parsed languages: codemod.audit.project.FileFacts

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
+import re
 from dataclasses import dataclass, field
 
+from codemod.audit.catalogue import catalogue
 from codemod.audit.model import AuditFinding, FileResult
 from codemod.audit.status import finish
 from codemod.project_model import Definition, ProjectIndex, Use
@@ -69,6 +71,7 @@ class FileFacts:
     language: str
     helpers: list[Helper] = field(default_factory=list)
     bases: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (v1|v2, line)
+    base_from: dict[str, str] = field(default_factory=dict)  # a base set from another (`baseURL: DefaultBaseURL`)
     pending: list[Pending] = field(default_factory=list)
     forwards: list[Forward] = field(default_factory=list)
     calls: list[tuple[str, AuditFinding]] = field(default_factory=list)  # (callee name, finding if v1)
@@ -141,7 +144,9 @@ def resolve(results: list[FileResult]) -> ProjectIndex:
     helper_index: dict[tuple[str, str], int] = {}  # (file, helper) -> argument carrying the path
     for path, facts in scope.facts.items():
         for name, (api, line) in facts.bases.items():
-            defs[(path, name)] = Definition("base", name, path, line, api=api)
+            origin = facts.base_from.get(name)
+            defs[(path, name)] = Definition("base", name, path, line, api=api,
+                                            base=(path, origin) if origin in facts.bases else None)
     for path, facts in scope.facts.items():
         for h in facts.helpers:
             if (path, h.name) in defs:
@@ -228,16 +233,27 @@ def apply(results: list[FileResult], index: ProjectIndex) -> None:
                 r.findings.append(dataclasses.replace(p.finding, related=related(index, index.origin(d))))
                 changed = True
         additions: list[AuditFinding] = []
+        retold: set[tuple[int, int]] = set()
         for callee, finding in facts.calls:
             name = callee[1:] if callee.startswith("$") else callee
-            d = _resolved(index, path, finding.line, name)
+            use = _use(index, path, finding.line, name)
+            d = index.resolve(use) if use is not None else None
             if d is None:
                 continue
             origin = index.origin(d)
             links = related(index, d)
             if d.api == "v1" and origin.api == "v1":
-                additions.append(dataclasses.replace(finding, kind="call" if finding.kind == "indirect" else finding.kind,
-                                                     related=links))
+                kind = "call" if finding.kind == "indirect" else finding.kind
+                if use.method and finding.route and finding.route.split(" ", 1)[0] != use.method:
+                    # the helper fixes the method (`client.del(path)` is a DELETE)
+                    if (finding.line, finding.column) not in retold:
+                        retold.add((finding.line, finding.column))
+                        additions.extend(dataclasses.replace(f, kind=kind, related=links)
+                                         for f in _with_method(finding, use.method))
+                        r.findings = [f for f in r.findings if (f.line, f.column) != (finding.line, finding.column)
+                                      or f.route is None]
+                    continue
+                additions.append(dataclasses.replace(finding, kind=kind, related=links))
             elif d.api == "unknown" and d.reason:
                 additions.append(dataclasses.replace(
                     finding, kind="indirect", related=links,
@@ -251,11 +267,29 @@ def apply(results: list[FileResult], index: ProjectIndex) -> None:
         r.facts = None  # read once
 
 
-def _resolved(index: ProjectIndex, path: str, line: int, name: str) -> Definition | None:
+def _use(index: ProjectIndex, path: str, line: int, name: str) -> Use | None:
     for use in index.uses_in(path):
         if use.line == line and use.definition[1] == name:
-            return index.resolve(use)
+            return use
     return None
+
+
+def _with_method(finding: AuditFinding, method: str) -> list[AuditFinding]:
+    """FINDING's call told again with the method its helper fixes: that method's rules and v2 target."""
+    cat = catalogue()
+    path = finding.route.split(" ", 1)[1] if finding.route and " " in finding.route else None
+    route = next((r for r in cat.routes if r.path == path), None)
+    if route is None or method not in route.methods():
+        return [finding]
+    label = f"{method} {route.path}"
+    target = cat.v2_target(route, method)
+    out = []
+    for rule_id in cat.route_rules(route, method):
+        rule = cat.rules[rule_id]
+        out.append(dataclasses.replace(
+            finding, rule=rule_id, name=rule.name, rule_class=rule.rule_class, severity=rule.severity,
+            remedy=rule.remedy, message=f"v1 {label} -> {target}: {rule.summary}", route=label, v2_target=target))
+    return out
 
 
 def _merge(result: FileResult, additions: list[AuditFinding]) -> None:
@@ -274,3 +308,110 @@ def _merge(result: FileResult, additions: list[AuditFinding]) -> None:
         elif not kept[i].related:
             kept[i] = dataclasses.replace(kept[i], related=f.related)
     result.findings = kept
+
+
+# ------------------------------------------------------------------ Python: path segments kept in constants
+
+
+def _segment_routes() -> dict[str, "object"]:
+    """Segment words that only v1 paths start with (`containerregistryauth`, `networkvolumes`), each with one
+    of its routes; derived from the catalogue: every route starting with the word is a v1-only spelling."""
+    cat = catalogue()
+    by_first: dict[str, list] = {}
+    for route in cat.routes:
+        if route.segments:
+            by_first.setdefault(route.segments[0], []).append(route)
+    return {word: min(routes, key=lambda r: len(r.segments)) for word, routes in by_first.items()
+            if all(r.v1_only for r in routes)}
+
+
+def python_segments(results: list[FileResult], read) -> ProjectIndex:
+    """Python module constants holding a v1-only path segment (`_REGISTRY_AUTH_PATH = "containerregistryauth"`)
+    that a v1 call of the run is built from, in the defining file or in a file importing them: each constant
+    is a `path` Definition, each such call a Use, and the constant's line gets its finding (the call's line has
+    its own). READ(path) returns a file's text (to find the constant's line)."""
+    from codemod import crossfile
+
+    words = _segment_routes()
+    facts = [r.module_facts for r in results if r.module_facts is not None]
+    if not facts or not words:
+        return ProjectIndex()
+    table = crossfile.Table(facts)
+    by_path = {r.path: r for r in results}
+    defs: list[Definition] = []
+    uses: list[Use] = []
+    for f in facts:
+        segs = {name: value.strip("/") for name, value in f.constants.items() if value.strip("/") in words}
+        if not segs:
+            continue
+        importers = [(p, local, ext.name) for p, names in table.imported.items() for local, ext in names.items()
+                     if ext.origin == f.path and ext.name in segs]
+        readers = [(f.path, name, name) for name in segs] + importers
+        text = read(f.path)
+        for reader, local, name in readers:
+            result = by_path.get(reader)
+            if result is None or text is None:
+                continue
+            word = segs[name]
+            calls = [x for x in result.findings if x.route and x.kind == "call"
+                     and x.route.split(" ", 1)[-1].strip("/").split("/")[0] == word]
+            if not calls:
+                continue
+            reader_text = text if reader == f.path else read(reader)
+            if reader_text is None or not re.search(r"\b" + re.escape(local) + r"\b", _after_definition(reader_text, local)):
+                continue
+            line = _constant_line(text, name)
+            if line is None:
+                continue
+            d = Definition("path", name, f.path, line, value=word, api="v1")
+            if d not in defs:
+                defs.append(d)
+            uses.extend(Use(reader, c.line, d.key, None, c.route) for c in calls)
+    return ProjectIndex(tuple(defs), tuple(dict.fromkeys(uses)))
+
+
+def _after_definition(text: str, name: str) -> str:
+    """TEXT without the lines that assign NAME (a constant is used where it is read)."""
+    return "\n".join(line for line in text.splitlines() if not re.match(r"\s*" + re.escape(name) + r"\s*(?::[^=]*)?=", line))
+
+
+def _constant_line(text: str, name: str) -> int | None:
+    for i, line in enumerate(text.splitlines(), start=1):
+        if re.match(re.escape(name) + r"\s*(?::[^=]*)?=", line):
+            return i
+    return None
+
+
+def apply_segments(results: list[FileResult], index: ProjectIndex, read, markers_of) -> None:
+    """The finding of each path-segment constant of INDEX, on the constant's line, in the defining file
+    (READ(path): its text; MARKERS_OF(path, line): the marker covering that line, if any)."""
+    cat = catalogue()
+    words = _segment_routes()
+    by_path = {r.path: r for r in results}
+    for d in index.definitions:
+        if d.kind != "path":
+            continue
+        result = by_path.get(d.file)
+        if result is None or any(f.line == d.line and f.kind == "call" for f in result.findings):
+            continue
+        route = words[d.value]
+        users = sorted({u.file for u in index.uses_of(d)})
+        rule_id = (cat.route_rules(route, None) or (cat.base_url_rule,))[0]
+        rule = cat.rules[rule_id]
+        marker = markers_of(d.file, d.line)
+        result.findings.append(AuditFinding(
+            rule=rule_id, name=rule.name, rule_class=rule.rule_class, severity=rule.severity, path=d.file,
+            line=d.line, column=1, source_line=_source_line(read(d.file), d.line), kind="call",
+            message=f"v1 path segment `{d.value}` in `{d.name}`, used for {route.path} (in {', '.join(users)}): "
+                    f"{rule.remedy}",
+            remedy=rule.remedy, fixable=False, route=None, v2_target=cat.v2_target(route, None),
+            language=result.language, suppressed=marker.kind if marker else None,
+            marker=marker.text if marker else None,
+            related=tuple((u.file, u.line, f"used for {u.path}") for u in index.uses_of(d))))
+        result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
+        finish(result)
+
+
+def _source_line(text: str | None, line: int) -> str:
+    lines = (text or "").splitlines()
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""

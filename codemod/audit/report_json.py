@@ -14,6 +14,8 @@ FINDING_KEYS = ("rule", "name", "class", "severity", "path", "line", "column", "
 def _finding(f, with_marker: bool = False) -> dict[str, Any]:
     data = f.to_json()
     out = {k: data[k] for k in FINDING_KEYS}
+    # where a call through a helper gets its base (helper first, base last)
+    out["related"] = [{"path": p, "line": line, "message": what} for p, line, what in f.related]
     if data["baseline"] is not None:
         out["baseline"] = data["baseline"]
     if with_marker:

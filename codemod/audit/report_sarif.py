@@ -47,6 +47,13 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
                            **({"route": f.route} if f.route else {}),
                            **({"v2Target": f.v2_target} if f.v2_target else {})},
         }
+        if f.related:
+            result["relatedLocations"] = [{
+                "id": i,
+                "physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "SRCROOT"},
+                                     "region": {"startLine": line}},
+                "message": {"text": what},
+            } for i, (path, line, what) in enumerate(f.related, start=1)]
         if f.rule in index:
             result["ruleIndex"] = index[f.rule]
         if f.baseline is not None:
@@ -68,7 +75,11 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
             "originalUriBaseIds": {"SRCROOT": {"description": {"text": "the audited folder"}}},
             "results": results,
             "columnKind": "unicodeCodePoints",
-            "properties": {"verdict": report.verdict()[0]},
+            "properties": {"verdict": report.verdict()[0],
+                           "keptV1": sum(f.suppressed == "keep-v1" for f in report.suppressed),
+                           "ignored": sum(f.suppressed == "ignore" for f in report.suppressed),
+                           "filesKeptV1": report.status_counts()["kept-v1"],
+                           "filesIgnored": report.status_counts()["ignored"]},
         }],
     }
 

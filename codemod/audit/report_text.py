@@ -32,6 +32,8 @@ def render_plain(report: AuditReport) -> str:
             fix += " [new]" if f.baseline == "new" else ""
             lines.append(f"{f.path}:{f.line}:{f.column}: {f.rule} {f.rule_class}/{f.severity}{fix} {f.message}")
             lines.append(f"    {f.source_line}")
+            for path, line, what in f.related:
+                lines.append(f"    via {path}:{line}: {what}")
             lines.append(f"    remedy: {f.remedy}")
     if report.api_files:
         lines.append("")

@@ -61,4 +61,8 @@ def file_status(findings: list[AuditFinding], signals: Signals) -> str | None:
 
 def finish(result: FileResult) -> FileResult:
     result.status = file_status(result.findings, result.signals)
+    if result.file_marker and not result.unresolved and result.status in (None, "v2", "not-control-plane"):
+        # a file marked as a whole is listed as such, also when nothing in it is a finding (its own routes,
+        # a fixture): the marker is honoured, not the file dropped
+        result.status = "kept-v1" if result.file_marker == "keep-v1" else "ignored"
     return result

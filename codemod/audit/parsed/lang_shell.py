@@ -84,6 +84,9 @@ class Bash(Walker):
                                                                        "concatenation", "simple_expansion",
                                                                        "expansion")]
             ops = self.t(node)
+            if self.t(name).isdigit() and ev.function is not None:
+                # `${1:-ls}` in a function: the caller's argument; the default is only what an empty call gets
+                return ev.variable(self.t(name), node)
             if default and re.match(r"\$\{[#!]?[\w@*]+:?[-=]", ops):
                 # `${VAR:-https://...}` / `${VAR:=...}`: the default written here is the value in the code
                 return ev.value(default[0], nested=True)

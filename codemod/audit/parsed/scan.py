@@ -53,6 +53,7 @@ class ParsedAnalysis:
     bases: dict[str, str] = field(default_factory=dict)  # top-level variables holding a v1/v2 base
     potential: list[PotentialWrapper] = field(default_factory=list)
     base_lines: dict[str, int] = field(default_factory=dict)  # where each of `bases` is set
+    base_from: dict[str, str] = field(default_factory=dict)  # a base set from another base of the file
     forwards: list["Forward"] = field(default_factory=list)
     imports: tuple[str, ...] = ()  # what the file imports or sources (module specifiers, Go import paths)
 
@@ -436,6 +437,7 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
                                                         h.v2_target, h.kind, lines.source(h.line))))
     bases: dict[str, str] = {}
     base_lines: dict[str, int] = {}
+    base_from: dict[str, str] = {}  # a base set from another (`baseURL: DefaultBaseURL`)
     for name, entries in parsed.symbols.items():
         for value_node, where in entries:
             if where is not None:
@@ -446,6 +448,9 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
             if kind in ("v1", "v2") and re.match(r"^(?:[a-z]+://)?[^/]+(?:/v\d+)?/?$", text_value.split("{}")[0]):
                 bases[name] = kind
                 base_lines.setdefault(name, pos.locate(value_node.start_byte)[0])
+                if value_node.type in ("identifier", "selector_expression", "simple_expansion", "expansion",
+                                       "member_expression"):
+                    base_from.setdefault(name, re.sub(r"^.*[.$]|[{}]", "", walker.t(value_node)).split(":")[0])
     # still undecided: decided with the file holding the wrapper's base, or (Go) with the package's other files
     keys = ["$" + pw.var for pw in potential[:1]] or (
         ["@" + path.replace("\\", "/").rsplit("/", 1)[0] if "/" in path else "@"] if parsed.language == "go" else [])
@@ -462,6 +467,7 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
     indirect_only = bool(findings) and all(f.kind == "indirect" for f in findings)
     return ParsedAnalysis(findings, Signals(uses_v1 or bool(findings), uses_v2, runtime, indirect_only),
                           parsed.language, wrappers, deferred, bases, potential, base_lines,
+                          {k: v for k, v in base_from.items() if v in bases and v != k},
                           _forwards(parsed, walker, ev, pos, known), _imports(parsed))
 
 
