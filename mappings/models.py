@@ -131,6 +131,14 @@ OperationPolicy = Literal["translate", "emulate", "local", "gone"]
 ResponseShape = Literal["object", "list", "empty", "billing", "raw", "action"]
 
 
+class Settle(Strict):
+    """The state a resource must reach between the steps of an emulated operation: `field` of its v1 record
+    (read back through the operation's response map) equal to `value`."""
+
+    field: str
+    value: str
+
+
 class Operation(Strict):
     """One v1 operation and how it is served from v2."""
 
@@ -149,6 +157,8 @@ class Operation(Strict):
     rules: list[str] = []
     # emulated operations with no v2 target: the operation ids run in order (reset = stop, start)
     steps: list[str] = []
+    # between two steps, the v1 record must reach this state first (reset: stopped, i.e. EXITED, before start)
+    settle: "Settle | None" = None
     # v1 and v2 answer with different statuses (Q23 create 200 vs 201, Q24 409 vs 400)
     status: StatusRewrite | None = None
     note: str | None = None
