@@ -1,0 +1,134 @@
+"""create_with_fallback (R02): a v1 list of GPU types (or CPU flavors) tried in order on a v2 create."""
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+import requests
+
+from tests.codemod.compat.conftest import AUTH, AVAILABLE_GPU, UNAVAILABLE_GPU, pod_body
+
+
+def test_the_pod_is_created_on_the_next_type_when_the_first_is_out_of_capacity(cm, client):
+    answer = cm.create_with_fallback(client.create_pod, pod_body(), [UNAVAILABLE_GPU, AVAILABLE_GPU])
+    assert isinstance(answer, requests.Response)  # the client's own answer object, as its call returned it
+    assert answer.status_code == 201
+    assert answer.json()["gpu"]["id"] == AVAILABLE_GPU
+    creates = [body["gpu"]["id"] for method, path, body in client.calls if (method, path) == ("POST", "/pods")]
+    assert creates == [UNAVAILABLE_GPU, AVAILABLE_GPU]
+
+
+def test_the_first_type_with_capacity_is_used_and_no_other_is_tried(cm, client):
+    answer = cm.create_with_fallback(client.create_pod, pod_body(), [AVAILABLE_GPU, UNAVAILABLE_GPU])
+    assert answer.json()["gpu"]["id"] == AVAILABLE_GPU
+    assert len([c for c in client.calls if c[:2] == ("POST", "/pods")]) == 1
+
+
+def test_the_callers_body_is_not_changed(cm, client):
+    body = pod_body()
+    cm.create_with_fallback(client.create_pod, body, [UNAVAILABLE_GPU, AVAILABLE_GPU])
+    assert body == pod_body()
+
+
+def test_a_helper_that_raises_on_errors_still_walks(cm, client):
+    """requests' raise_for_status: the capacity 400 arrives as requests.HTTPError, its .response is read."""
+    pod = cm.create_with_fallback(lambda body: client.helper("POST", "/pods", body), pod_body(),
+                                  [UNAVAILABLE_GPU, AVAILABLE_GPU])
+    assert isinstance(pod, dict) and pod["gpu"]["id"] == AVAILABLE_GPU
+
+
+def test_urllib_http_errors_are_read_and_walked(cm, sandbox):
+    def create(body):
+        request = urllib.request.Request(sandbox.url + "/v2/pods", data=json.dumps(body).encode(), method="POST",
+                                         headers={**AUTH, "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    pod = cm.create_with_fallback(create, pod_body(), [UNAVAILABLE_GPU, AVAILABLE_GPU])
+    assert pod["gpu"]["id"] == AVAILABLE_GPU
+
+
+def test_every_type_out_of_capacity_gives_back_the_last_answer_or_error(cm, client):
+    answer = cm.create_with_fallback(client.create_pod, pod_body(), [UNAVAILABLE_GPU, "NVIDIA B200"])
+    assert answer.status_code == 400
+    assert "no instances currently available" in answer.json()["detail"]
+    with pytest.raises(requests.HTTPError) as raised:
+        cm.create_with_fallback(lambda body: client.helper("POST", "/pods", body), pod_body(),
+                                [UNAVAILABLE_GPU, "NVIDIA B200"])
+    assert raised.value.response.status_code == 400
+    tried = [b["gpu"]["id"] for m, p, b in client.calls if (m, p) == ("POST", "/pods")]
+    assert tried == [UNAVAILABLE_GPU, "NVIDIA B200"] * 2
+
+
+def test_an_answer_that_is_not_no_capacity_ends_the_walk(cm, client):
+    """A refusal of the request itself (here: no image, 422) is the client's to see; no other type is tried."""
+    body = pod_body()
+    del body["image"]
+    answer = cm.create_with_fallback(client.create_pod, body, [UNAVAILABLE_GPU, AVAILABLE_GPU])
+    assert answer.status_code == 422
+    assert len([c for c in client.calls if c[:2] == ("POST", "/pods")]) == 1
+
+
+def test_cpu_flavors_walk_at_cpu_id(cm, client):
+    body = {"name": "cpu", "image": "runpod/base:0.6.2", "cpu": {"id": "cpu3c", "vcpuCount": 2}}
+    answer = cm.create_with_fallback(client.create_pod, body, ["cpu3c", "cpu5c"], at="cpu.id")
+    assert answer.status_code == 201
+    assert answer.json()["cpu"]["id"] == "cpu3c"
+
+
+class FakeAnswer:
+    def __init__(self, status, body, headers=None):
+        self.status_code = status
+        self._body = body
+        self.headers = headers or {"Content-Type": "application/problem+json"}
+
+    def json(self):
+        return self._body
+
+
+def test_a_429_with_retry_after_is_waited_out_and_the_same_type_sent_again(cm, monkeypatch):
+    slept = []
+    monkeypatch.setattr(cm.time, "sleep", slept.append)
+    answers = [FakeAnswer(429, {"detail": "slow down"}, {"Retry-After": "3"}), FakeAnswer(201, {"id": "p1"})]
+    sent = []
+
+    def create(body):
+        sent.append(body["gpu"]["id"])
+        return answers.pop(0)
+
+    answer = cm.create_with_fallback(create, {"gpu": {"id": "A"}}, ["A", "B"])
+    assert answer.status_code == 201
+    assert sent == ["A", "A"] and slept == [3.0]
+
+
+def test_a_403_problem_means_no_access_to_the_pool_and_walks_on_but_a_plain_403_does_not(cm):
+    def walk(first):
+        answers = [first, FakeAnswer(201, {"id": "p1"})]
+        sent = []
+
+        def create(body):
+            sent.append(body["gpu"]["id"])
+            return answers.pop(0)
+
+        cm.create_with_fallback(create, {"gpu": {}}, ["A", "B"])
+        return sent
+
+    assert walk(FakeAnswer(403, {"detail": "no access"})) == ["A", "B"]
+    assert walk(FakeAnswer(403, {"detail": "error 1010"}, {"Content-Type": "text/html"})) == ["A"]
+
+
+def test_v1s_default_priority_ranks_the_choices_by_availability(cm, client):
+    """rank_with: the catalog's availability orders the walk (v1's gpuTypePriority "availability")."""
+    catalog = client.send("GET", "/catalog/gpus?include=AVAILABILITY&product=POD").json()["gpus"]
+    level = {g["id"]: g.get("availability") for g in catalog}
+    rank = ["HIGH", "MEDIUM", "LOW", "NONE"]
+    candidates = [g["id"] for g in catalog if level[g["id"]] in rank][:4]
+    given = sorted(candidates, key=lambda t: -rank.index(level[t]))  # worst first
+    client.calls.clear()
+    answer = cm.create_with_fallback(client.create_pod, pod_body(), given, rank_with=client.send)
+    best = sorted(given, key=lambda t: rank.index(level[t]))[0]
+    assert client.calls[0][0] == "GET" and client.calls[0][1].startswith("/catalog/gpus?")
+    assert client.calls[1][2]["gpu"]["id"] == best
+    assert answer.json()["gpu"]["id"] == best
