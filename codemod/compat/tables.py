@@ -132,6 +132,9 @@ def conventions(m: Mappings) -> dict[str, Any]:
     conv = m.conventions
     schema = load_schema("v2")
     return {
+        "v1_prefix": conv.v1_prefix,
+        "v2_prefix": conv.v2_prefix,
+        "hosts": {"v1": list(conv.hosts.v1), "v2": list(conv.hosts.v2)},
         "v1_error_key": conv.v1_error_key,
         "v2_error_key": conv.v2_error_key,
         "v2_error_media_type": conv.v2_error_media_type,
