@@ -1,0 +1,160 @@
+"""call_v1: a v1 call whose route, body or query the rewrite could not read, translated when it runs.
+
+The proxy in front of the same sandbox is the reference for what v1 answered.
+"""
+from __future__ import annotations
+
+import pytest
+import requests
+
+from tests.codemod.compat.conftest import AVAILABLE_GPU, UNAVAILABLE_GPU, Client, pod_body
+
+V1_POD = {"name": "v1-pod", "imageName": "runpod/base:0.6.2", "gpuTypeIds": [UNAVAILABLE_GPU, AVAILABLE_GPU],
+          "gpuTypePriority": "custom", "ports": ["22/tcp"], "volumeInGb": 10}
+
+
+def _created(client) -> str:
+    """A pod made beforehand: the calls list starts after it."""
+    pod_id = client.create_pod(pod_body(name="call-v1")).json()["id"]
+    client.calls.clear()
+    return pod_id
+
+
+def test_a_v1_get_answers_the_v1_record_as_the_proxy_does(cm, client, v1):
+    pod_id = _created(client)
+    answer = cm.call_v1(client.send, "GET", f"/pods/{pod_id}")
+    assert isinstance(answer, cm.V1Response) and answer.status_code == 200 and answer.ok
+    assert answer.json() == v1.get(f"/pods/{pod_id}")
+    assert answer.headers is answer._answer.headers  # anything else is the real answer's
+    assert client.calls == [("GET", f"/pods/{pod_id}", None)]
+
+
+def test_a_send_that_returns_json_gets_v1_json(cm, client, v1):
+    pod_id = _created(client)
+    assert cm.call_v1(client.helper, "GET", f"/pods/{pod_id}") == v1.get(f"/pods/{pod_id}")
+
+
+def test_a_v1_create_with_a_gpu_list_walks_it_and_answers_v1(cm, client):
+    answer = cm.call_v1(client.send, "POST", "/pods", json=V1_POD)
+    assert answer.status_code == 201  # v1's status for a pod create
+    pod = answer.json()
+    assert pod["gpu"]["id"] == AVAILABLE_GPU and pod["desiredStatus"] == "RUNNING" and pod["volumeInGb"] == 10
+    creates = [(path, body["gpu"]["id"]) for method, path, body in client.calls if method == "POST"]
+    assert creates == [("/pods", UNAVAILABLE_GPU), ("/pods", AVAILABLE_GPU)]
+    assert "imageName" not in client.calls[-1][2] and client.calls[-1][2]["image"] == "runpod/base:0.6.2"
+
+
+@pytest.mark.parametrize("verb,status", [("stop", "EXITED"), ("start", "RUNNING"), ("reset", "RUNNING")])
+def test_a_verb_known_only_at_run_time(cm, client, verb, status):
+    pod_id = _created(client)
+    if verb == "start":
+        client.send("POST", f"/pods/{pod_id}/action", json={"action": "stop"})
+        client.calls.clear()
+    answer = cm.call_v1(client.send, "POST", f"/pods/{pod_id}/{verb}")
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["desiredStatus"] == status
+    if verb == "reset":
+        actions = [body["action"] for method, path, body in client.calls if method == "POST"]
+        assert actions == ["stop", "start"]
+
+
+def test_an_illegal_transition_is_v1s_400_with_a_message(cm, client, v1):
+    pod_id = _created(client)
+    answer = cm.call_v1(client.send, "POST", f"/pods/{pod_id}/start")  # already running: v2 409
+    assert answer.status_code == 400 and not answer.ok
+    assert set(answer.json()) == {"message"}
+    with pytest.raises(requests.HTTPError):
+        answer.raise_for_status()
+    proxied = v1.session.post(f"{v1.base}/pods/{pod_id}/start", timeout=20)
+    assert proxied.status_code == answer.status_code
+
+
+def test_a_missing_record_is_v1s_404_message(cm, client):
+    answer = cm.call_v1(client.send, "GET", "/pods/nosuchpod")
+    assert answer.status_code == 404 and "message" in answer.json()
+
+
+def test_a_query_built_at_run_time_lists_every_page_filtered(cm, client, v1):
+    for n in range(5):
+        _created(client)
+    stopped = _created(client)
+    client.send("POST", f"/pods/{stopped}/action", json={"action": "stop"})
+    query = {"desiredStatus": "EXITED"}
+    answer = cm.call_v1(client.send, "GET", "/pods", params=query)
+    assert answer.json() == v1.get("/pods", params=query)
+    assert stopped in [p["id"] for p in answer.json()]
+    assert all(p["desiredStatus"] == "EXITED" for p in answer.json())
+    everything = cm.call_v1(client.send, "GET", "/pods?computeType=GPU")
+    assert everything.json() == v1.get("/pods", params={"computeType": "GPU"})
+
+
+def test_a_full_url_on_the_moved_base(cm, client, v1, sandbox):
+    pod_id = _created(client)
+    session = client.session
+    seen = []
+
+    def send(method, url, **kw):
+        seen.append(url)
+        return session.request(method, url, timeout=10, **kw)
+
+    answer = cm.call_v1(send, "POST", f"{sandbox.url}/v2/pods/{pod_id}/stop")
+    assert answer.json()["desiredStatus"] == "EXITED"
+    assert seen == [f"{sandbox.url}/v2/pods/{pod_id}/action"]
+    assert cm.call_v1(send, "GET", f"{sandbox.url}/v2/pods/{pod_id}").json() == v1.get(f"/pods/{pod_id}")
+
+
+def test_a_full_url_on_the_v1_host_goes_to_the_v2_host(cm):
+    seen = []
+    cm.call_v1(lambda method, url, **kw: seen.append((method, url, kw)) or {"id": "p1", "status": "EXITED"},
+               "post", "https://rest.runpod.io/v1/pods/p1/stop")
+    assert seen == [("POST", "https://api.runpod.io/v2/pods/p1/action", {"json": {"action": "stop"}})]
+
+
+def test_a_relative_path_without_its_slash_keeps_that_spelling(cm):
+    seen = []
+    cm.call_v1(lambda method, path, **kw: seen.append(path) or {}, "POST", "pods/p1/update", json={"name": "x"})
+    assert seen == ["pods/p1"]
+
+
+def test_a_path_that_is_not_a_v1_route_is_sent_unchanged(cm, client):
+    answer = cm.call_v1(client.send, "GET", "/catalog/gpus")
+    assert isinstance(answer, requests.Response) and answer.status_code == 200 and "gpus" in answer.json()
+    seen = []
+    cm.call_v1(lambda method, url, **kw: seen.append(url), "GET", "https://api.runpod.ai/v2/abc/status/1")
+    assert seen == ["https://api.runpod.ai/v2/abc/status/1"]  # the job API is never translated
+
+
+def test_a_v1_route_with_no_v2_form_is_refused(cm, client):
+    with pytest.raises(cm.CompatError, match="no v2 equivalent"):
+        cm.call_v1(client.send, "GET", "/docs")
+    assert client.calls == []
+
+
+def test_the_update_alias_is_a_patch_with_the_v2_body(cm, client):
+    pod_id = _created(client)
+    answer = cm.call_v1(client.send, "POST", f"/pods/{pod_id}/update", json={"imageName": "runpod/base:0.7.0"})
+    assert answer.json()["image"] == "runpod/base:0.7.0"
+    assert client.calls[-1] == ("PATCH", f"/pods/{pod_id}", {"image": "runpod/base:0.7.0"})
+
+
+def test_an_endpoint_create_reads_the_catalog_for_its_pools(cm, client, v1):
+    template = client.send("POST", "/templates", json={"name": "tpl-call", "image": "runpod/worker:1",
+                                                       "serverless": True}).json()
+    client.calls.clear()
+    answer = cm.call_v1(client.send, "POST", "/endpoints", json={"templateId": template["id"],
+                                                                   "gpuTypeIds": [AVAILABLE_GPU]})
+    assert answer.status_code == 200, answer.json()
+    endpoint = answer.json()
+    assert endpoint["gpuTypeIds"] == [AVAILABLE_GPU]
+    assert endpoint == v1.get(f"/endpoints/{endpoint['id']}")
+    assert client.calls[0][:2] == ("GET", "/catalog/gpus")
+
+
+def test_by_method_makes_a_send_of_per_verb_helpers(cm, sandbox):
+    client = Client(sandbox.url)
+    send = cm.by_method(get=lambda path: client.helper("GET", path),
+                        post=lambda path, body: client.helper("POST", path, body))
+    pod_id = _created(client)
+    assert cm.call_v1(send, "POST", f"/pods/{pod_id}/stop")["desiredStatus"] == "EXITED"
+    with pytest.raises(cm.CompatError, match="DELETE"):
+        cm.call_v1(send, "DELETE", f"/pods/{pod_id}")
