@@ -86,9 +86,35 @@ def response_maps(m: Mappings) -> dict[str, Any]:
     return table
 
 
+def _v1_query_enums(m: Mappings) -> dict[str, dict[str, list[str]]]:
+    """By query map: the values v1.json allows for each parameter (a v1 grouping drops the other ones)."""
+    spec = load_schema("v1")
+    found: dict[str, dict[str, list[str]]] = {}
+    for op in m.operations:
+        if not op.query:
+            continue
+        operation = spec.get("paths", {}).get(op.v1.path, {}).get(op.v1.method.lower()) or {}
+        for param in operation.get("parameters", []):
+            if isinstance(param, dict) and param.get("in") == "query":
+                schema = param.get("schema") or {}
+                enum = schema.get("enum") or (schema.get("items") or {}).get("enum")
+                if enum:
+                    found.setdefault(op.query, {})[param["name"]] = list(enum)
+    return found
+
+
 def query_maps(m: Mappings) -> dict[str, Any]:
-    return {key: {name: _dump(p, exclude={"rule", "policy"}) for name, p in spec.params.items()}
-            for key, spec in m.queries.items()}
+    enums = _v1_query_enums(m)
+    table = {}
+    for key, spec in m.queries.items():
+        params = {}
+        for name, p in spec.params.items():
+            row = _dump(p, exclude={"rule", "policy"})
+            if p.emulated_by and name in enums.get(key, {}):
+                row["v1_values"] = enums[key][name]
+            params[name] = row
+        table[key] = params
+    return table
 
 
 def value_maps(m: Mappings) -> dict[str, Any]:

@@ -158,3 +158,4 @@ def test_by_method_makes_a_send_of_per_verb_helpers(cm, sandbox):
     assert cm.call_v1(send, "POST", f"/pods/{pod_id}/stop")["desiredStatus"] == "EXITED"
     with pytest.raises(cm.CompatError, match="DELETE"):
         cm.call_v1(send, "DELETE", f"/pods/{pod_id}")
+
