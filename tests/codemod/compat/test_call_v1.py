@@ -159,3 +159,20 @@ def test_by_method_makes_a_send_of_per_verb_helpers(cm, sandbox):
     with pytest.raises(cm.CompatError, match="DELETE"):
         cm.call_v1(send, "DELETE", f"/pods/{pod_id}")
 
+
+
+def test_locked_on_create_is_a_patch_after_the_create(cm, client, v1):
+    """v2 takes `locked` only on an existing pod (R12): the create, then a PATCH of the new pod, as the proxy does."""
+    answer = cm.call_v1(client.send, "POST", "/pods", json={"imageName": "runpod/base:0.6.2",
+                                                            "gpuTypeIds": [AVAILABLE_GPU], "locked": True})
+    assert answer.status_code == 201 and answer.json()["locked"] is True
+    pod_id = answer.json()["id"]
+    assert [c[:2] for c in client.calls] == [("POST", "/pods"), ("PATCH", f"/pods/{pod_id}")]
+    assert client.calls[1][2] == {"locked": True}
+    assert v1.get(f"/pods/{pod_id}")["locked"] is True
+
+
+def test_locked_without_a_send_to_patch_with_is_refused_before_anything_is_created(cm, client):
+    with pytest.raises(cm.CompatError, match="pass send"):
+        cm.with_v1_body(client.create_pod, "pods.create", {"imageName": "img", "gpuTypeIds": ["A"], "locked": True})
+    assert client.calls == []
