@@ -66,12 +66,20 @@ def render(mappings: Mappings | None = None, version: str | None = None) -> str:
         "version": version,
         "version_literal": repr(version),
         "imports": "\n".join(imports),
-        "all_names": repr(list(FUNCTIONS)),
+        "all_names": "[\n" + "".join(f"    {name!r},\n" for name in FUNCTIONS) + "]",
         "tables": tables.render(m),
         "converters": code + "\n\n# the conversions the mapping data names, by name\n" + registries + "\n",
     }
     text = _PLACEHOLDER.sub(lambda found: values[found.group(1)], TEMPLATE.read_text(encoding="utf-8"))
-    return text.rstrip("\n") + "\n"
+    return _sort_imports(text).rstrip("\n") + "\n"
+
+
+def _sort_imports(text: str) -> str:
+    """The template's imports and the copied conversions' as one sorted, duplicate-free block."""
+    head, marker, rest = text.partition("from __future__ import annotations\n\n")
+    block, blank, tail = rest.partition("\n\n")
+    lines = sorted(set(block.splitlines()), key=lambda line: (line.startswith("from "), line.split()[1], line))
+    return head + marker + "\n".join(lines) + blank + tail
 
 
 def write(path: Path, mappings: Mappings | None = None, version: str | None = None) -> bool:
