@@ -446,6 +446,98 @@ class GraphQLEndpoint(Strict):
     paths: list[str]
     summary: str
     remedy: str
+    # when the provider began retiring the API (its staged rate limits on GraphQL): the proxy's Deprecation header
+    deprecated: str | None = None
+
+
+class GraphQLFind(Strict):
+    """A name resolved to an id: the v2 list of a v1 list operation, searched for the record whose `by` equals it."""
+
+    v1: str
+    by: str
+
+
+class GraphQLArg(Strict):
+    """Where one GraphQL argument goes (graphql.yaml `args`): a v1 body field, a v1 path parameter or a v2 body path."""
+
+    to: str | None = None
+    param: str | None = None
+    v2: str | None = None
+    convert: str | None = None
+    unset: list[Any] = []
+    choices: dict[str, list[Any]] = {}
+    choices_at: str | None = None
+    policy: str | None = None
+    values: list[Any] = []
+    same_as: str | None = None
+    find: GraphQLFind | None = None
+    rule: str | None = None
+
+
+class GraphQLUpdate(Strict):
+    """With argument `when` present, the operation updates: this route serves it and `param` carries the id."""
+
+    when: str
+    v1: str | None = None
+    v2: str | None = None
+    param: str
+
+
+class GraphQLSum(Strict):
+    of: str
+    where: dict[str, Any] = {}
+
+
+class GraphQLValue(Strict):
+    from_: str = Field(alias="from")
+    convert: str | None = None
+
+
+class GraphQLServe(Strict):
+    """How the proxy's POST /graphql serves an operation (graphql.yaml `serve`)."""
+
+    v1: str | None = None
+    v2: str | None = None
+    update: GraphQLUpdate | None = None
+    args: dict[str, GraphQLArg] = {}
+    body: dict[str, Any] = {}
+    policy: str | None = None
+    finalize: str | None = None
+    list_key: str | None = None
+    filter: dict[str, str] = {}
+    view: str | None = None
+    answer: Literal["view", "none", "gap", "sum", "value"] = "view"
+    sum: GraphQLSum | None = None
+    value: GraphQLValue | None = None
+
+    @property
+    def v2_route(self) -> tuple[str, str] | None:
+        if self.v2 is None:
+            return None
+        method, path = self.v2.split()[:2]
+        return method, path
+
+
+class GraphQLViewField(Strict):
+    """One field of a GraphQL view: read from a v2 path (or the first set of several), converted, or none."""
+
+    from_: str | list[str] | None = Field(default=None, alias="from")
+    convert: str | None = None
+    values: str | None = None
+    fallback: Any = None
+    const: Any = None
+    view: str | None = None
+    none: str | None = None  # the rule saying why v2 has no value (the field is always null)
+
+
+class GraphQLLimits(Strict):
+    depth: int
+    fields: int
+    aliases: int
+    tokens: int
+    root_fields: int
+    concurrency: int
+    cache: int
 
 
 class GraphQLOperation(Strict):
@@ -458,6 +550,7 @@ class GraphQLOperation(Strict):
     severity: Severity
     v2: str | None
     note: str
+    serve: GraphQLServe | None = None
 
     @property
     def field(self) -> str:
@@ -487,6 +580,20 @@ class GraphQLOperation(Strict):
 class GraphQLInventory(Strict):
     endpoint: GraphQLEndpoint
     operations: list[GraphQLOperation]
+    schema_file: str | None = Field(default=None, alias="schema")
+    containers: list[str] = []
+    limits: GraphQLLimits | None = None
+    shapes: dict[str, Any] = {}  # YAML anchors shared by several operations' args
+    views: dict[str, dict[str, GraphQLViewField]] = {}
+
+    @field_validator("views", mode="before")
+    @classmethod
+    def _short_fields(cls, value: Any) -> Any:
+        """`field: path` and `field: [paths]` are short for `field: {from: ...}`."""
+        if not isinstance(value, dict):
+            return value
+        return {view: {name: spec if isinstance(spec, dict) else {"from": spec} for name, spec in (fields or {}).items()}
+                for view, fields in value.items()}
 
     def rules(self) -> list[Rule]:
         first = Rule.model_validate({

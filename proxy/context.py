@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class RequestInfo:
     """What the middleware learns about a request as the handler runs (a slotted class: one per request)."""
 
-    __slots__ = ("api", "auth", "route", "emulations", "rules", "v2_path", "outcome")
+    __slots__ = ("api", "auth", "route", "emulations", "rules", "v2_path", "outcome", "graphql")
 
     def __init__(self, api: str, auth: str | None = None) -> None:
         self.api = api  # v1 | v2 | ops | other
@@ -37,6 +37,8 @@ class RequestInfo:
         self.v2_path: str | None = None
         # what an emulation did when its client left or its deadline passed (access log and usage record)
         self.outcome: str | None = None
+        # the GraphQL operations (graphql.yaml ids) a POST /graphql ran: one usage record and metric each
+        self.graphql: Sequence[str] = ()
 
 
 INFO: web.RequestKey[RequestInfo] = web.RequestKey("v1bridge_info", RequestInfo)

@@ -1,0 +1,333 @@
+"""Executing a prepared GraphQL document against v2, with the v1 pipeline's own machinery.
+
+Each selected operation runs its resolver (operations.py): an operation served by a v1 REST route is planned by
+that route's planner (`V1Service._plan`: the request map, policies, lookups), finished with what only GraphQL
+says (`finish_plan`), executed by the same emulations (walk, steps, follow-up: deadlines and the client checked
+before every step that changes something) and its failures named by the same `Failures`; a list is read page by
+page to its end (`Pages`). A direct v2 call goes through the same per-request `Call`. Mutations run one after the
+other, in document order (GraphQL's rule); query fields at most `limits.concurrency` at a time. Only selected
+fields run: `myself { pods { id } }` calls the pod list and nothing else.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from graphql import FieldNode, GraphQLObjectType
+from graphql.execution.values import get_argument_values
+
+from mappings.converters import get_path
+from mappings.errors import ClientInputError, Unsupported, UpstreamError, V1bridgeError
+
+from proxy.context import Call, RequestInfo
+from proxy.emulations.pages import not_a_page
+from proxy.failures import not_an_answer
+from proxy.forward import Plan, V2Request
+from proxy.graphql.operations import Invocation, Operation, finish_plan
+from proxy.graphql.schema import Prepared, error_object
+from proxy.graphql.views import Views, _Null
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+    from proxy.config import ProxyConfig
+    from proxy.routes import Route
+    from proxy.upstream import Upstream, UpstreamResponse
+    from proxy.v1 import V1Service
+
+# extensions.code by the HTTP status an error carries
+CODES = {400: "BAD_USER_INPUT", 401: "UNAUTHENTICATED", 403: "FORBIDDEN", 404: "NOT_FOUND", 408: "TIMEOUT",
+         409: "CONFLICT", 413: "PAYLOAD_TOO_LARGE", 422: "BAD_USER_INPUT", 429: "RATE_LIMITED",
+         499: "CLIENT_CLOSED_REQUEST", 501: "NOT_SUPPORTED_BY_V2", 502: "UPSTREAM_FAILED", 504: "DEADLINE_EXCEEDED"}
+
+
+class Request:
+    """One GraphQL HTTP request as it runs: the credentials, one deadline for the whole document, what was
+    engaged (policies, rules) and which operations ran (telemetry: one record each)."""
+
+    def __init__(self, request: web.Request, info: RequestInfo, config: ProxyConfig, upstream: Upstream,
+                 prepared: Prepared, variables: Any) -> None:
+        self.request = request
+        self.info = info
+        self.config = config
+        self.upstream = upstream
+        self.prepared = prepared
+        self.variables = variables
+        self.ends = time.monotonic() + config.request_deadline
+        self.emulations: list[str] = []
+        self.rules: list[str] = []
+        self.operations: list[str] = []
+        self.v2_paths: list[str] = []
+        self.errors: list[dict[str, Any]] = []
+        self.unauthorized: V1bridgeError | None = None
+
+    def call(self, route: Route | None, params: dict[str, str]) -> Call:
+        call = Call(self.request, self.info, route, params, self.config, self.upstream)  # type: ignore[arg-type]
+        call.ends = self.ends  # one deadline for the whole document
+        return call
+
+    def client_gone(self) -> bool:
+        transport = self.request.transport
+        return transport is None or transport.is_closing()
+
+    def engaged(self, policies: list[str], rules: list[str]) -> None:
+        for p in policies:
+            if p not in self.emulations:
+                self.emulations.append(p)
+        for r in rules:
+            if r and r not in self.rules:
+                self.rules.append(r)
+
+
+class Executor:
+    def __init__(self, service: V1Service, operations: dict[tuple[str | None, str], Operation], views: Views,
+                 containers: frozenset[str], concurrency: int) -> None:
+        self.service = service
+        self.operations = operations
+        self.views = views
+        self.containers = containers
+        self.concurrency = concurrency
+        self.schema = views.schema
+
+    async def run(self, req: Request) -> dict[str, Any] | None:
+        prepared = req.prepared
+        root = self.schema.mutation_type if prepared.kind == "mutation" else self.schema.query_type
+        assert root is not None
+        fields = self.views.collect(prepared, root, (prepared.operation,), req.variables)
+        data: dict[str, Any] = {}
+        if prepared.kind == "mutation":
+            for key, nodes in fields.items():
+                data[key] = await self._root(req, root, key, nodes)
+        else:
+            gate = asyncio.Semaphore(self.concurrency)
+            values = await asyncio.gather(*(self._gated(gate, req, root, key, nodes) for key, nodes in fields.items()))
+            data = dict(zip(fields, values))
+        return data
+
+    async def _gated(self, gate: asyncio.Semaphore, req: Request, parent: GraphQLObjectType, key: str,
+                     nodes: list[FieldNode], path: list[Any] | None = None) -> Any:
+        async with gate:
+            return await self._root(req, parent, key, nodes, path, gate)
+
+    async def _root(self, req: Request, parent: GraphQLObjectType, key: str, nodes: list[FieldNode],
+                    path: list[Any] | None = None, gate: asyncio.Semaphore | None = None) -> Any:
+        """One operation field (a root field, or a field of a container such as `myself`), completed."""
+        name = nodes[0].name.value
+        path = [*(path or []), key]
+        if name == "__typename":
+            return parent.name
+        field_def = parent.fields[name]
+        if name in self.containers:
+            return await self._container(req, field_def.type, nodes, path, gate)
+        operation = self.operations[(None if parent is self._root_type(req) else _container_name(parent, self),
+                                     name)]
+        try:
+            if req.client_gone():
+                raise ClientInputError(f"the client disconnected; {operation.op.selection} was not run", status=499)
+            if time.monotonic() >= req.ends:
+                raise UpstreamError(f"the request reached its {req.config.request_deadline:g}s deadline; "
+                                    f"{operation.op.selection} was not run", status=504)
+            args = get_argument_values(field_def, nodes[0], req.variables)
+            value = await self.resolve(req, operation, args)
+        except V1bridgeError as exc:
+            req.errors.append(_error(exc, nodes[0], path, operation))
+            if exc.status == 401 and req.unauthorized is None:
+                req.unauthorized = exc
+            return None
+        errors: list[dict[str, Any]] = []
+        try:
+            done = self.views.complete(req.prepared, field_def.type, nodes, value, list(path), req.variables, errors)
+        except _Null:
+            done = None
+        req.errors.extend(errors)
+        return done
+
+    def _root_type(self, req: Request) -> GraphQLObjectType:
+        root = self.schema.mutation_type if req.prepared.kind == "mutation" else self.schema.query_type
+        assert root is not None
+        return root
+
+    async def _container(self, req: Request, gtype: Any, nodes: list[FieldNode], path: list[Any],
+                         gate: asyncio.Semaphore | None) -> Any:
+        """A grouping field (`myself`): each of its selected fields is an operation of its own."""
+        fields = self.views.collect(req.prepared, gtype, nodes, req.variables)
+        if gate is None:
+            values = [await self._root(req, gtype, key, fnodes, path) for key, fnodes in fields.items()]
+        else:
+            # the container holds its parent's slot: its own fields run in a gate of their own, as bounded
+            inner = asyncio.Semaphore(self.concurrency)
+            values = await asyncio.gather(*(self._gated(inner, req, gtype, key, fnodes, path)
+                                            for key, fnodes in fields.items()))
+        return dict(zip(fields, values))
+
+    # ------------------------------------------------------------------ resolving
+
+    async def resolve(self, req: Request, operation: Operation, args: dict[str, Any]) -> Any:
+        """The v2 value an operation answers (a record, a list of records, or a scalar)."""
+        inv = operation.invocation(args)
+        serve = operation.serve
+        req.operations.append(operation.op.id)
+        req.engaged([], inv.rules)
+        if serve.answer == "gap":
+            raise Unsupported(f"{operation.op.selection} has no v2 equivalent ({operation.op.id}): "
+                              f"{operation.op.note}", rule=operation.op.id)
+        if inv.route is None and inv.direct is None:  # v2 has no value for it (null where the schema allows)
+            return None
+        for param, how, name in inv.finds:
+            inv.params[param] = await self._find(req, how.v1, how.by, name, operation)
+        if inv.route is not None:
+            value = await self._planned(req, inv)
+        else:
+            value = await self._direct(req, inv)
+        if serve.answer == "none":  # Void: the call's answer is not the client's
+            return None
+        if serve.list_key and isinstance(value, dict):
+            value = value.get(serve.list_key)
+        if serve.filter and isinstance(value, list):
+            for arg, field_name in serve.filter.items():
+                wanted = get_path(args, arg)
+                if wanted is None:
+                    continue
+                allowed = {str(w) for w in (wanted if isinstance(wanted, list) else [wanted])}
+                value = [r for r in value if isinstance(r, dict) and str(r.get(field_name)) in allowed]
+        if serve.answer == "sum" and serve.sum is not None:
+            total = 0.0
+            for record in value or []:
+                if all(get_path(record, k) == v for k, v in serve.sum.where.items()):
+                    total += float(get_path(record, serve.sum.of) or 0)
+            return round(total, 6)
+        if serve.answer == "value" and serve.value is not None:
+            from mappings.graphql_converters import VIEWS
+
+            got = get_path(value, serve.value.from_)
+            return VIEWS[serve.value.convert](got) if serve.value.convert else got
+        return value
+
+    async def _planned(self, req: Request, inv: Invocation) -> Any:
+        route = inv.route
+        assert route is not None
+        service = self.service
+        call = req.call(route, inv.params)
+        if inv.same_as:
+            await self._check_same(req, call, inv)
+        plan: Plan = await service._plan(call, [], inv.body)
+        finish_plan(plan, inv, service.forward)
+        call.plan = plan
+        call.emulations = list(plan.emulations)
+        if plan.request is not None:
+            req.v2_paths.append(plan.request.path)
+        try:
+            outcome = await service.emulations.execute(call, plan)
+        finally:
+            req.engaged(call.emulations, plan.rules)
+        resp = outcome.resp
+        if not resp.ok:
+            raise service.failures.error_from(resp, call, route)
+        if outcome.followed is not None:
+            return outcome.followed
+        if resp.status == 204 or route.op.shape == "empty" or not resp.body:
+            return None
+        if plan.request is not None and not plan.steps:
+            problem = not_an_answer(route, resp, f"{plan.request.method} {plan.request.path}", creates=route.creates)
+            if problem is not None:
+                raise problem
+        data = resp.json()
+        if route.list_key:
+            return await self._all_pages(call, plan, route, data)
+        return data
+
+    async def _all_pages(self, call: Call, plan: Plan, route: Route, first: Any) -> list[Any]:
+        """Every page of a v2 list: all or an error naming the page (never part of a list)."""
+        pages = self.service.emulations.pages
+        request = plan.request
+        assert request is not None
+        if not isinstance(first, dict):
+            raise not_a_page(route.label, 1)
+        records = list(first.get(route.list_key) or [])
+        seen: set[str] = set()
+        page, current = 1, first
+        while route.paginated and pages.more(current):
+            cursor = pages.next_cursor(current, page, seen, route.label)
+            page += 1
+            current, _ = await pages.next_page(call, request.method, request.path, request.query, cursor, page,
+                                               route.op_id, route.label)
+            if current is None:
+                raise UpstreamError(f"{route.label}: page {page} of the v2 list is too large to read here")
+            records.extend(current.get(route.list_key) or [])
+        return records
+
+    async def _check_same(self, req: Request, call: Call, inv: Invocation) -> None:
+        """Arguments v2 cannot change on this operation (podResume gpuCount) must equal the resource's own."""
+        route = inv.route
+        assert route is not None
+        current = route.current
+        if current is None:
+            raise Unsupported(f"{inv.op.selection}: the resource's current state cannot be read")
+        got = await call.read(current.v2_url_path(dict(inv.params)), label=inv.op.id)
+        if not got.ok:
+            raise self.service.failures.error_from(got, None, current)
+        record = got.json()
+        for path, wanted, rule in inv.same_as:
+            have = get_path(record, path)
+            if have is not None and wanted is not None and wanted != have:
+                raise Unsupported(f"{inv.op.selection}: v2 cannot change {path} when it resumes a pod (it has "
+                                  f"{have}, {wanted} was asked) ({rule}): {inv.op.note}; resume with {have}, or "
+                                  f"create a pod with gpu.count {wanted} (POST /v2/pods)", rule=rule)
+
+    async def _direct(self, req: Request, inv: Invocation) -> Any:
+        v2 = inv.direct_request()
+        call = req.call(None, inv.params)
+        label = inv.op.id
+        step = f"{v2.method} {v2.path}"
+        req.v2_paths.append(v2.path)
+        if v2.method != "GET":
+            call.before(step, "nothing was sent")
+        resp = await call.send(v2, label)
+        if v2.method != "GET":
+            call.sent(step, resp)
+        if not resp.ok:
+            message = self.service.backward.problem_message(resp.body, None, resp.status)
+            status = resp.status if resp.status < 500 else 502
+            raise UpstreamError(message if resp.status < 500 else f"the v2 upstream failed ({resp.status}): {message}",
+                                status=status, upstream_status=resp.status)
+        if resp.status == 204 or not resp.body:
+            return None
+        return resp.json()
+
+    async def _find(self, req: Request, op_id: str, by: str, name: str, operation: Operation) -> str:
+        """An id by name, from every page of a v2 list (deleteTemplate's templateName)."""
+        route = self.service.table[op_id]
+        call = req.call(route, {})
+        plan = await self.service._plan(call, [], None)
+        call.plan = plan
+        outcome = await self.service.emulations.execute(call, plan)
+        if not outcome.resp.ok:
+            raise self.service.failures.error_from(outcome.resp, call, route)
+        records = await self._all_pages(call, plan, route, outcome.resp.json())
+        found = [r for r in records if isinstance(r, dict) and r.get(by) == name]
+        if not found:
+            raise ClientInputError(f"{operation.op.selection}: no {route.op.resource or 'record'} with {by} "
+                                   f"{name!r}", status=404)
+        return str(found[0]["id"])
+
+
+def _container_name(parent: GraphQLObjectType, executor: Executor) -> str:
+    """The container field whose type is `parent` (User -> myself)."""
+    for name in executor.containers:
+        query = executor.schema.query_type
+        if query is not None and name in query.fields and _named(query.fields[name].type) is parent:
+            return name
+    return parent.name
+
+
+def _named(gtype: Any) -> Any:
+    while hasattr(gtype, "of_type"):
+        gtype = gtype.of_type
+    return gtype
+
+
+def _error(exc: V1bridgeError, node: FieldNode, path: list[Any], operation: Operation) -> dict[str, Any]:
+    return error_object(exc.message, CODES.get(exc.status, "INTERNAL_SERVER_ERROR"), node, list(path),
+                        status=exc.status, operation=operation.op.selection, rule=exc.rule or operation.op.id,
+                        policy=exc.policy)
