@@ -43,6 +43,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="worker processes for the code audit (default: 1)")
     parser.add_argument("--scope", choices=SCOPES, default="all",
                         help="which API to report: rest (REST v1), graphql (the retiring GraphQL API) or all")
+    parser.add_argument("--max-target-bytes", type=int, default=None, metavar="BYTES",
+                        help="read files up to BYTES long (default: 2000000; 0: no limit); a larger file is listed "
+                             "as not read and the verdict cannot be clean")
     selection.add_arguments(parser)
     parser.add_argument("--baseline", metavar="FILE",
                         help="findings recorded in FILE (by --write-baseline) are known: only new ones fail")
@@ -101,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print("v1bridge audit: --jobs must be at least 1", file=sys.stderr)
         return EXIT_USAGE
+    if args.max_target_bytes is not None and (args.max_target_bytes < 0 or args.traffic is not None):
+        print("v1bridge audit: --max-target-bytes takes 0 (no limit) or more, for the code audit", file=sys.stderr)
+        return EXIT_USAGE
     if args.traffic is not None and args.format in ("sarif", "html"):
         print(f"v1bridge audit: --format {args.format} is for the code audit; use text, json or markdown "
               "with --traffic", file=sys.stderr)
@@ -141,8 +147,9 @@ def run(args: argparse.Namespace) -> int:
                 print(f"v1bridge audit: no such file or folder: {', '.join(missing)}", file=sys.stderr)
                 return EXIT_USAGE
             from codemod.audit import baseline
-            from codemod.audit.engine import audit_paths, narrow
-            report = audit_paths(list(args.paths), jobs=args.jobs, exclude=args.exclude)
+            from codemod.audit.engine import MAX_BYTES, audit_paths, narrow
+            max_bytes = MAX_BYTES if args.max_target_bytes is None else args.max_target_bytes
+            report = audit_paths(list(args.paths), jobs=args.jobs, exclude=args.exclude, max_bytes=max_bytes)
             narrow(report, allowed)
             report.scope = args.scope
             report.selection = (selection.from_args(args).select, selection.from_args(args).ignore)
@@ -154,6 +161,10 @@ def run(args: argparse.Namespace) -> int:
                 baseline.apply(report, known)
             text = _render_code(report, args.format, terminal)
             legacy = report.legacy_remaining and not args.write_baseline
+            if report.not_read and args.fail_on_legacy and not args.write_baseline:
+                print(f"v1bridge audit: {len(report.not_read)} candidate file(s) not read (see the report; "
+                      "--max-target-bytes raises the size limit): the gate cannot pass", file=sys.stderr)
+                legacy = True
         if args.output:
             write_atomic(args.output, text)
         else:

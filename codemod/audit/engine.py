@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 from codemod.audit import baseline
 from codemod.audit import markers as markers_mod
@@ -25,12 +26,13 @@ from mappings.index import index
 from codemod.audit.model import AuditReport, FileResult, Signals
 from codemod.audit.scan_text import SUFFIXES, Language, language_for, scan_text
 from codemod.audit.status import enrich, finish
-from codemod.walk import iter_files
+from codemod.walk import Skipped, iter_files
 from codemod.project_model import ProjectIndex
 
 PY_SUFFIXES = (".py", ".pyi")
 PYTHON_TEXT = Language("python", ("#",), (), "\"'")
-MAX_BYTES = 2_000_000  # larger files are data, not client code
+MAX_BYTES = 2_000_000  # default of --max-target-bytes: larger files are usually data, not client code
+BINARY = "binary (a NUL byte in the first 1 KiB)"
 CHUNK = 64
 MARKED = re.compile(rb"(?:v1bridge|rp-migrate)\s*:\s*(?:ignore|keep-v1)[ \t:-]*file\b", re.IGNORECASE)  # whole-file markers
 
@@ -233,17 +235,32 @@ def join_project(results: list[FileResult]) -> ProjectIndex:
     return index
 
 
+class NotRead(NamedTuple):
+    """A candidate file the audit did not read (too large, unreadable): no verdict of clean while one remains."""
+
+    path: str
+    reason: str
+
+
+def _too_large(size: int, max_bytes: int) -> str:
+    return f"too large: {size:,} bytes (over --max-target-bytes {max_bytes:,})"
+
+
 def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: dict | None = None,
-                  passed_over: list | None = None, force: bool = False) -> FileResult | None:
-    """Read and scan one file; None when it is not worth scanning. A parsed-language file the prefilter passes
-    over is added to PASSED_OVER: it may still define a helper other files call (read again by `_helpers_of`)."""
+                  passed_over: list | None = None, force: bool = False,
+                  max_bytes: int = MAX_BYTES) -> FileResult | NotRead | Skipped | None:
+    """Read and scan one file: its result; NotRead when it is over MAX_BYTES (0: no limit); Skipped when binary;
+    None when it is not worth scanning. A parsed-language file the prefilter passes over is added to
+    PASSED_OVER: it may still define a helper other files call (read again by `_helpers_of`)."""
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
+            data = handle.read(max_bytes + 1) if max_bytes else handle.read()
+            if max_bytes and len(data) > max_bytes:
+                return NotRead(rel, _too_large(os.fstat(handle.fileno()).st_size, max_bytes))
+    except OSError as exc:  # an error of the run, and not read (audit_paths lists it under both)
         return FileResult(rel, "unknown", error=f"unreadable: {exc.strerror or exc}")
-    if len(data) > MAX_BYTES or b"\x00" in data[:1024]:
-        return None
+    if b"\x00" in data[:1024]:
+        return Skipped(rel, BINARY)
     suffix = None
     name = rel.rsplit("/", 1)[-1]
     if "." not in name and language_for(rel) is None:
@@ -262,11 +279,12 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: d
         return FileResult(rel, "unknown", error=f"{type(exc).__name__}: {exc}")
 
 
-def _analyze_chunk(chunk: list[tuple[str, str]]) -> tuple[list[FileResult], list[tuple[str, str]]]:
+def _analyze_chunk(chunk: list[tuple[str, str]], max_bytes: int = MAX_BYTES,
+                   ) -> tuple[list[FileResult | NotRead | Skipped], list[tuple[str, str]]]:
     out = []
     passed_over: list[tuple[str, str]] = []
     for path, rel in chunk:
-        result = _analyze_path(path, rel, passed_over=passed_over)
+        result = _analyze_path(path, rel, passed_over=passed_over, max_bytes=max_bytes)
         if result is not None:
             out.append(result)
     return out, passed_over
@@ -298,7 +316,7 @@ def _helpers_of(results: list[FileResult], passed_over: list[tuple[str, str]]) -
             continue
         if pattern.search(data):
             result = _analyze_path(path, rel, force=True)
-            if result is not None and result.facts is not None:
+            if isinstance(result, FileResult) and result.facts is not None:
                 out.append(result)
     return out
 
@@ -317,10 +335,11 @@ def _relative(path: Path | str, root: Path) -> str:
     return rel.replace(os.sep, "/")
 
 
-def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) -> AuditReport:
+def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), max_bytes: int = MAX_BYTES) -> AuditReport:
     """Audit every file under PATHS; paths in the report are relative to the scanned root.
 
-    With jobs > 1 the walk streams chunks of files to a process pool while it goes on.
+    With jobs > 1 the walk streams chunks of files to a process pool while it goes on. A candidate file
+    over MAX_BYTES (0: no limit) or unreadable is not read: the report lists it and cannot be clean.
     """
     started = time.perf_counter()
     root = _root_for(paths)
@@ -338,9 +357,9 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) ->
         if chunk:
             yield chunk
 
-    results: list[FileResult] = []
+    outcomes: list[FileResult | NotRead | Skipped] = []
     passed_over: list[tuple[str, str]] = []
-    scanned = 0
+    walked = 0
     if jobs > 1:
         _warm()  # build everything once in the parent; forked workers inherit it
         import multiprocessing
@@ -350,28 +369,40 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = ()) ->
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_warm) as pool:
             futures = []
             for chunk in chunks():
-                scanned += len(chunk)
-                futures.append(pool.submit(_analyze_chunk, chunk))
+                walked += len(chunk)
+                futures.append(pool.submit(_analyze_chunk, chunk, max_bytes))
             for future in futures:
                 found, over = future.result()
-                results.extend(found)
+                outcomes.extend(found)
                 passed_over.extend(over)
     else:
         for chunk in chunks():
-            scanned += len(chunk)
-            found, over = _analyze_chunk(chunk)
-            results.extend(found)
+            walked += len(chunk)
+            found, over = _analyze_chunk(chunk, max_bytes)
+            outcomes.extend(found)
             passed_over.extend(over)
+    results = [o for o in outcomes if isinstance(o, FileResult)]
+    too_large = [o for o in outcomes if isinstance(o, NotRead)]
+    failed = [r for r in results if r.error and r.language == "unknown"]  # unreadable, or the analysis failed
+    unopened = sum(1 for r in failed if r.error.startswith("unreadable"))
+    # the walk's unreadable files and folders hide candidates as surely as an unreadable file does
+    not_read = too_large + [NotRead(r.path, r.error if r.error.startswith("unreadable") else f"not analysed: {r.error}")
+                            for r in failed]
+    not_read += [NotRead(_relative(Path(s.path), root), s.reason) for s in skipped_raw
+                 if s.reason.startswith("unreadable")]
+    skipped = sorted({(_relative(Path(s.path), root), s.reason) for s in skipped_raw
+                      if not s.reason.startswith("unreadable")} | {(o.path, o.reason) for o in outcomes
+                                                                   if isinstance(o, Skipped)})
     results.extend(_helpers_of(results, passed_over))
-    skipped = sorted({(_relative(Path(s.path), root), s.reason) for s in skipped_raw})
     _cross_file(results, root)
     report_index = join_project(results).merged(_python_segments(results, root))
     results.sort(key=lambda r: r.path)
     report = AuditReport(
         roots=[str(p) for p in paths],
         files=results,
-        scanned=scanned,
+        scanned=walked - len(too_large) - unopened,
         skipped=skipped,
+        not_read=sorted(set(not_read)),
         elapsed_s=time.perf_counter() - started,
         jobs=jobs,
         project=report_index,
@@ -412,8 +443,8 @@ def _cross_file(results: list[FileResult], root: Path) -> None:
     def run(batch):
         out = {}
         for path, ext, exp in batch:
-            again = _analyze_path(str(root / path), path, ext, exp)
-            if again is not None:
+            again = _analyze_path(str(root / path), path, ext, exp, max_bytes=0)  # read once already
+            if isinstance(again, FileResult):
                 out[path] = again
         return out
 

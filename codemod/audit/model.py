@@ -95,6 +95,8 @@ class AuditReport:
     files: list[FileResult]
     scanned: int
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    # candidate files not read or not analysed (path, reason): too large, unreadable, the analysis failed
+    not_read: list[tuple[str, str]] = field(default_factory=list)
     elapsed_s: float = 0.0
     jobs: int = 1
     scope: str = "all"
@@ -135,16 +137,22 @@ class AuditReport:
         return bool(self.findings)
 
     def verdict(self) -> tuple[str, str]:
-        """(code, sentence) summing the audit up, for the first line of every report."""
+        """(code, sentence) summing the audit up, for the first line of every report.
+
+        "clean" only when every candidate file was read: an unread file may hold v1 calls ("incomplete")."""
         counts = self.status_counts()
         direct = counts["needs-migration"]
         review = counts["review"]
+        unread = f"{len(self.not_read)} candidate file(s) not read"
+        also = f"; {unread}" if self.not_read else ""
         if direct:
             return "legacy", (
                 f"v1 still in use: {len(self.findings)} finding(s) in {direct} file(s) need migration"
-                + (f", {review} file(s) need review" if review else "")
+                + (f", {review} file(s) need review" if review else "") + also
             )
         if review:
-            return "review", f"no direct v1 call left; {review} file(s) need review (indirect signals only)"
+            return "review", f"no direct v1 call left; {review} file(s) need review (indirect signals only)" + also
+        if self.not_read:
+            return "incomplete", f"{unread}, so no verdict of clean (listed under not_read)"
         kept = counts["kept-v1"]
         return "clean", "no unresolved v1 usage" + (f" ({kept} file(s) kept on v1 on purpose)" if kept else "")

@@ -231,7 +231,7 @@ def render(report: AuditReport) -> str:
     file_rows = "".join(f"<tr><td><code>{escape(fr.path)}</code></td><td>{escape(fr.status or '')}</td>"
                         f"<td>{escape(fr.language)}</td><td>{fr.count(None)}</td></tr>"
                         for fr in report.api_files)
-    colour = {"legacy": "#c0392b", "review": "#d68910", "clean": "#1e8449"}[verdict]
+    colour = {"legacy": "#c0392b", "review": "#d68910", "incomplete": "#d68910", "clean": "#1e8449"}[verdict]
     digest = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode()
     baseline = ""
     if report.baseline is not None:

@@ -55,6 +55,7 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
             "by_rule": dict(sorted(by_rule.items())),
             "by_status": {s: report.status_counts()[s] for s in STATUSES},
             "skipped": len(report.skipped),
+            "not_read": len(report.not_read),
             "errors": len(report.errors),
         },
         "scope": report.scope,
@@ -80,6 +81,7 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
         },
         "skipped": [{"path": p, "reason": reason} for p, reason in report.skipped],
         "errors": [{"path": fr.path, "error": fr.error} for fr in report.errors],
+        "not_read": [{"path": p, "reason": reason} for p, reason in report.not_read],
     }
 
 

@@ -12,7 +12,7 @@ def _cell(text: str) -> str:
 
 def render(report: AuditReport) -> str:
     verdict, sentence = report.verdict()
-    icon = {"legacy": ":x:", "review": ":warning:", "clean": ":white_check_mark:"}[verdict]
+    icon = {"legacy": ":x:", "review": ":warning:", "incomplete": ":warning:", "clean": ":white_check_mark:"}[verdict]
     findings = report.findings
     suppressed = report.suppressed
     counts = report.status_counts()
@@ -36,6 +36,9 @@ def render(report: AuditReport) -> str:
         if len(findings) > MAX_ROWS:
             out.append(f"\n_{len(findings) - MAX_ROWS} more finding(s) not shown; run `v1bridge audit --format json`._")
         out.append("")
+    if report.not_read:
+        out += [f"{len(report.not_read)} candidate file(s) not read:", ""]
+        out += [f"- `{_cell(p)}`: {_cell(reason)}" for p, reason in report.not_read[:MAX_ROWS]] + [""]
     files = [f for f in report.api_files if f.status in ("needs-migration", "review", "kept-v1", "ignored")]
     if files:
         out += ["<details><summary>Files</summary>", "", "| file | status |", "|---|---|"]

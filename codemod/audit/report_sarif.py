@@ -74,6 +74,11 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
                                 "informationUri": "https://github.com/v1bridge/v1bridge", "rules": rules}},
             "originalUriBaseIds": {"SRCROOT": {"description": {"text": "the audited folder"}}},
             "results": results,
+            # candidate files not read: a code-scanning tool shows them as the run's warnings
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": [
+                {"level": "warning", "message": {"text": f"not read: {reason}"},
+                 "locations": [{"physicalLocation": {"artifactLocation": {"uri": path, "uriBaseId": "SRCROOT"}}}]}
+                for path, reason in report.not_read]}],
             "columnKind": "unicodeCodePoints",
             "properties": {"verdict": report.verdict()[0],
                            "keptV1": sum(f.suppressed == "keep-v1" for f in report.suppressed),

@@ -13,7 +13,8 @@ def render_plain(report: AuditReport) -> str:
     suppressed = report.suppressed
     counts = report.status_counts()
     lines.append(
-        f"files: {report.scanned} scanned, {len(report.api_files)} talk to the API ("
+        f"files: {report.scanned} scanned, " + (f"{len(report.not_read)} not read, " if report.not_read else "")
+        + f"{len(report.api_files)} talk to the API ("
         + ", ".join(f"{s} {counts[s]}" for s in STATUSES) + ")"
     )
     lines.append(
@@ -40,8 +41,11 @@ def render_plain(report: AuditReport) -> str:
         lines.append("files:")
         for fr in report.api_files:
             lines.append(f"  {fr.status:<18} {fr.path}")
+    not_read = {p for p, _ in report.not_read}
     for fr in report.errors:
-        lines.append(f"error: {fr.path}: {fr.error}")
+        if fr.path not in not_read:
+            lines.append(f"error: {fr.path}: {fr.error}")
+    lines.extend(f"not read: {path}: {reason}" for path, reason in report.not_read)
     return "\n".join(lines) + "\n"
 
 
@@ -52,7 +56,7 @@ def render_rich(report: AuditReport, width: int = 120) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, force_terminal=True, width=width)
     verdict, sentence = report.verdict()
-    style = {"legacy": "bold red", "review": "bold yellow", "clean": "bold green"}[verdict]
+    style = {"legacy": "bold red", "review": "bold yellow", "incomplete": "bold yellow", "clean": "bold green"}[verdict]
     console.print(f"[{style}]{verdict.upper()}[/] {sentence}")
     counts = report.status_counts()
     summary = Table(title="files", show_header=True)
@@ -79,8 +83,12 @@ def render_rich(report: AuditReport, width: int = 120) -> str:
         f"marked false positive: {sum(f.suppressed == 'ignore' for f in suppressed)}; "
         f"skipped: {len(report.skipped)}"
     )
+    not_read = {p for p, _ in report.not_read}
     for fr in report.errors:
-        console.print(f"[red]error[/] {fr.path}: {fr.error}")
+        if fr.path not in not_read:
+            console.print(f"[red]error[/] {fr.path}: {fr.error}")
+    for path, reason in report.not_read:
+        console.print(f"[yellow]not read[/] {path}: {reason}")
     return buffer.getvalue()
 
 

@@ -25,7 +25,8 @@ def test_json_schema_shape_is_stable():
     data = audit_json(SAMPLES / "mixed_legacy")
     assert data["schema"] == "v1bridge.audit.code/1" and data["schema_version"] == 1
     assert set(data) == {"schema", "schema_version", "tool", "kind", "verdict", "verdict_text", "summary",
-                         "findings", "suppressed", "files", "rules", "skipped", "errors", "scope", "selection"}
+                         "findings", "suppressed", "files", "rules", "skipped", "errors", "scope", "selection",
+                         "not_read"}
     for f in data["findings"]:
         assert {"rule", "class", "severity", "path", "line", "column", "fixable", "message", "fingerprint"} <= set(f)
         assert not f["path"].startswith("/"), "paths must be relative to the scanned root"

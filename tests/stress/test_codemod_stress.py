@@ -158,6 +158,7 @@ def test_audit_survives_a_hostile_repository(tmp_path: Path, capsys, unreadable)
         {"path": "app/broken.py", "error": "does not parse: Syntax Error @ 2:1.; scanned as text"},
         {"path": "app/unread.py", "error": "unreadable: Permission denied"},
     ]
+    assert report["not_read"] == [{"path": "app/unread.py", "reason": "unreadable: Permission denied"}]
     assert report["skipped"] == [
         {"path": ".venv", "reason": "virtualenv"},
         {"path": "app/link.py", "reason": "symlink"},
@@ -178,7 +179,7 @@ def test_audit_survives_a_hostile_repository(tmp_path: Path, capsys, unreadable)
     }  # app/unread.py is under errors, with no status: nothing of it was read
     big = [(f["rule"], f["line"], f["kind"]) for f in report["findings"] if f["path"] == "app/big.py"]
     assert big == [("L01", 2, "base-url"), ("L01", BIG_LINES, "call"), ("Q02", BIG_LINES, "list-read")]
-    assert report["summary"]["files_scanned"] == 8
+    assert report["summary"]["files_scanned"] == 7 and report["summary"]["not_read"] == 1  # unread.py is not scanned
     assert report["summary"]["skipped"] == 6 and report["summary"]["errors"] == 2
     assert snapshot(repo) == before  # the audit never writes
     assert main(["audit", "--fail-on-legacy", "--format", "json", str(repo)]) == 1
