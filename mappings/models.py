@@ -531,6 +531,7 @@ class GraphQLViewField(Strict):
 
 
 class GraphQLLimits(Strict):
+    query_bytes: int
     depth: int
     fields: int
     aliases: int

@@ -1,4 +1,6 @@
-"""`v1bridge translate METHOD PATH [BODY]`: the v2 request the proxy would send, without calling anything."""
+"""`v1bridge translate METHOD PATH [BODY]`: the v2 request the proxy would send, without calling anything.
+`v1bridge translate 'mutation { podStop(...) { id } }'` (or `POST /graphql BODY`): the v2 calls of each GraphQL
+operation the document selects (proxy/graphql/translate.py)."""
 from __future__ import annotations
 
 import argparse
@@ -15,12 +17,17 @@ from proxy.routes import RouteTable
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("method", help="HTTP method of the v1 request")
-    parser.add_argument("path", help="v1 path, with or without /v1, query string allowed (/v1/pods?desiredStatus=RUNNING)")
+    parser.add_argument("method", help="HTTP method of the v1 request, or a GraphQL document ('query { myself "
+                                       "{ pods { id } } }', or @FILE.graphql)")
+    parser.add_argument("path", nargs="?", default=None,
+                        help="v1 path, with or without /v1, query string allowed (/v1/pods?desiredStatus=RUNNING); "
+                             "/graphql takes a GraphQL request body ({\"query\", \"variables\"})")
     parser.add_argument("body", nargs="?", help="JSON body, or @FILE, or - for stdin")
     parser.add_argument("--strict", action="append", default=[], metavar="POLICY", help="as for `v1bridge proxy`")
     parser.add_argument("--emulate", action="append", default=[], metavar="POLICY",
                         help="emulate this policy even under --strict all; repeatable")
+    parser.add_argument("--variables", default=None, metavar="JSON",
+                        help="the variables of a GraphQL document, as a JSON object")
 
 
 def translate(method: str, target: str, body: object = None, strict: frozenset[str] = frozenset(),
@@ -77,6 +84,34 @@ def translate(method: str, target: str, body: object = None, strict: frozenset[s
 _STAND_INS = {"catalog": Catalog, "template": dict, "current": dict}
 
 
+def _graphql(args: argparse.Namespace, body: object) -> int:
+    from proxy.graphql.translate import translate as translate_graphql
+
+    if isinstance(body, dict):
+        document, variables, name = body.get("query"), body.get("variables"), body.get("operationName")
+    else:
+        document, name = args.method, None
+        if document.startswith("@"):
+            with open(document[1:], encoding="utf-8") as handle:
+                document = handle.read()
+        try:
+            variables = json.loads(args.variables) if args.variables else None
+        except json.JSONDecodeError as exc:
+            print(f"v1bridge translate: --variables is not valid JSON: {exc}", file=sys.stderr)
+            return 2
+    if not isinstance(document, str):
+        print("v1bridge translate: the GraphQL body has no `query` string", file=sys.stderr)
+        return 2
+    result = translate_graphql(document, variables if isinstance(variables, dict) else None, name,
+                               frozenset(args.strict), frozenset(args.emulate))
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+def _is_document(text: str) -> bool:
+    return "{" in text or text.endswith(".graphql") or text.endswith(".gql")
+
+
 def run(args: argparse.Namespace) -> int:
     body = None
     if args.body is not None:
@@ -91,6 +126,13 @@ def run(args: argparse.Namespace) -> int:
         except json.JSONDecodeError as exc:
             print(f"v1bridge translate: the body is not valid JSON: {exc}", file=sys.stderr)
             return 2
+    if args.path is None and _is_document(args.method):
+        return _graphql(args, None)
+    if args.path is None:
+        print("v1bridge translate: give METHOD PATH [BODY], or a GraphQL document", file=sys.stderr)
+        return 2
+    if urlsplit(args.path).path.rstrip("/") == "/graphql":
+        return _graphql(args, body)
     result = translate(args.method, args.path, body, frozenset(args.strict), frozenset(args.emulate))
     print(json.dumps(result, indent=2))
     return 0

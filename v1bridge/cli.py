@@ -17,7 +17,7 @@ from v1bridge import __version__, settings
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "proxy": ("proxy.cli_proxy", "serve v1 at /v1/... translated to a v2 upstream"),
     "sandbox": ("proxy.sandbox.cli", "serve the embedded v2 emulator at /v2/..."),
-    "translate": ("proxy.cli_translate", "show the v2 request the proxy would send for a v1 request"),
+    "translate": ("proxy.cli_translate", "show the v2 request the proxy would send for a v1 request or a GraphQL document"),
     "rewrite": ("codemod.cli_rewrite", "rewrite Python v1 client code to v2"),
     "audit": ("codemod.cli_audit", "report what still depends on v1, in code or in proxy traffic"),
     "routes": ("mappings.cli", "print the v1 -> v2 operation table"),
@@ -40,6 +40,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "v1bridge translate GET /v1/pods?desiredStatus=RUNNING",
         "v1bridge translate POST /v1/pods '{\"imageName\": \"x\", \"gpuTypeIds\": [\"NVIDIA A40\"]}'",
         "v1bridge translate --strict all POST /v1/pods/abc/reset",
+        "v1bridge translate 'mutation { podStop(input: {podId: \"abc\"}) { id desiredStatus } }'",
     ),
     "rewrite": (
         "v1bridge rewrite src/ --diff                    # review the change",

@@ -116,6 +116,10 @@ class Documents:
 
     def _prepare(self, query: str, operation_name: str | None) -> Prepared:
         limits = self.limits
+        if len(query) > limits.query_bytes:
+            raise GraphQLRequestError([error_object(
+                f"the query is {len(query)} characters long; at most {limits.query_bytes} are served",
+                "QUERY_TOO_LARGE")])
         nesting = _nesting(query)
         if nesting > limits.depth * 3:  # graphql-core's parser recurses per level: refuse before it does
             raise GraphQLRequestError([error_object(
