@@ -82,3 +82,28 @@ def test_undetectable_set_is_exact():
         fixtures = trigger_fixtures(rule_id)
         assert not any(rule_id in {f.rule for f in scan_text(src, "f.js").findings} for _, src in fixtures), \
             f"{rule_id} is listed as undetectable but a fixture triggers it"
+
+
+def test_v1_only_spellings_are_derived_from_mappings():
+    """Guards issue 25: the paths that mean v1 wherever their base comes from are read from mappings/ (no such
+    v2 path, or v2 serves all its operations elsewhere, as /billing/endpoints -> /v2/billing/serverless), never
+    a page word such as /docs, never a path v2 serves the same (/pods, /billing/pods)."""
+    from codemod.audit.catalogue import catalogue
+
+    only = {r.path for r in catalogue().routes if r.v1_only}
+    assert {"/networkvolumes", "/containerregistryauth", "/billing/endpoints", "/billing/networkvolumes",
+            "/pods/{podId}/stop", "/pods/{podId}/reset", "/pods/{podId}/update",
+            "/templates/{templateId}/update", "/endpoints/{endpointId}/update"} <= only
+    assert not only & {"/docs", "/openapi.json", "/pods", "/pods/{podId}", "/templates", "/billing/pods"}
+
+
+def test_a_v1_only_path_is_a_call_wherever_its_base_is(tmp_path):
+    """Guards issue 25: `c.Get("/containerregistryauth", nil)` with the base in no file of the run is still a v1
+    call (needs-migration), not a review."""
+    from tests.audit.conftest import audit_json
+
+    (tmp_path / "registry.go").write_text('package rp\n\nfunc (c *Client) Auths() error {\n'
+                                          '\treturn c.Get("/containerregistryauth", nil)\n}\n')
+    data = audit_json(tmp_path)
+    assert {f["path"]: f["status"] for f in data["files"]} == {"registry.go": "needs-migration"}
+    assert {(f["rule"], f["line"], f["kind"]) for f in data["findings"]} >= {("L01", 4, "call")}

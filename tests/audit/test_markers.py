@@ -46,3 +46,29 @@ def test_file_scope_and_line_scope_precedence():
 def test_marker_words_outside_a_comment_are_not_markers():
     """Guards against prose such as `see v1bridge: ignore` in a string suppressing findings."""
     assert not parse('msg = "use v1bridge: ignore to silence"\n')
+
+
+def test_a_file_marked_as_a_whole_is_listed_not_dropped(tmp_path):
+    """Guards issue 25/24: a whole-file `ignore` (false positive) or `keep-v1` (kept on purpose) lists the file
+    with that status, also when nothing in it is a finding (its own route names) or nothing in it looks like
+    the API at all; the two are counted apart in every format."""
+    import json
+
+    from codemod.audit import report_json, report_markdown, report_sarif, report_text
+    from codemod.audit.engine import audit_paths
+
+    (tmp_path / "routes.py").write_text('# rp-migrate: ignore file\n#\n# our own routes\nROUTES = ["/pods", '
+                                        '"/pods/{pod_id}/stop", "/networkvolumes"]\n')
+    (tmp_path / "fixture.ts").write_text("// v1bridge: keep-v1 file\nexport const x = 1;\n")
+    (tmp_path / "old.sh").write_text("# v1bridge: keep-v1 file\ncurl https://rest.runpod.io/v1/pods\n")
+    (tmp_path / "test_x.py").write_text("# v1bridge: ignore file\nURL = 'https://rest.runpod.io/v1/networkvolumes'\n")
+    report = audit_paths([str(tmp_path)])
+    data = json.loads(report_json.render(report))
+    assert {f["path"]: f["status"] for f in data["files"]} == {
+        "routes.py": "ignored", "fixture.ts": "kept-v1", "old.sh": "kept-v1", "test_x.py": "ignored"}
+    assert data["summary"]["by_status"]["ignored"] == 2 and data["summary"]["by_status"]["kept-v1"] == 2
+    assert data["summary"]["kept_v1"] == 3 and data["summary"]["ignored"] == 1 and data["verdict"] == "clean"
+    props = report_sarif.to_dict(report)["runs"][0]["properties"]
+    assert (props["keptV1"], props["ignored"], props["filesKeptV1"], props["filesIgnored"]) == (3, 1, 2, 2)
+    assert "3 kept on v1 on purpose, 1 marked false positive" in report_text.render(report)
+    assert "3 kept on v1 on purpose; 1 marked false positive" in report_markdown.render(report)

@@ -412,7 +412,9 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
         for name, node, args, named in parsed.calls:
             if name != "jq":
                 continue
-            for arg in args:
+            # a filter written in pieces (`'.message // "HTTP '"$code"'"'`) is read piece by piece
+            pieces = [p for a in args for p in ([a] if a.type != "concatenation" else a.named_children)]
+            for arg in pieces:
                 if arg.type not in ("raw_string", "string"):
                     continue
                 for m in re.finditer(r"(?<![\w\]])\.(" + keys + r")\b", walker.t(arg)):

@@ -92,7 +92,8 @@ def error_reads(w: "Walker", node) -> list[tuple[str, int]]:
             stack.extend(n.named_children)
     elif t == "member_expression":
         prop, obj = node.child_by_field_name("property"), node.child_by_field_name("object")
-        if prop is not None and obj is not None and w.t(prop) in error_keys and ".json(" in w.t(obj):
+        if prop is not None and obj is not None and w.t(prop) in error_keys \
+                and (".json(" in w.t(obj) or "JSON.parse(" in w.t(obj)):
             out.append((w.t(prop), prop.start_byte))
     elif t == "member_access":
         kids = node.named_children
@@ -239,7 +240,7 @@ class Evaluator:
                 value = self.value(value_node, nested=True)
             finally:
                 self.function = saved
-            value = [Part(p.text, None, p.param) for p in value]  # not literally at the reference
+            value = [Part(p.text, None, p.param, p.var) for p in value]  # not literally at the reference
             text = text_of(value)
             if best is None or (text_of(best) == HOLE_TEXT and text != HOLE_TEXT) or \
                     ("://" in text and "://" not in text_of(best)):

@@ -1,0 +1,138 @@
+"""Multi-file clients (tests/audit/samples/projects/<sample>, ground truth in <sample>.expected.yaml): a call
+through a base, wrapper or client type defined in another file, package or module is judged by where that base
+is set; a path spelling only v1 writes is v1 wherever its base comes from; `review` only where the base cannot
+be found, saying which. Recall and precision per language are printed (run with -s) and must stay at 1.0."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.audit.conftest import SAMPLES, audit_json
+
+PROJECTS = SAMPLES / "projects"
+EXPECTED = sorted(PROJECTS.glob("*.expected.yaml"))
+
+
+def _load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, dict]:
+    return {p.name: audit_json(PROJECTS / _load(p)["sample"]) for p in EXPECTED}
+
+
+def _lines(report: dict) -> set[tuple[str, int]]:
+    return {(f["path"], f["line"]) for f in report["findings"]}
+
+
+def score(expected: dict, report: dict) -> dict[str, tuple[int, int, int, int]]:
+    """(found, expected) lines and (right, reported) files, strict by status."""
+    want_lines = {(path, line) for path, e in expected["files"].items() for line in e["lines"]}
+    got_lines = _lines(report)
+    want_status = {path: e["status"] for path, e in expected["files"].items()}
+    got_status = {f["path"]: f["status"] for f in report["files"]}
+    return {
+        "lines": (len(want_lines & got_lines), len(want_lines), len(got_lines & want_lines), len(got_lines)),
+        "files": (sum(got_status.get(p) == s for p, s in want_status.items()), len(want_status),
+                  sum(want_status.get(p) == s for p, s in got_status.items()), len(got_status)),
+    }
+
+
+def test_every_expected_review_names_its_reason():
+    for path in EXPECTED:
+        for name, e in _load(path)["files"].items():
+            if e["status"] == "review":
+                assert e.get("reason"), f"{path.name}: {name} is expected as review without a reason"
+
+
+@pytest.mark.parametrize("expected", EXPECTED, ids=lambda p: p.name.removesuffix(".expected.yaml"))
+def test_statuses_and_lines_are_exact(expected, reports):
+    """Guards recall and precision file by file: every listed file has its status and exactly its lines; no
+    other file is reported."""
+    data = _load(expected)
+    report = reports[expected.name]
+    assert {f["path"]: f["status"] for f in report["files"]} == {p: e["status"] for p, e in data["files"].items()}
+    got = _lines(report)
+    for path, e in data["files"].items():
+        assert sorted(line for p, line in got if p == path) == sorted(e["lines"]), path
+
+
+@pytest.mark.parametrize("expected", EXPECTED, ids=lambda p: p.name.removesuffix(".expected.yaml"))
+def test_review_says_what_could_not_be_resolved(expected, reports):
+    data = _load(expected)
+    report = reports[expected.name]
+    for path, e in data["files"].items():
+        if e["status"] != "review":
+            continue
+        messages = [f["message"] for f in report["findings"] if f["path"] == path]
+        assert messages and all(e["reason"] in m and "review:" in m for m in messages), messages
+
+
+def test_calls_through_another_file_name_where_the_base_is_set(reports):
+    """Guards the related locations: a neutral path (`GET /pods`) is v1 because of a base in another file, and
+    the finding says which (helper first, base last), in JSON as in SARIF."""
+    go = reports["go_runpod.expected.yaml"]
+    call = next(f for f in go["findings"] if f["path"] == "cmd/rpx/main.go" and f["rule"] == "L01")
+    assert [(r["path"], r["line"]) for r in call["related"]] == [
+        ("runpod/client.go", 87), ("runpod/client.go", 63), ("runpod/client.go", 40), ("runpod/client.go", 16)]
+    bash = reports["bash_rpctl.expected.yaml"]
+    billing = next(f for f in bash["findings"] if f["path"] == "commands/billing.sh" and f["line"] == 9)
+    assert [(r["path"], r["line"]) for r in billing["related"]] == [
+        ("lib/util.sh", 13), ("lib/http.sh", 23), ("lib/http.sh", 5)]
+    assert billing["kind"] == "call" and billing["route"] == "GET /billing/pods"
+
+
+def test_sarif_carries_related_locations():
+    from codemod.audit import report_sarif
+    from codemod.audit.engine import audit_paths
+
+    sarif = report_sarif.to_dict(audit_paths([str(PROJECTS / "ts_mcp")]))
+    result = next(r for r in sarif["runs"][0]["results"]
+                  if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/tools/pods.ts"
+                  and r["ruleId"] == "L01" and r["locations"][0]["physicalLocation"]["region"]["startLine"] == 22)
+    related = [(loc["physicalLocation"]["artifactLocation"]["uri"], loc["physicalLocation"]["region"]["startLine"],
+                loc["message"]["text"]) for loc in result["relatedLocations"]]
+    assert related[0] == ("src/client.ts", 35, "through `del`")
+    assert related[-1][0] == "src/client.ts" and related[-1][1] == 2 and "base `DEFAULT_BASE`" in related[-1][2]
+    assert result["properties"]["route"] == "DELETE /pods/{podId}", "the helper's own method decides the route"
+
+
+def test_recall_and_precision_per_language(reports, capsys):
+    """Prints, per language over every project sample: line recall and precision, and strict file recall and
+    precision (a file counts only with its exact status)."""
+    totals: dict[str, list[int]] = {}
+    for path in EXPECTED:
+        data = _load(path)
+        s = score(data, reports[path.name])
+        t = totals.setdefault(data["language"], [0] * 8)
+        for i, v in enumerate(s["lines"] + s["files"]):
+            t[i] += v
+    rows = []
+    for lang, t in sorted(totals.items()):
+        rows.append((lang, t[0] / t[1], t[2] / t[3], t[4] / t[5], t[6] / t[7]))
+        print(f"{lang:<11} lines recall {t[0]}/{t[1]} precision {t[2]}/{t[3]}; "
+              f"files recall {t[4]}/{t[5]} precision {t[6]}/{t[7]}")
+    assert {r[0] for r in rows} == {"shell", "go", "typescript", "python"}
+    assert all(r[1:] == (1.0, 1.0, 1.0, 1.0) for r in rows), rows
+
+
+def test_sarif_with_related_locations_is_valid():
+    """Guards against relatedLocations that a SARIF consumer rejects (our subset and the official schema)."""
+    import json
+
+    import jsonschema
+
+    from codemod.audit import report_sarif
+    from codemod.audit.engine import audit_paths
+    from tests.audit.test_reports import OFFICIAL_SARIF_SCHEMA
+
+    sarif = report_sarif.to_dict(audit_paths([str(PROJECTS / "go_runpod")]))
+    assert any("relatedLocations" in r for r in sarif["runs"][0]["results"])
+    subset = json.loads((SAMPLES.parent / "schemas" / "sarif-2.1.0-subset.json").read_text())
+    jsonschema.validate(sarif, subset)
+    if OFFICIAL_SARIF_SCHEMA.exists():  # fetched by scripts/test.sh (CI)
+        official = json.loads(OFFICIAL_SARIF_SCHEMA.read_text())
+        assert sorted(e.message for e in jsonschema.Draft4Validator(official).iter_errors(sarif)) == []
