@@ -1,0 +1,3 @@
+from .client import RunPodClient, RunPodError, Settings
+
+__all__ = ["RunPodClient", "RunPodError", "Settings"]
