@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from codemod.audit.catalogue import catalogue
+from codemod.audit.matching import HOLE, match_loose, normalise
 from codemod.audit.model import AuditFinding, FileResult
 from codemod.audit.status import finish
 from codemod.project_model import Definition, ProjectIndex, Use
@@ -415,3 +416,197 @@ def apply_segments(results: list[FileResult], index: ProjectIndex, read, markers
 def _source_line(text: str | None, line: int) -> str:
     lines = (text or "").splitlines()
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+# ------------------------------------------------------------------ Python: helpers imported from another module
+
+HTTP_VERBS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE"}
+
+
+def _py_module_files(paths) -> dict[tuple[str, ...], str]:
+    out: dict[tuple[str, ...], str] = {}
+    for path in paths:
+        parts = tuple(path[:-3].split("/")) if path.endswith(".py") else ()
+        if parts and parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            out.setdefault(parts, path)
+    return out
+
+
+def _py_origin(modules: dict[tuple[str, ...], str], importer: str, level: int, module: str) -> str | None:
+    """The file of the run `from MODULE import ...` (LEVEL dots) in IMPORTER refers to, or None."""
+    mod = tuple(module.split(".")) if module else ()
+    if level:
+        folder = tuple(importer.split("/")[:-1])
+        if level - 1 > len(folder):
+            return None
+        return modules.get(folder[: len(folder) - (level - 1)] + mod)
+    found = [path for parts, path in modules.items() if mod and parts[-len(mod):] == mod]
+    return found[0] if len(found) == 1 else None
+
+
+def _py_helpers(tree, constants: dict[str, str], path: str) -> list[tuple[str, int, str | None, str, int]]:
+    """Module-level functions that send their first parameter after a module constant holding a base:
+    (name, line of the request, its method or None, the constant, line of the constant)."""
+    import ast
+
+    cat = catalogue()
+    const_lines = {t.id: node.lineno for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                   for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                   if isinstance(t, ast.Name)}
+    out = []
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef) or not fn.args.args:
+            continue
+        param = fn.args.args[0].arg
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            url = node.args[0] if not isinstance(node.func, ast.Attribute) or node.func.attr != "request" \
+                else (node.args[1] if len(node.args) > 1 else None)
+            base = _base_then(url, param)
+            value = constants.get(base or "")
+            if value is None or cat.host_kind(value) != "v1":
+                continue
+            verb = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            out.append((fn.name, node.lineno, HTTP_VERBS.get(verb.lower()), base, const_lines.get(base, 0)))
+            break
+    return out
+
+
+def _base_then(url, param: str) -> str | None:
+    """`BASE + path` or f"{BASE}{path}": the name of BASE when the URL is a name followed by PARAM."""
+    import ast
+
+    if isinstance(url, ast.BinOp) and isinstance(url.op, ast.Add) and isinstance(url.left, ast.Name) \
+            and isinstance(url.right, ast.Name) and url.right.id == param:
+        return url.left.id
+    if isinstance(url, ast.JoinedStr) and len(url.values) == 2 and \
+            all(isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Name) for v in url.values) \
+            and url.values[1].value.id == param:
+        return url.values[0].value.id
+    return None
+
+
+def python_helpers(results: list[FileResult], read) -> ProjectIndex:
+    """Calls of a module-level helper imported from another file of the run (`from podctl.api import _get`,
+    `_get("/billing/endpoints", params)`) whose base is a v1 constant there: Definitions (base, helper) and a
+    Use per call with its route. READ(path): a file's text. The rewrite's own facts take over once exported."""
+    import ast
+
+    by_path = {r.path: r for r in results if r.module_facts is not None}
+    modules = _py_module_files(by_path)
+    wanted: dict[str, set[str]] = {}  # origin -> names imported from it
+    edges: list[tuple[str, str, str, str]] = []  # (importer, local, origin, name)
+    for path, r in by_path.items():
+        for level, module, name, local in r.module_facts.imports:
+            whole = _py_origin(modules, path, level, f"{module}.{name}" if module else name)
+            if whole and whole != path and whole in by_path:  # `from . import api`: api._post(...)
+                wanted.setdefault(whole, set()).add("*")
+                edges.append((path, local + ".*", whole, "*"))
+                continue
+            origin = _py_origin(modules, path, level, module)
+            if origin and origin != path and origin in by_path and name not in by_path[origin].module_facts.constants:
+                wanted.setdefault(origin, set()).add(name)
+                edges.append((path, local, origin, name))
+    if not edges:
+        return ProjectIndex()
+    defs: dict[tuple[str, str], Definition] = {}
+    methods: dict[tuple[str, str], str | None] = {}
+    for origin, names in wanted.items():
+        try:
+            tree = ast.parse(read(origin) or "")
+        except SyntaxError:
+            continue
+        constants = by_path[origin].module_facts.constants
+        for name, line, method, base, base_line in _py_helpers(tree, constants, origin):
+            if name not in names and "*" not in names:
+                continue
+            defs.setdefault((origin, base), Definition("base", base, origin, base_line, value=constants[base], api="v1"))
+            defs[(origin, name)] = Definition("helper", name, origin, line, api="v1", base=(origin, base))
+            methods[(origin, name)] = method
+    uses: list[Use] = []
+    cat = catalogue()
+    trees: dict[str, object] = {}
+    for importer, local, origin, name in edges:
+        if name != "*" and (origin, name) not in defs:
+            continue
+        if importer not in trees:
+            try:
+                trees[importer] = ast.parse(read(importer) or "")
+            except SyntaxError:
+                trees[importer] = None
+        if trees[importer] is None:
+            continue
+        for node in ast.walk(trees[importer]):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            func = node.func
+            if name == "*" and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                    and func.value.id + ".*" == local and (origin, func.attr) in defs:
+                key = (origin, func.attr)
+            elif name != "*" and isinstance(func, ast.Name) and func.id == local:
+                key = (origin, name)
+            else:
+                continue
+            path_text = _py_path(node.args[0])
+            route = match_loose(cat, normalise(path_text)) if path_text is not None else None
+            if route is not None:
+                uses.append(Use(importer, node.lineno, key, methods[key], route.path))
+    return ProjectIndex(tuple(defs.values()), tuple(uses))
+
+
+def _py_path(node) -> str | None:
+    """A path argument as written: a string literal, or an f-string whose literal parts start with '/'."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value if node.value.startswith("/") else None
+    if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant) \
+            and str(node.values[0].value).startswith("/"):
+        return "".join(str(v.value) if isinstance(v, ast.Constant) else HOLE for v in node.values)
+    return None
+
+
+def apply_python_helpers(results: list[FileResult], index: ProjectIndex, read, markers_of) -> None:
+    """A finding per call of INDEX (a v1 helper imported from another module), named with its route and where
+    the helper and its base are; an existing finding of the same rule on that line only gains the locations."""
+    cat = catalogue()
+    by_path = {r.path: r for r in results}
+    for use in index.uses:
+        result = by_path.get(use.file)
+        d = index.resolve(use)
+        if result is None or d is None or d.kind != "helper":
+            continue
+        route = next((r for r in cat.routes if r.path == use.path), None) or match_loose(cat, normalise(use.path))
+        if route is None:
+            continue
+        method = use.method if use.method in route.methods() else None
+        if method is None and len(route.methods()) == 1:
+            method = route.methods()[0]
+        label = f"{method or '|'.join(route.methods())} {route.path}"
+        target = cat.v2_target(route, method)
+        text = read(use.file)
+        marker = markers_of(use.file, use.line)
+        links = related(index, d)
+        additions = []
+        for rule_id in cat.route_rules(route, method):
+            rule = cat.rules[rule_id]
+            additions.append(AuditFinding(
+                rule=rule_id, name=rule.name, rule_class=rule.rule_class, severity=rule.severity, path=use.file,
+                line=use.line, column=1, source_line=_source_line(text, use.line), kind="call",
+                message=f"v1 {label} -> {target}: {rule.summary}", remedy=rule.remedy, fixable=False,
+                route=label, v2_target=target, language=result.language,
+                suppressed=marker.kind if marker else None, marker=marker.text if marker else None, related=links))
+        same_line = {(f.rule, f.line): i for i, f in enumerate(result.findings)}
+        for f in additions:
+            i = same_line.get((f.rule, f.line))
+            if i is None:
+                result.findings.append(f)
+            elif not result.findings[i].related:
+                result.findings[i] = dataclasses.replace(result.findings[i], related=f.related)
+        if not result.signals.uses_v1:
+            result.signals = dataclasses.replace(result.signals, uses_v1=True)
+        result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
+        finish(result)
