@@ -19,6 +19,9 @@ The share the issue asks for is states 1 + 2 with no v1 spelling left on the lin
 This is a count of outcomes, not a performance figure: it is printed, not written to docs.
 
     .venv/bin/python bench/rewrite_states.py [--jobs N] [--json] [--files]
+
+`--files` lists every call site (`*`: a v1 spelling is left on it). State 2 by `call_v1` (the whole call translated
+at run time) is counted apart as well: issue 21 wants a compat helper to wrap only the part v2 lacks.
 """
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 from mappings.index import index  # noqa: E402
 
 CORPORA = (ROOT / "tests" / "codemod" / "corpus", ROOT / "tests" / "codemod" / "projects")
-V1_ROUTE = re.compile(r"^(?:not a v1 route: )?(GET|POST|PUT|PATCH|DELETE) (/\S*)")
+V1_ROUTE = re.compile(r"^(?:not a v1 route: )?(GET|POST|PUT|PATCH|DELETE) (/[^\s,]*)")
 V1_HOST = re.compile(r"runpod\.io/v1\b")
 COMMENT = re.compile(r"#\s*v1bridge:\s*([A-Z]\d+)\b\s*(.*)")
 STATES = ("1", "2", "3", "silent", "v1-left")
@@ -58,6 +61,7 @@ class Site:
     state: str
     cause: bool  # state 3 only: the comment names what the rewrite could not read
     v1_spelling: bool  # a v1 spelling is left on the rewritten statement
+    runtime: bool  # state 2 by call_v1: the whole call translated at run time, not a helper for what v2 lacks
     after: str  # the rewritten statement (first line)
 
 
@@ -149,6 +153,12 @@ def v1_spelled(text: str, route: str) -> bool:
         if any(re.search(rf"/{re.escape(s)}(?![\w-])|(?<!\"action\": )[\"']{re.escape(s)}(?=[\"'/])", text)
                for s in gone):
             return True
+    else:  # no v1 route (a call that never worked on v1): spelled unless v2 has the path
+        segs = tuple("{}" if s.startswith("{") else s for s in path.split("?")[0].strip("/").split("/"))
+        literal = [s for s in segs if s != "{}"]
+        if not ix.is_v2_relative(segs) and any(
+                re.search(rf"/{re.escape(s)}(?![\w-])|[\"']{re.escape(s)}(?=[\"'/])", text) for s in literal[1:]):
+            return True
     return any(re.search(rf"[\"']{re.escape(name)}[\"']", text) for name in ix.v1_only_names)
 
 
@@ -191,7 +201,8 @@ def classify(corpus: Path, copy: Path) -> list[Site]:
             state = "silent"  # no base of its own moved and the line did not change: nothing took it to v2
         else:
             state = "1"
-        sites.append(Site(corpus.name, file, line, route, state, cause, spelled, after[first - 1].strip()))
+        runtime = state == "2" and re.search(r"\ba?call_v1\(", text) is not None
+        sites.append(Site(corpus.name, file, line, route, state, cause, spelled, runtime, after[first - 1].strip()))
     return sites
 
 
@@ -236,11 +247,14 @@ def main(argv: list[str] | None = None) -> int:
           + " ".join(f"{total[k]:>7}" for k in STATES))
     if args.files:
         for s in sites:
-            print(f"  {s.state:>7} {s.corpus}/{s.file}:{s.line} {s.route}: {s.after}")
+            mark = "*" if s.v1_spelling else " "
+            print(f"  {s.state:>7}{mark} {s.corpus}/{s.file}:{s.line} {s.route}: {s.after}")
     migrated = sum(1 for s in sites if s.state in ("1", "2") and not s.v1_spelling)
     no_cause = sum(1 for s in sites if s.state == "3" and not s.cause)
+    runtime = sum(1 for s in sites if s.runtime)
     print(f"states 1+2 with no v1 spelling left: {migrated}/{len(sites)} = {migrated / max(len(sites), 1):.1%}")
-    print(f"state 3 without a cause: {no_cause}; silent: {total['silent']}")
+    print(f"of state 2, whole calls translated at run time (call_v1): {runtime}; "
+          f"state 3 without a cause: {no_cause}; silent: {total['silent']}")
     return 0
 
 
