@@ -30,10 +30,10 @@ from aiohttp import web  # noqa: E402
 from proxy.app import create_proxy_app  # noqa: E402
 from proxy.config import ProxyConfig  # noqa: E402
 from proxy.forward import PageSizes  # noqa: E402
-from proxy.sandbox import create_sandbox_app  # noqa: E402
-from proxy.sandbox.common import SANDBOX  # noqa: E402
-from proxy.sandbox.config import SandboxConfig  # noqa: E402
-from proxy.sandbox.pods import build_pod  # noqa: E402
+from sandbox import create_sandbox_app  # noqa: E402
+from sandbox.common import SANDBOX  # noqa: E402
+from sandbox.config import SandboxConfig  # noqa: E402
+from sandbox.pods import build_pod  # noqa: E402
 
 KEY = "bench-key"
 

@@ -55,7 +55,7 @@ def free_port() -> int:
 def run_sandbox(port: int) -> None:
     from aiohttp import web
 
-    from proxy.sandbox import SandboxConfig, create_sandbox_app
+    from sandbox import SandboxConfig, create_sandbox_app
 
     web.run_app(create_sandbox_app(SandboxConfig(keys=[KEY])), host="127.0.0.1", port=port, access_log=None, print=None)
 

@@ -16,7 +16,7 @@ import time
 from aiohttp.test_utils import TestClient, TestServer
 
 from mappings.translate import ResponseContext, translators
-from proxy.sandbox import SandboxConfig, create_sandbox_app
+from sandbox import SandboxConfig, create_sandbox_app
 
 KEY = "bench"
 

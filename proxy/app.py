@@ -21,10 +21,11 @@ from aiohttp import hdrs, web
 from multidict import istr
 
 from mappings import default_mappings
+from proxy import embedded
 from proxy.config import ProxyConfig
 from proxy.confine import PassThroughRoutes
 from mappings.errors import ClientInputError, V1bridgeError
-from proxy.sandbox import redact
+from mappings import redact
 from proxy.routes import RouteTable
 from proxy.telemetry import AccessLog, Metrics, Recorder, RouteRecords, UsageLog
 from proxy.upstream import USER_AGENT, Upstream, hop_filter
@@ -327,18 +328,7 @@ async def _embedded_sandbox(app: web.Application) -> AsyncIterator[None]:
         app[UPSTREAM_URL] = config.upstream
         yield
         return
-    from proxy.sandbox import SandboxConfig, create_sandbox_app
-
-    sandbox = create_sandbox_app(
-        SandboxConfig(keys=list(config.keys), db_path=config.db_path,
-                      transition_seconds=config.sandbox_transition_seconds)
-    )
-    runner = web.AppRunner(sandbox, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    app[UPSTREAM_URL] = f"http://127.0.0.1:{port}"
+    runner, app[UPSTREAM_URL] = await embedded.start(config.keys, config.db_path, config.sandbox_transition_seconds)
     app[SANDBOX_URL] = app[UPSTREAM_URL]
     try:
         yield

@@ -14,6 +14,8 @@ import tempfile
 from typing import Mapping
 
 from mappings import default_mappings
+from mappings.errors import V1bridgeError
+from proxy import embedded
 from proxy.config import EVENT_LOOPS, ProxyConfig, default_salt
 from proxy.telemetry import MULTIPROC_ENV
 
@@ -79,9 +81,7 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
     generated = False
     keys: list[str] = []
     if not args.upstream:
-        from proxy.sandbox import resolve_keys
-
-        keys, generated = resolve_keys(args.keys, args.keys_file)
+        keys, generated = embedded.sandbox_keys(args.keys, args.keys_file)
     config = ProxyConfig(
         upstream=args.upstream.rstrip("/") if args.upstream else None,
         host=args.host,
@@ -119,9 +119,7 @@ def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
     keys: list[str] = []
     upstream = env.get("V1BRIDGE_UPSTREAM") or None
     if upstream is None:
-        from proxy.sandbox import resolve_keys
-
-        keys, generated = resolve_keys(None, env.get("V1BRIDGE_KEYS_FILE"), dict(env))
+        keys, generated = embedded.sandbox_keys(None, env.get("V1BRIDGE_KEYS_FILE"), env)
         if generated:
             print(f"v1bridge proxy: development key {keys[0]}", file=sys.stderr)
     return ProxyConfig(
@@ -242,21 +240,9 @@ def _start_shared_sandbox(config: ProxyConfig) -> tuple[multiprocessing.Process,
 
 
 def _run_sandbox(keys: list[str], db_path: str | None, port: int, backlog: int) -> None:
-    from aiohttp import web
-
-    from proxy.sandbox import SandboxConfig, create_sandbox_app
-
-    from proxy.sandbox.store import DatabaseLocked
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _follow_parent()
-    try:
-        # every worker's upstream pool connects to it: up to workers x --upstream-connections at once
-        web.run_app(create_sandbox_app(SandboxConfig(keys=keys, db_path=db_path)), host="127.0.0.1", port=port,
-                    access_log=None, print=None, backlog=backlog)
-    except DatabaseLocked as exc:
-        print(f"v1bridge proxy: {exc}", file=sys.stderr)
-        sys.exit(2)
+    embedded.serve(keys, db_path, port, backlog)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -272,11 +258,9 @@ def run(args: argparse.Namespace) -> int:
         if config.upstream is not None:  # no embedded sandbox: its store (sqlite3 and the rest) is never loaded
             _serve(config)
             return 0
-        from proxy.sandbox.store import DatabaseLocked
-
         try:
             _serve(config)
-        except DatabaseLocked as exc:
+        except V1bridgeError as exc:  # the embedded sandbox's database is held by another process
             print(f"v1bridge proxy: {exc}", file=sys.stderr)
             return 2
         return 0

@@ -6,8 +6,8 @@ import socket
 import aiohttp.web_app
 import pytest
 
-from proxy.sandbox import SandboxConfig, create_sandbox_app
-from proxy.sandbox.common import VIOLATIONS
+from sandbox import SandboxConfig, create_sandbox_app
+from sandbox.common import VIOLATIONS
 
 SANDBOX_KEYS = ["key-alice", "key-bob"]
 

@@ -16,7 +16,7 @@ from v1bridge import __version__, settings
 # `configure(parser)` and `run(args) -> int`.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "proxy": ("proxy.cli_proxy", "serve v1 at /v1/... translated to a v2 upstream"),
-    "sandbox": ("proxy.sandbox.cli", "serve the embedded v2 emulator at /v2/..."),
+    "sandbox": ("sandbox.cli", "serve the embedded v2 emulator at /v2/..."),
     "translate": ("proxy.cli_translate", "show the v2 request the proxy would send for a v1 request or a GraphQL document"),
     "rewrite": ("codemod.cli_rewrite", "rewrite Python v1 client code to v2"),
     "audit": ("codemod.cli_audit", "report what still depends on v1, in code or in proxy traffic"),

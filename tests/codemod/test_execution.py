@@ -43,8 +43,8 @@ from aiohttp import web
 from codemod.engine import analyze_files, analyze_python, rewrite_files, rewrite_source
 from proxy.app import create_proxy_app
 from proxy.config import ProxyConfig
-from proxy.sandbox import create_sandbox_app
-from proxy.sandbox.common import VIOLATIONS
+from sandbox import create_sandbox_app
+from sandbox.common import VIOLATIONS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KEY = "key-alice"

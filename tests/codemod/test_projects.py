@@ -26,7 +26,7 @@ from aiohttp import web
 
 from proxy.app import create_proxy_app
 from proxy.config import ProxyConfig
-from proxy.sandbox.common import VIOLATIONS
+from sandbox.common import VIOLATIONS
 from tests.codemod.project_harness import (JOBS, PROJECTS, V1, V2, HostMap, Loaded, copy_project, ids_in,
                                            normalized, rewrite, tree)
 from tests.codemod.test_execution import Recording, _job_api_stub, client_ops, paged, seed, state

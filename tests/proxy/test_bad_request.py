@@ -1,4 +1,4 @@
-"""aiohttp's own 400 for a request it cannot parse repeats no request byte (proxy/sandbox/bad_request.py), and the
+"""aiohttp's own 400 for a request it cannot parse repeats no request byte (mappings/redact.py), and the
 private hook it relies on is still what aiohttp calls: these tests fail if aiohttp changes it."""
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from aiohttp.web_protocol import RequestHandler
 
 from proxy.app import create_proxy_app
 from proxy.config import ProxyConfig
-from proxy.sandbox import bad_request, create_sandbox_app
-from proxy.sandbox.config import SandboxConfig
+from mappings import redact as bad_request
+from sandbox import create_sandbox_app
+from sandbox.config import SandboxConfig
 
 KEY = b"sk-v1bridge-Secret-0123456789abcdef"
 # the malformed key lines aiohttp's parser refuses, and the fixed phrase each is answered with

@@ -10,7 +10,7 @@ from mappings.index import index
 from mappings.loader import default_mappings
 from proxy.forward import Forward, PageSizes
 from proxy.routes import RouteTable
-from proxy.sandbox.common import SANDBOX
+from sandbox.common import SANDBOX
 
 from tests.proxy.test_pagination import cursor_calls, seed_pods
 

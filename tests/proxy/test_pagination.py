@@ -13,10 +13,10 @@ import pytest
 from mappings.translate import ResponseContext, translators
 from mappings.typed import TypedReader
 from proxy.app import SERVICE
-from proxy.sandbox.common import SANDBOX
-from proxy.sandbox.pods import build_pod, view as pod_view
-from proxy.sandbox.resources import template_view
-from proxy.sandbox.serverless import view as endpoint_view
+from sandbox.common import SANDBOX
+from sandbox.pods import build_pod, view as pod_view
+from sandbox.resources import template_view
+from sandbox.serverless import view as endpoint_view
 from v1bridge import __version__
 
 from tests.sandbox.helpers import gpu_pod, queue_endpoint

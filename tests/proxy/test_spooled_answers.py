@@ -13,7 +13,7 @@ from aiohttp import web
 
 from proxy.app import SERVICE, create_proxy_app
 from proxy.config import ProxyConfig
-from proxy.sandbox.common import SANDBOX
+from sandbox.common import SANDBOX
 
 from tests.proxy.test_pagination import clone, seed_pods
 from tests.sandbox.helpers import queue_endpoint

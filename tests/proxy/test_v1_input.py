@@ -18,7 +18,7 @@ from mappings.errors import (
     UpstreamError,
     V1bridgeError,
 )
-from proxy.sandbox.problems import Problem
+from sandbox.problems import Problem
 
 
 async def test_entrypoint_of_objects_is_a_400_not_the_strict_entrypoint_501(proxy, auth, recorder):

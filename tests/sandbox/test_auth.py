@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.sandbox import resolve_keys
+from sandbox import resolve_keys
 
 from .helpers import auth, gpu_pod
 
@@ -93,7 +93,7 @@ def test_resolve_keys_sources(tmp_path):
 
 
 async def test_rate_limit_answers_429_with_retry_after(aiohttp_client):
-    from proxy.sandbox import SandboxConfig, create_sandbox_app
+    from sandbox import SandboxConfig, create_sandbox_app
 
     client = await aiohttp_client(create_sandbox_app(SandboxConfig(keys=["k"], rate_limit=2, rate_window=60)))
     statuses = [(await client.get("/v2/pods", headers=auth("k"))).status for _ in range(3)]

@@ -6,8 +6,8 @@ import asyncio
 import orjson
 import pytest
 
-from proxy.sandbox import SandboxConfig, create_sandbox_app
-from proxy.sandbox.common import VIOLATIONS
+from sandbox import SandboxConfig, create_sandbox_app
+from sandbox.common import VIOLATIONS
 
 from ..conftest import FakeClock
 from .helpers import GPU, auth, gpu_pod

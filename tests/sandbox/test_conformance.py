@@ -18,10 +18,10 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from proxy.sandbox import SandboxConfig
-from proxy.sandbox.app import create_sandbox_app
-from proxy.sandbox.common import VIOLATIONS
-from proxy.sandbox.spec import load_spec
+from sandbox import SandboxConfig
+from sandbox.app import create_sandbox_app
+from sandbox.common import VIOLATIONS
+from sandbox.spec import load_spec
 
 from tests.live_server import LiveServer
 

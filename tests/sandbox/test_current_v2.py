@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.sandbox import SandboxConfig, create_sandbox_app
-from proxy.sandbox.common import SANDBOX, VIOLATIONS
-from proxy.sandbox.pods import build_pod
-from proxy.sandbox.problems import NO_CAPACITY
+from sandbox import SandboxConfig, create_sandbox_app
+from sandbox.common import SANDBOX, VIOLATIONS
+from sandbox.pods import build_pod
+from sandbox.problems import NO_CAPACITY
 
 from .helpers import GPU, auth, gpu_pod, queue_endpoint
 

@@ -5,7 +5,7 @@ import argparse
 
 import aiohttp
 
-from proxy.sandbox import cli
+from sandbox import cli
 
 
 async def test_sandbox_server_serves_a_real_client_session(sandbox_server, sandbox_headers):

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from proxy.sandbox import SandboxConfig, create_sandbox_app
-from proxy.sandbox.common import VIOLATIONS
-from proxy.sandbox.problems import NO_CAPACITY
+from sandbox import SandboxConfig, create_sandbox_app
+from sandbox.common import VIOLATIONS
+from sandbox.problems import NO_CAPACITY
 
 from ..conftest import FakeClock
 from .helpers import GPU, auth, cpu_pod, gpu_pod
@@ -259,7 +259,7 @@ def test_a_pods_public_address_is_never_in_the_edge_proxy_range():
     (about 1 in 700 ids) answered v1 without publicIp, and a test comparing it with the v2 pod failed now and then."""
     import ipaddress
 
-    from proxy.sandbox.pods import _ip_for
+    from sandbox.pods import _ip_for
 
     edge = ipaddress.ip_network("100.64.0.0/10")
     addresses = [ipaddress.ip_address(_ip_for(f"pod{i}")) for i in range(20_000)]

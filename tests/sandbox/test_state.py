@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 
-from proxy.sandbox import SandboxConfig, create_sandbox_app
+from sandbox import SandboxConfig, create_sandbox_app
 
 from .helpers import auth, cpu_pod, gpu_pod
 
@@ -56,7 +56,7 @@ async def test_concurrent_requests_stay_consistent(sandbox_client, sandbox_heade
 
 async def test_response_schema_check_catches_a_bad_answer(aiohttp_client):
     """The fixture's safety net works: a non-conforming answer becomes a recorded 500."""
-    from proxy.sandbox.common import SANDBOX, VIOLATIONS
+    from sandbox.common import SANDBOX, VIOLATIONS
 
     app = create_sandbox_app(SandboxConfig(keys=["k"], validate_responses=True))
     client = await aiohttp_client(app)

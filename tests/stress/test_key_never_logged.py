@@ -128,7 +128,7 @@ def test_malformed_authorization_never_reaches_any_output(tmp_path: Path):
     assert any(name.startswith("usage/") for name in outputs)
     needle = KEY.encode()
     assert [name for name, data in outputs.items() if needle in data or needle[:20] in data] == []
-    # nor in any reply: aiohttp's parse-error answer names its complaint, not the line (bad_request.py)
+    # nor in any reply: aiohttp's parse-error answer names its complaint, not the line (mappings/redact.py)
     assert [where for where, reply in replies.items() if needle[:12] in reply] == []
     assert b'"message":"the request could not be read as HTTP (Invalid header value char); it was not processed"' \
         in replies[("proxy", "control-byte", "/v1/pods")]

@@ -13,16 +13,16 @@ import pytest
 import requests
 
 from codemod import compat
-from proxy.sandbox import SandboxConfig
-from proxy.sandbox.app import create_sandbox_app
-from proxy.sandbox.common import VIOLATIONS
+from sandbox import SandboxConfig
+from sandbox.app import create_sandbox_app
+from sandbox.common import VIOLATIONS
 
 from tests.live_server import LiveServer
 
 KEY = "compat-key"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 PAGE = 2
-UNAVAILABLE_GPU = "NVIDIA H200"  # seeded out of stock in every sandbox (proxy/sandbox/config.py)
+UNAVAILABLE_GPU = "NVIDIA H200"  # seeded out of stock in every sandbox (sandbox/config.py)
 AVAILABLE_GPU = "NVIDIA RTX A5000"
 
 

@@ -45,7 +45,7 @@ def spec_path() -> Path:
             candidate = Path(base) / "schemas" / "v2.json"
             if candidate.is_file():
                 return candidate
-    return Path(__file__).resolve().parents[2] / "mappings" / "schemas" / "v2.json"
+    return Path(__file__).resolve().parents[1] / "mappings" / "schemas" / "v2.json"
 
 
 @lru_cache(maxsize=1)

@@ -13,7 +13,7 @@ __all__ = [
 
 
 def create_sandbox_app(config: SandboxConfig | None = None):  # type: ignore[no-untyped-def]
-    """Lazy re-export so `import proxy.sandbox` stays cheap."""
+    """Lazy re-export so `import sandbox` stays cheap."""
     from .app import create_sandbox_app as factory
 
     return factory(config)

@@ -16,6 +16,8 @@ from typing import Any, Iterator
 
 import orjson
 
+from mappings.errors import V1bridgeError
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
     kind  TEXT NOT NULL,
@@ -34,7 +36,7 @@ CREATE TABLE IF NOT EXISTS account (
 """
 
 
-class DatabaseLocked(RuntimeError):
+class DatabaseLocked(V1bridgeError, RuntimeError):
     """Another process has this database open: one sandbox per database file."""
 
 

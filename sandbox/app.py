@@ -10,7 +10,9 @@ from typing import Awaitable, Callable
 import orjson
 from aiohttp import web
 
-from . import handlers, pods, redact
+from mappings import redact
+
+from . import handlers, pods
 from .config import SandboxConfig, resolve_keys
 from .common import BODY, EXTRA_HEADERS, OWNER, QUERY, SANDBOX, VIOLATIONS
 from .problems import Problem
