@@ -162,15 +162,16 @@ def run_translating(port: int, upstream: str, records: str, max_inflight: int | 
     """`v1bridge proxy --upstream URL --usage-dir DIR` as an operator runs it (access log to a file)."""
     from aiohttp import web
 
-    from proxy import app as proxy_app
+    from proxy.app import create_proxy_app
     from proxy.config import ProxyConfig
+    from proxy.serving import serving_for_life
 
     sys.stderr = open(os.path.join(records, "access.log"), "a", buffering=1)  # noqa: SIM115 - the log collector
     extra = {} if max_inflight is None else {"max_inflight": max_inflight}
     # serving_for_life: the process set-up of `v1bridge proxy` (cli_proxy._serve) and of the --workers children;
     # the event loop is the one every target of the comparison runs on (pb.bench_loop)
     loop = pb.bench_loop()
-    web.run_app(proxy_app.serving_for_life(proxy_app.create_proxy_app(ProxyConfig(
+    web.run_app(serving_for_life(create_proxy_app(ProxyConfig(
         upstream=upstream, access_log=True, usage_dir=records, fingerprint_salt="bench", **extra))),
                 host="127.0.0.1", port=port, access_log=None, print=None, loop=loop, backlog=pb.BACKLOG)
 

@@ -115,7 +115,7 @@ async def scenario(pods: int, page: int, requests: int, rounds: int, tmp: str) -
 
 async def _without_limit(app: web.Application) -> None:
     """The proxy before the change: every v2 list request without `limit`."""
-    from proxy.app import SERVICE
+    from proxy.app_keys import SERVICE
 
     service = app[SERVICE]
     sizes = PageSizes(service.forward.m)

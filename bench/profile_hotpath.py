@@ -31,7 +31,8 @@ def profiled_proxy(port: int, upstream: str, records: str, out: str) -> None:
 
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, event_loop, serving_for_life
+    from proxy.app import create_proxy_app
+    from proxy.serving import event_loop, serving_for_life
     from proxy.config import ProxyConfig
 
     sys.stderr = open(os.path.join(records, "access.log"), "a", buffering=1)  # noqa: SIM115

@@ -148,7 +148,8 @@ def run_translating(port: int, upstream: str, records: str) -> None:
     """`v1bridge proxy --upstream URL --usage-dir DIR` as an operator runs it: every observation on."""
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, serving_for_life
+    from proxy.app import create_proxy_app
+    from proxy.serving import serving_for_life
     from proxy.config import ProxyConfig
 
     sys.stderr = open(os.path.join(records, "access.log"), "w", buffering=1)  # noqa: SIM115 - the log collector

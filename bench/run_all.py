@@ -57,7 +57,8 @@ def run_translating_shared(port: int, upstream: str) -> None:
     """One translating proxy process on a shared port (SO_REUSEPORT), like `v1bridge proxy --workers N`."""
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, event_loop, serving_for_life
+    from proxy.app import create_proxy_app
+    from proxy.serving import event_loop, serving_for_life
     from proxy.config import ProxyConfig
 
     web.run_app(serving_for_life(create_proxy_app(ProxyConfig(upstream=upstream, access_log=False, fingerprint_salt="bench"))),

@@ -29,7 +29,7 @@ import aiohttp  # noqa: E402
 import fast_upstream as fu  # noqa: E402
 import proxy_bench as pb  # noqa: E402
 from proxy import http1  # noqa: E402
-from proxy.app import event_loop  # noqa: E402
+from proxy.serving import event_loop  # noqa: E402
 from proxy.upstream import USER_AGENT  # noqa: E402
 
 HEADERS = {"Accept": "application/json", "User-Agent": USER_AGENT, "Authorization": "Bearer bench"}

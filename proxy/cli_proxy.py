@@ -5,19 +5,16 @@ import argparse
 import logging
 import multiprocessing
 import os
-import glob
 import shutil
 import signal
 import socket
 import sys
-import tempfile
-from typing import Mapping
 
 from mappings import default_mappings
 from mappings.errors import V1bridgeError
 from proxy import embedded
 from proxy.config import EVENT_LOOPS, ProxyConfig, default_salt
-from proxy.telemetry import MULTIPROC_ENV
+from proxy.serving import shared_metrics_dir
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -111,62 +108,11 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
     return config, generated
 
 
-def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
-    """For gunicorn: V1BRIDGE_UPSTREAM, V1BRIDGE_STRICT (comma list), V1BRIDGE_USAGE_DIR, V1BRIDGE_TIMEOUT, ..."""
-    def listed(name: str) -> frozenset[str]:
-        return frozenset(p.strip() for p in env.get(name, "").split(",") if p.strip())
-
-    keys: list[str] = []
-    upstream = env.get("V1BRIDGE_UPSTREAM") or None
-    if upstream is None:
-        keys, generated = embedded.sandbox_keys(None, env.get("V1BRIDGE_KEYS_FILE"), env)
-        if generated:
-            print(f"v1bridge proxy: development key {keys[0]}", file=sys.stderr)
-    return ProxyConfig(
-        upstream=upstream.rstrip("/") if upstream else None,
-        strict=listed("V1BRIDGE_STRICT"),
-        emulate=listed("V1BRIDGE_EMULATE"),
-        connect_timeout=float(env.get("V1BRIDGE_CONNECT_TIMEOUT", 3.0)),
-        total_timeout=float(env.get("V1BRIDGE_TIMEOUT", 30.0)),
-        request_deadline=float(env.get("V1BRIDGE_DEADLINE", 20.0)),
-        upstream_connections=max(1, int(env.get("V1BRIDGE_UPSTREAM_CONNECTIONS", 100))),
-        stream_idle_timeout=float(env.get("V1BRIDGE_STREAM_IDLE_TIMEOUT", 60.0)),
-        step_retries=max(0, int(env.get("V1BRIDGE_STEP_RETRIES", ProxyConfig.step_retries))),
-        lookup_concurrency=max(1, int(env.get("V1BRIDGE_LOOKUP_CONCURRENCY", ProxyConfig.lookup_concurrency))),
-        max_body=int(env.get("V1BRIDGE_MAX_BODY", 1024 * 1024)),
-        large_answer=max(0, int(env.get("V1BRIDGE_LARGE_ANSWER", ProxyConfig.large_answer))),
-        answer_processes=max(1, int(env.get("V1BRIDGE_ANSWER_PROCESSES", ProxyConfig.answer_processes))),
-        usage_dir=env.get("V1BRIDGE_USAGE_DIR") or None,
-        keys=keys,
-        db_path=env.get("V1BRIDGE_DB") or None,
-        max_inflight=max(0, int(env.get("V1BRIDGE_MAX_INFLIGHT", ProxyConfig.max_inflight))),
-    )
-
-
-def gunicorn_metrics_dir(env: Mapping[str, str]) -> str:
-    """Under gunicorn every worker builds its own app: PROMETHEUS_MULTIPROC_DIR when the operator set it
-    (prometheus-client's convention: an empty directory per start), else one directory per gunicorn master
-    (the workers' parent) under the temp directory."""
-    return env.get(MULTIPROC_ENV) or os.path.join(tempfile.gettempdir(), f"v1bridge-metrics-{os.getppid()}")
-
-
-def shared_metrics_dir(env: Mapping[str, str]) -> tuple[str, bool]:
-    """`--workers N`: the directory all workers write their metrics to, and whether this process made it (and
-    removes it at exit). PROMETHEUS_MULTIPROC_DIR is used when set, emptied of earlier runs' *.db files first
-    (a counter file left from an earlier start would be added to this one's)."""
-    given = env.get(MULTIPROC_ENV)
-    if given:
-        os.makedirs(given, exist_ok=True)
-        for stale in glob.glob(os.path.join(given, "*.db")):
-            os.unlink(stale)
-        return given, False
-    return tempfile.mkdtemp(prefix="v1bridge-metrics-"), True
-
-
 def _serve(config: ProxyConfig, sock: socket.socket | None = None) -> None:
     from aiohttp import web
 
-    from proxy.app import create_proxy_app, event_loop, serving_for_life
+    from proxy.app import create_proxy_app
+    from proxy.serving import event_loop, serving_for_life
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     app = serving_for_life(create_proxy_app(config))

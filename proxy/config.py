@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from dataclasses import dataclass, field
+from typing import Mapping
+
+from proxy import embedded
 
 ENV_SALT = "V1BRIDGE_FINGERPRINT_SALT"
-EVENT_LOOPS = ("asyncio", "uvloop")  # `--loop`: proxy.app.event_loop
+EVENT_LOOPS = ("asyncio", "uvloop")  # `--loop`: proxy.serving.event_loop
 
 
 def default_salt() -> str:
@@ -85,3 +89,35 @@ class ProxyConfig:
         out = {pid: False for pid in policy_ids if pid in self.emulate}
         out.update({pid: True for pid in policy_ids if everything or pid in self.strict})
         return out
+
+
+def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
+    """For gunicorn: V1BRIDGE_UPSTREAM, V1BRIDGE_STRICT (comma list), V1BRIDGE_USAGE_DIR, V1BRIDGE_TIMEOUT, ..."""
+    def listed(name: str) -> frozenset[str]:
+        return frozenset(p.strip() for p in env.get(name, "").split(",") if p.strip())
+
+    keys: list[str] = []
+    upstream = env.get("V1BRIDGE_UPSTREAM") or None
+    if upstream is None:
+        keys, generated = embedded.sandbox_keys(None, env.get("V1BRIDGE_KEYS_FILE"), env)
+        if generated:
+            print(f"v1bridge proxy: development key {keys[0]}", file=sys.stderr)
+    return ProxyConfig(
+        upstream=upstream.rstrip("/") if upstream else None,
+        strict=listed("V1BRIDGE_STRICT"),
+        emulate=listed("V1BRIDGE_EMULATE"),
+        connect_timeout=float(env.get("V1BRIDGE_CONNECT_TIMEOUT", 3.0)),
+        total_timeout=float(env.get("V1BRIDGE_TIMEOUT", 30.0)),
+        request_deadline=float(env.get("V1BRIDGE_DEADLINE", 20.0)),
+        upstream_connections=max(1, int(env.get("V1BRIDGE_UPSTREAM_CONNECTIONS", 100))),
+        stream_idle_timeout=float(env.get("V1BRIDGE_STREAM_IDLE_TIMEOUT", 60.0)),
+        step_retries=max(0, int(env.get("V1BRIDGE_STEP_RETRIES", ProxyConfig.step_retries))),
+        lookup_concurrency=max(1, int(env.get("V1BRIDGE_LOOKUP_CONCURRENCY", ProxyConfig.lookup_concurrency))),
+        max_body=int(env.get("V1BRIDGE_MAX_BODY", 1024 * 1024)),
+        large_answer=max(0, int(env.get("V1BRIDGE_LARGE_ANSWER", ProxyConfig.large_answer))),
+        answer_processes=max(1, int(env.get("V1BRIDGE_ANSWER_PROCESSES", ProxyConfig.answer_processes))),
+        usage_dir=env.get("V1BRIDGE_USAGE_DIR") or None,
+        keys=keys,
+        db_path=env.get("V1BRIDGE_DB") or None,
+        max_inflight=max(0, int(env.get("V1BRIDGE_MAX_INFLIGHT", ProxyConfig.max_inflight))),
+    )

@@ -247,7 +247,7 @@ class Upstream:
         self.deadlines = Deadlines()
         self._headers = {"Accept": "application/json", "User-Agent": USER_AGENT}  # copied per call
         # streams may last for hours; the response head is bounded by `total_timeout` (open_stream), each later
-        # read by `stream_idle_timeout`, and a body of announced length by `total_timeout` as a whole (_passthrough)
+        # read by `stream_idle_timeout`, and a body of announced length by `total_timeout` as a whole (proxy/passthrough.py)
         self.stream_timeout = aiohttp.ClientTimeout(total=None, connect=None, sock_connect=connect_timeout,
                                                     sock_read=stream_idle_timeout)
         self.stream_idle_timeout = stream_idle_timeout

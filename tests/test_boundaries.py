@@ -50,3 +50,75 @@ def test_proxy_reaches_the_sandbox_only_through_its_entry_point():
 @pytest.mark.parametrize("package", ["proxy", "codemod", "sandbox"])
 def test_package_reads_mappings(package):
     assert any("mappings" in names for names in imported_packages(package).values())
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
+    """module -> the modules of `packages` it imports anywhere (a function-level import counts: it is still a
+    dependency, and a cycle through one is what made app.py and cli_proxy.py import each other)."""
+    modules = {_module_name(path): path for package in packages for path in sorted((ROOT / package).rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                candidates = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    base = ".".join(anchor + ([base] if base else []))
+                candidates = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            # a module's own packages are not counted: their __init__ runs first whatever is imported
+            targets.update(c for c in candidates if c in modules and c != name and not name.startswith(c + "."))
+        graph[name] = targets
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles_in_the_servers():
+    graph = import_graph(("proxy", "sandbox"))
+    assert graph["proxy.app"] and graph["proxy.cli_proxy"]  # the walk sees imports at all
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -11,7 +11,8 @@ import weakref
 
 from aiohttp.test_utils import TestServer
 
-from proxy.app import GC_THRESHOLD, create_proxy_app, event_loop, serving_for_life
+from proxy.app import create_proxy_app
+from proxy.serving import GC_THRESHOLD, event_loop, serving_for_life
 from proxy.config import ProxyConfig
 
 

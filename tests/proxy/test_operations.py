@@ -8,7 +8,8 @@ import time
 import orjson
 from aiohttp import web
 
-from proxy.app import USAGE, create_proxy_app
+from proxy.app import create_proxy_app
+from proxy.app_keys import USAGE
 from proxy.cli_translate import translate
 from proxy.config import ProxyConfig
 from tests.proxy.test_routes import create_pod, sent

@@ -12,7 +12,7 @@ import pytest
 
 from mappings.translate import ResponseContext, translators
 from mappings.typed import TypedReader
-from proxy.app import SERVICE
+from proxy.app_keys import SERVICE
 from sandbox.common import SANDBOX
 from sandbox.pods import build_pod, view as pod_view
 from sandbox.resources import template_view

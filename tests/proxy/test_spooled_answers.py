@@ -11,7 +11,8 @@ import orjson
 import pytest
 from aiohttp import web
 
-from proxy.app import SERVICE, create_proxy_app
+from proxy.app import create_proxy_app
+from proxy.app_keys import SERVICE
 from proxy.config import ProxyConfig
 from sandbox.common import SANDBOX
 

@@ -348,7 +348,7 @@ async def test_catalog_that_is_not_an_object_is_a_502(proxy, auth, saboteur):
     endpoint = (await r.json())["id"]
     saboteur.clear()
     saboteur.on(lambda s, n: s.path == "/v2/catalog/gpus", "raw", 200, "application/json", b"[1]")
-    service = proxy.server.app[__import__("proxy.app", fromlist=["SERVICE"]).SERVICE]
+    service = proxy.server.app[__import__("proxy.app_keys", fromlist=["SERVICE"]).SERVICE]
     service.emulations.lookups._catalog = None
     r = await proxy.get(f"/v1/endpoints/{endpoint}", headers=auth)
     assert (r.status, await r.json()) == (502, {"message": (
@@ -382,7 +382,7 @@ def _parsed(*argv: str):
 def test_step_retries_and_lookup_concurrency_from_flags_and_environment():
     """--step-retries / --lookup-concurrency and V1BRIDGE_STEP_RETRIES / V1BRIDGE_LOOKUP_CONCURRENCY; defaults 8, 16;
     a negative retry count is none, a concurrency under 1 is 1."""
-    from proxy.cli_proxy import config_from_env
+    from proxy.config import config_from_env
 
     default = _parsed()
     assert (default.step_retries, default.lookup_concurrency) == (8, 16)

@@ -13,7 +13,8 @@ import orjson
 import pytest
 from aiohttp import web
 
-from proxy.app import SERVICE, create_proxy_app
+from proxy.app import create_proxy_app
+from proxy.app_keys import SERVICE
 from tests.stress.conftest import fast_config
 
 RECORD = {"startTime": "2026-11-01T00:00:00Z", "totalAmount": 0.25, "highPerformanceAmount": 0.0,
@@ -121,7 +122,8 @@ def test_large_answer_settings_from_flags_and_environment():
     """--large-answer / --answer-processes and V1BRIDGE_LARGE_ANSWER / V1BRIDGE_ANSWER_PROCESSES; defaults 1 MiB, 2."""
     import argparse
 
-    from proxy.cli_proxy import config_from_args, config_from_env, configure
+    from proxy.cli_proxy import config_from_args, configure
+    from proxy.config import config_from_env
 
     parser = argparse.ArgumentParser()
     configure(parser)
