@@ -19,12 +19,11 @@ from proxy.emulations.pages import not_a_page
 from proxy.failures import Failures, not_an_answer, upstream_headers
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-
     from proxy.config import ProxyConfig
     from proxy.context import Call
     from proxy.emulations import Emulations, Outcome
     from proxy.forward import Forward, Plan
+    from proxy.offload import AnswerPool
     from proxy.upstream import UpstreamResponse
 
 _JSON = "application/json"
@@ -39,8 +38,8 @@ class Answer:
         self.failures = failures
         self.lookups = emulations.lookups
         self.pages = emulations.pages
-        # large answers (config.large_answer bytes and up) are translated in this pool, started at first need
-        self._pool: ProcessPoolExecutor | None = None
+        # large answers (config.large_answer bytes and up) are translated in this pool, made at the first one
+        self.pool: AnswerPool | None = None
         self.typed = _typed_readers(backward)
 
     def _reader(self, plan: Plan) -> TypedReader | None:
@@ -85,7 +84,7 @@ class Answer:
             if not plan.steps and plan.request is not None:  # each step of a multi-step emulation is checked as it runs
                 typed = self._typed(plan, resp)
                 if typed.__class__ is bytes:
-                    status = self._v1_status(call, plan, resp)
+                    status = self.v1_status(call, plan, resp)
                     if status != 204:  # strict status policy and v2 answered 204: the dict path answers it (no body)
                         return web.Response(status=status, body=typed, content_type=_JSON,
                                             headers=upstream_headers(resp))
@@ -98,7 +97,7 @@ class Answer:
             data = resp.json()
             if route.paginated and self.pages.more(data):
                 return await self._pages(call, plan, resp, data)
-        status = self._v1_status(call, plan, resp)
+        status = self.v1_status(call, plan, resp)
         headers = upstream_headers(resp)
         if route.op.shape == "empty" or status == 204:
             return web.Response(status=status, headers=headers)
@@ -110,7 +109,7 @@ class Answer:
         out = self.backward.translate(plan, data, ctx, extra)
         return web.Response(status=status, body=orjson.dumps(out), content_type=_JSON, headers=headers)
 
-    def _v1_status(self, call: Call, plan: Plan, resp: UpstreamResponse) -> int:
+    def v1_status(self, call: Call, plan: Plan, resp: UpstreamResponse) -> int:
         route = plan.route
         status = route.op.v1_status
         if route.status_policy and resp.status != status:
@@ -178,11 +177,20 @@ class Answer:
 
     # -------------------------------------------------------- large answers
 
+    def answer_pool(self) -> AnswerPool:
+        """The large answers' process pool (proxy/offload.py), made at the first large answer: ijson and the pool
+        stay out of a process that never sees one."""
+        if self.pool is None:
+            from proxy.offload import AnswerPool
+
+            self.pool = AnswerPool(self.config.answer_processes)
+        return self.pool
+
     def close(self) -> None:
         """Stop the answer pool (app cleanup): queued work is dropped, running translations end on their own."""
-        pool, self._pool = self._pool, None
+        pool, self.pool = self.pool, None
         if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+            pool.close()
 
 
 def _typed_readers(backward: Backward) -> dict[str, TypedReader]:

@@ -495,19 +495,41 @@ def job_for(plan: Plan, resp: UpstreamResponse, call: str, creates: bool) -> Job
 # ------------------------------------------------------------------ the loop's side
 
 
-async def _run(service, fn, *args) -> Any:  # service: answer.Answer (its config and its pool)
-    """`fn(*args)` in the answer pool (started at first need): its value, or its V1bridgeError raised here."""
-    if service._pool is None:
-        service._pool = new_pool(service.config.answer_processes)
-    try:
-        kind, value = await asyncio.get_running_loop().run_in_executor(service._pool, fn, *args)
-    except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool for the next call
-        service._pool = None
-        raise V1bridgeError("the proxy could not translate the v2 answer (its translating process ended)",
-                            status=503, headers={"Retry-After": "1"}) from None
-    if kind == "error":
-        raise_from(value)
-    return value
+class AnswerPool:
+    """The processes large answers are translated in, for one proxy process: started at the first call, made anew
+    after a worker died, stopped with the app (Answer.close)."""
+
+    def __init__(self, processes: int) -> None:
+        self.processes = processes
+        self._executor: ProcessPoolExecutor | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._executor is not None
+
+    async def run(self, fn, *args) -> Any:  # type: ignore[no-untyped-def]
+        """`fn(*args)` in a worker: its value, or its V1bridgeError raised here."""
+        if self._executor is None:
+            self._executor = new_pool(self.processes)
+        try:
+            kind, value = await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): a new pool for the next call
+            self._executor = None
+            raise V1bridgeError("the proxy could not translate the v2 answer (its translating process ended)",
+                                status=503, headers={"Retry-After": "1"}) from None
+        if kind == "error":
+            raise_from(value)
+        return value
+
+    def close(self) -> None:
+        """Queued work is dropped, running translations end on their own."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+async def _run(service, fn, *args) -> Any:  # service: answer.Answer
+    return await service.answer_pool().run(fn, *args)
 
 
 async def _release(resp: UpstreamResponse) -> None:
@@ -549,13 +571,13 @@ async def answer(service, call, plan: Plan, resp: UpstreamResponse) -> web.Strea
         job = job_for(plan, resp, step, route.creates)
         if shape not in ("list", "billing"):
             body = await _run(service, translate_whole, job)
-            return web.Response(status=service._v1_status(call, plan, resp), body=body, content_type=_JSON,
+            return web.Response(status=service.v1_status(call, plan, resp), body=body, content_type=_JSON,
                                 headers=upstream_headers(resp))
         found: Found = await _run(service, inspect, job, _id_lookups(plan), 1)
         if shape == "billing":
             lookups, _ = await service.lookups.for_answer(call, plan, None, ids=found.ids)
             out, _size = await _run(service, translate_billing, job, found, lookups)
-            return await _file_answer(out, service._v1_status(call, plan, resp), upstream_headers(resp))
+            return await _file_answer(out, service.v1_status(call, plan, resp), upstream_headers(resp))
         track = any(spec.extends_list for _, spec in plan.lookups)
         return await pages(service, call, plan, resp, job, found, 1, None, (0, set() if track else None), {}, [],
                            set())
@@ -599,7 +621,7 @@ async def pages(service, call, plan: Plan, resp: UpstreamResponse, job: Job, fou
         if resp.spool is not None:
             await _release(resp)
     # one page: the status rule of a single answer; several: the v1 list's own status (the in-loop pager's)
-    status = service._v1_status(call, plan, resp) if page == 1 else route.op.v1_status
+    status = service.v1_status(call, plan, resp) if page == 1 else route.op.v1_status
     assert out is not None
     return await _file_answer(out, status, upstream_headers(resp))
 
@@ -643,5 +665,5 @@ def new_pool(processes: int) -> ProcessPoolExecutor:
                                initializer=_start, initargs=(os.getpid(),))
 
 
-__all__ = ["Found", "Job", "ProcessPoolExecutor", "answer", "continue_pages", "finish_list", "inspect", "job_for", "new_pool", "pages",
+__all__ = ["AnswerPool", "Found", "Job", "ProcessPoolExecutor", "answer", "continue_pages", "finish_list", "inspect", "job_for", "new_pool", "pages",
            "raise_from", "translate_billing", "translate_list", "translate_whole"]

@@ -83,7 +83,7 @@ async def test_spooled_lists_across_pages_with_filters_lookups_and_catalog_are_t
     assert len(templates) > 31 and sum(1 for t in templates if t["name"] == "seed") == 1
     pod = orjson.loads(pods)[3]["id"]
     assert orjson.loads(await same_answer(spooled, in_loop, f"/v1/pods/{pod}", auth))["id"] == pod
-    assert spooled.app[SERVICE].answer._pool is not None and in_loop.app[SERVICE].answer._pool is None
+    assert spooled.app[SERVICE].answer.pool.started and in_loop.app[SERVICE].answer.pool is None
     assert sorted(os.listdir(spool_dir)) == []  # every spool and output file removed
 
 
@@ -133,7 +133,7 @@ async def test_small_first_page_then_large_page_hands_over_to_the_files_and_stay
     auth = {"Authorization": "Bearer k"}
     body = await same_answer(spooled, in_loop, "/v1/pods", auth)
     assert [p["id"] for p in orjson.loads(body)] == [f"pod{n:05d}" for n in range(405)]
-    assert spooled.app[SERVICE].answer._pool is not None
+    assert spooled.app[SERVICE].answer.pool.started
     assert os.listdir(spool_dir) == []
 
 

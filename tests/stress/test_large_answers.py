@@ -64,8 +64,8 @@ async def test_large_answer_translated_in_a_worker_equals_the_in_loop_answer(aio
         assert body_a == body_b
         assert a.headers["Content-Type"] == b.headers["Content-Type"] == "application/json"
         assert a.headers["X-Request-ID"] == "r-1"
-    assert offloaded.app[SERVICE].answer._pool is not None  # it did go through the pool
-    assert in_loop.app[SERVICE].answer._pool is None
+    assert offloaded.app[SERVICE].answer.pool.started  # it did go through the pool
+    assert in_loop.app[SERVICE].answer.pool is None
     assert len(orjson.loads(body_a)) >= 1
 
 
@@ -79,7 +79,7 @@ async def test_large_answer_that_is_not_json_is_the_same_502_from_the_worker(aio
     assert await a.json() == await b.json() == {
         "message": "the v2 upstream answered 200 to GET /v2/billing/network-volumes (billing.network_volumes) with a body that is not "
                    "JSON (text/html) where a list was expected"}
-    assert offloaded.app[SERVICE].answer._pool is not None
+    assert offloaded.app[SERVICE].answer.pool.started
 
 
 async def test_healthz_answers_within_a_bound_while_large_answers_are_translated(aiohttp_client, big_upstream,
@@ -187,7 +187,7 @@ async def test_large_answer_that_is_not_an_answer_is_the_in_loop_502_before_any_
     expected = {"message": "the v2 upstream answered 200 to GET /v2/billing/network-volumes "
                            f"(billing.network_volumes) with {MESSAGES[fault]}"}
     assert (a.status, await a.json()) == (b.status, await b.json()) == (502, expected)
-    assert offloaded.app[SERVICE].answer._pool is not None
+    assert offloaded.app[SERVICE].answer.pool.started
 
 
 @pytest.fixture
