@@ -239,3 +239,36 @@ def test_rewrite_is_idempotent_and_the_same_at_jobs_1_and_2(name, tmp_path):
     assert again.returncode == 0, again.stdout + again.stderr
     assert tree(one) == first
     shutil.rmtree(two)
+
+
+# ------------------------------------------------------------------ one CLI run over a whole corpus
+
+def _copy_corpus(corpus: str, dest: Path) -> Path:
+    shutil.copytree(PROJECTS.parent / corpus, dest, ignore=shutil.ignore_patterns("MANIFEST.yaml", "__pycache__"))
+    return dest
+
+
+@pytest.mark.parametrize("corpus", ["corpus", "projects"])
+def test_a_whole_corpus_rewrites_the_same_at_jobs_1_and_2_and_a_second_run_changes_nothing(corpus, tmp_path):
+    one, two = _copy_corpus(corpus, tmp_path / "one"), _copy_corpus(corpus, tmp_path / "two")
+    first, second = rewrite(one, "--jobs", "1"), rewrite(two, "--jobs", "2")
+    assert first.returncode == second.returncode and first.returncode in (0, 1), first.stderr + second.stderr
+    assert tree(one) == tree(two)
+    before = tree(one)
+    assert rewrite(one, "--jobs", "2").returncode == first.returncode
+    assert tree(one) == before
+
+
+@pytest.mark.xfail(strict=True, reason="issue 21: `rewrite --check` passes once the comments are written although "
+                                       "the code is still v1; rw-core's rebuild makes it exit 1 (then drop this mark)")
+def test_check_fails_while_a_v1_dependency_remains(tmp_path):
+    root = _copy_corpus("corpus", tmp_path / "corpus")
+    rewrite(root)
+    assert rewrite(root, "--check").returncode == 1  # flagged calls (state 3) are left in the corpus
+
+
+def test_check_passes_on_code_already_on_v2(tmp_path):
+    root = tmp_path / "v2"
+    root.mkdir()
+    shutil.copy(PROJECTS.parent / "corpus" / "v2_already_correct.py", root)
+    assert rewrite(root, "--check").returncode == 0
