@@ -61,21 +61,66 @@ export const stop{i} = (id) => fetch(`${{BASE}}/pods/${{id}}/stop`, {{ method: "
 export const state{i} = (pod) => pod.desiredStatus;
 '''
 
+# Multi-file clients, for the project-wide pass (codemod/audit/project.py): the base and a wrapper in one file,
+# calls with paths v2 also has in others; a shell helper file with no host or path of its own.
+PROJECT = {
+    "sh": {
+        "lib/http.sh": 'RP_REST_BASE=${{RP_REST_BASE:-https://rest.runpod.io/v1}}\n'
+                       'rp::http() {{\n  local method=$1 path=$2\n'
+                       '  curl -sS -X "$method" "${{RP_REST_BASE}}${{path}}"\n}}\n',
+        "lib/util.sh": '_list{i}() {{\n  rp::http GET "$1"\n}}\n',
+        "commands/c{i}.sh": 'cmd_{i}() {{\n  rp::http GET /templates\n  _list{i} /pods\n'
+                            '  rp::http DELETE "/templates/$1"\n}}\n',
+    },
+    "go": {
+        "client.go": 'package rp{i}\n\nconst DefaultBaseURL = "https://rest.runpod.io/v1"\n\n'
+                     'type Client struct{{ baseURL string }}\n\n'
+                     'func New() *Client {{ return &Client{{baseURL: DefaultBaseURL}} }}\n\n'
+                     'func (c *Client) do(method, path string) error {{\n'
+                     '\t_, err := http.NewRequest(method, c.baseURL+path, nil)\n\treturn err\n}}\n\n'
+                     'func (c *Client) Get(path string) error {{ return c.do(http.MethodGet, path) }}\n',
+        "pods.go": 'package rp{i}\n\nfunc (c *Client) Pods() error {{ return c.Get("/pods") }}\n',
+    },
+    "ts": {
+        "client.ts": 'const BASE = process.env.RP_URL ?? "https://rest.runpod.io/v1";\n'
+                     'export class Api {{\n  async request(method: string, path: string) {{\n'
+                     '    return fetch(`${{BASE}}${{path}}`, {{ method }});\n  }}\n'
+                     '  get(path: string) {{ return this.request("GET", path); }}\n}}\n',
+        "tool.ts": 'import {{ Api }} from "./client.js";\n'
+                   'export const t{i} = (api: Api) => api.get("/templates");\n',
+    },
+}
+
 
 def generate(root: Path, files: int, api_share: float, seed: int = 7) -> int:
+    """FILES files under ROOT, about API_SHARE of them calling the API (one in four of those as part of a
+    multi-file client); returns how many were written to call it."""
     rng = random.Random(seed)
     api = 0
-    for i in range(files):
+    i = 0
+    while i < files:
         folder = root / f"pkg{i % 50}" / f"sub{i % 7}"
         folder.mkdir(parents=True, exist_ok=True)
         is_api = rng.random() < api_share
         js = rng.random() < 0.3
+        if is_api and rng.random() < 0.25:
+            kind = rng.choice(sorted(PROJECT))
+            project = folder / f"{kind}{i}"
+            for name, text in PROJECT[kind].items():
+                if i >= files:
+                    break
+                (project / name.format(i=i)).parent.mkdir(parents=True, exist_ok=True)
+                (project / name.format(i=i)).write_text(text.format(i=i))
+                api += "/util." not in name  # the helper file holds no host nor path of its own
+                i += 1
+            continue
         if is_api:
             api += 1
             template = rng.choice([API_JS] if js else [API_PY, API_PY, API_V2_PY])
         else:
             template = PLAIN_JS if js else PLAIN_PY
         (folder / f"m{i}.{'js' if js else 'py'}").write_text(template.format(i=i))
+        i += 1
     return api
 
 

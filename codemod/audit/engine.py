@@ -290,25 +290,44 @@ def _analyze_chunk(chunk: list[tuple[str, str]], max_bytes: int = MAX_BYTES,
     return out, passed_over
 
 
+TRANSPORTS = frozenset({"fetch", "curl", "wget", "http", "Invoke-RestMethod", "Invoke-WebRequest", "irm", "iwr",
+                        "NewRequest", "NewRequestWithContext", "axios", "ky", "got", "superagent", "$fetch"})
+
+
+def _family(path: str) -> str:
+    grammar = parsed_mod.grammar_for(path)
+    name = grammar.name if grammar is not None else "shell"  # an extensionless script passed over: by shebang
+    return "js" if name in ("javascript", "typescript") else name
+
+
 def _helpers_of(results: list[FileResult], passed_over: list[tuple[str, str]]) -> list[FileResult]:
-    """Files the prefilter passed over that define a function another file calls without defining it (a
-    `lib/util.sh` holding `_billing() { rp::http GET "$1"; }`, with no host or path of its own): parsed after
-    all, for their facts, so the call can be followed to its base."""
-    defined = set()
-    called = set()
+    """Files the prefilter passed over that define a function another file of their language calls without
+    any file defining it (a `lib/util.sh` holding `_billing() { rp::http GET "$1"; }`, with no host or path of
+    its own): parsed after all, for their facts, so the call can be followed to its base. HTTP clients
+    themselves (`fetch`, `curl`...) are never looked for."""
+    defined: set[str] = set()
+    called: dict[str, set[str]] = {}
     for r in results:
         if r.facts is None:
             continue
         defined.update(h.name for h in r.facts.helpers)
         defined.update(f.name for f in r.facts.forwards)
         defined.update(p.name for p in r.facts.pending)
-        called.update(c for c, _f in r.facts.calls if not c.startswith("$"))
-    missing = sorted(called - defined)
-    if not missing or not passed_over:
+        family = "js" if r.facts.language in ("javascript", "typescript") else r.facts.language
+        called.setdefault(family, set()).update(c for c, _f in r.facts.calls if not c.startswith("$"))
+    patterns = {}
+    for family, names in called.items():
+        missing = sorted(names - defined - TRANSPORTS)
+        if missing:
+            patterns[family] = re.compile(rb"(?<![\w$:.-])(?:" + b"|".join(re.escape(n.encode()) for n in missing)
+                                          + rb")(?![\w$:-])")
+    if not patterns or not passed_over:
         return []
-    pattern = re.compile(rb"(?<![\w$:.-])(?:" + b"|".join(re.escape(n.encode()) for n in missing) + rb")(?![\w$:-])")
     out = []
     for path, rel in passed_over:
+        pattern = patterns.get(_family(rel))
+        if pattern is None:
+            continue
         try:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_BYTES + 1)
@@ -316,7 +335,7 @@ def _helpers_of(results: list[FileResult], passed_over: list[tuple[str, str]]) -
             continue
         if pattern.search(data):
             result = _analyze_path(path, rel, force=True)
-            if isinstance(result, FileResult) and result.facts is not None:
+            if result is not None and result.facts is not None:
                 out.append(result)
     return out
 

@@ -111,15 +111,27 @@ class _Scope:
                     self.js_modules.setdefault(stem[: -len("/index")], path)
         self._visible: dict[str, list[str]] = {}
 
+    def family(self, path: str) -> str:
+        language = self.facts[path].language
+        return "js" if language in ("javascript", "typescript") else language
+
+    def sees(self, path: str, other: str) -> bool:
+        """Whether a name used in PATH can be defined in OTHER."""
+        if other == path:
+            return True
+        if self.family(path) != self.family(other):
+            return False
+        if self.family(path) in ("shell", "powershell"):
+            return True  # sourced or dot-sourced: any file of the run
+        return other in self.visible(path)
+
     def visible(self, path: str) -> list[str]:
-        """Files whose definitions PATH can use, itself first."""
+        """Go and JS/TS files whose definitions PATH can use, itself first."""
         if path in self._visible:
             return self._visible[path]
         facts = self.facts[path]
         out = [path]
-        if facts.language in ("shell", "powershell"):
-            out += [p for p in self.by_language.get(facts.language, []) if p != path]
-        elif facts.language == "go":
+        if facts.language == "go":
             out += [p for p in self.by_dir.get(_dir(path), []) if p != path and self.facts[p].language == "go"]
             for spec in facts.imports:
                 for folder, files in self.by_dir.items():
@@ -156,12 +168,21 @@ def resolve(results: list[FileResult]) -> ProjectIndex:
             defs[(path, h.name)] = Definition("helper", h.name, path, h.line, api=h.api, base=base)
             helper_index[(path, h.name)] = h.index
 
+    by_name: dict[str, list[Definition]] = {}
+
+    def add(d: Definition) -> None:
+        defs[d.key] = d
+        by_name.setdefault(d.name, []).append(d)
+
+    for d in list(defs.values()):
+        by_name.setdefault(d.name, []).append(d)
+
     def lookup(path: str, name: str, kind: str) -> Definition | None:
-        for other in scope.visible(path):
-            d = defs.get((other, name))
-            if d is not None and d.kind == kind:
-                return d
-        return None
+        """The definition of NAME that PATH sees: its own first, then the first other file that defines it."""
+        own = defs.get((path, name))
+        if own is not None and own.kind == kind:
+            return own
+        return next((d for d in by_name.get(name, ()) if d.kind == kind and scope.sees(path, d.file)), None)
 
     for path, facts in scope.facts.items():
         for p in facts.pending:
@@ -169,11 +190,11 @@ def resolve(results: list[FileResult]) -> ProjectIndex:
                 continue
             base = lookup(path, p.var, "base")
             if base is not None:
-                defs[(path, p.name)] = Definition("helper", p.name, path, p.line, api=base.api, base=base.key)
+                add(Definition("helper", p.name, path, p.line, api=base.api, base=base.key))
             else:
-                defs[(path, p.name)] = Definition(
-                    "helper", p.name, path, p.line, api="unknown",
-                    reason=f"its base `{p.var}` is not set in any file of the project (read from the environment?)")
+                add(Definition("helper", p.name, path, p.line, api="unknown",
+                               reason=f"its base `{p.var}` is not set in any file of the project (read from the "
+                                      f"environment?)"))
             helper_index[(path, p.name)] = p.index
     methods: dict[tuple[str, str], str] = {}
     for _ in range(MAX_ROUNDS):
@@ -185,8 +206,7 @@ def resolve(results: list[FileResult]) -> ProjectIndex:
                 target = lookup(path, f.callee, "helper")
                 if target is None or helper_index.get(target.key, -1) not in (f.position, -1):
                     continue
-                defs[(path, f.name)] = Definition("helper", f.name, path, f.line, api=target.api,
-                                                  reason=target.reason, base=target.key)
+                add(Definition("helper", f.name, path, f.line, api=target.api, reason=target.reason, base=target.key))
                 helper_index[(path, f.name)] = f.index
                 if f.method:
                     methods[(path, f.name)] = f.method
