@@ -246,8 +246,10 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
         target = cat.v2_target(route, method)
         for rule_id in cat.route_rules(route, method):
             rule = cat.rules[rule_id]
+            why = " (review: a v1 path in configuration; the base it is joined to is not in sight)" \
+                if kind == "indirect" else ""
             hits.append(Hit(kind or "call", rule_id, line, col,
-                             f"v1 {label} -> {target}: {rule.summary}", label, target))
+                            f"v1 {label} -> {target}: {rule.summary}{why}", label, target))
 
     # helper-built paths ------------------------------------------------------
     if not lang.config:
@@ -282,7 +284,8 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
             target = cat.v2_target(route, method)
             for rule_id in cat.route_rules(route, method)[:1]:
                 hits.append(Hit("indirect", rule_id, line, col,
-                                 f"path built by a helper spells v1 {label} -> {target}", label, target))
+                                f"path built by a helper spells v1 {label} -> {target} (review: "
+                                f"`{m.group('callee')}` joins it to a base not in sight)", label, target))
 
     # base URLs --------------------------------------------------------------
     for start, kind, text_host in host_hits:

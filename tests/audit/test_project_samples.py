@@ -136,3 +136,14 @@ def test_sarif_with_related_locations_is_valid():
     if OFFICIAL_SARIF_SCHEMA.exists():  # fetched by scripts/test.sh (CI)
         official = json.loads(OFFICIAL_SARIF_SCHEMA.read_text())
         assert sorted(e.message for e in jsonschema.Draft4Validator(official).iter_errors(sarif)) == []
+
+
+def test_every_review_finding_says_what_could_not_be_resolved():
+    """Guards issue 25: a `review` (indirect) finding, in every sample of every language, names what the audit
+    could not resolve (which helper, which base), never just 'indirect'."""
+    from codemod.audit.engine import audit_paths
+
+    report = audit_paths([str(SAMPLES)])
+    indirect = [f for f in report.findings if f.kind == "indirect"]
+    assert indirect, "the samples hold review cases"
+    assert [f"{f.path}:{f.line}" for f in indirect if "(review: " not in f.message] == []

@@ -349,8 +349,8 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
         label = f"{method or '|'.join(route.methods())} {route.path}"
         target = cat.v2_target(route, method)
         for rule_id in cat.route_rules(route, method)[:1]:
-            hits.append(Hit("indirect", rule_id, line, col, f"path built by a helper spells v1 {label} -> {target}",
-                             label, target))
+            hits.append(Hit("indirect", rule_id, line, col, f"path built by a helper spells v1 {label} -> {target} "
+                            f"(review: `{name}` joins it to a base not in sight)", label, target))
 
     # a bare resource segment kept in a variable (`REGISTRY_SEGMENT=containerregistryauth`) that a reported
     # path is built from: the constant is part of the call too
