@@ -147,3 +147,11 @@ def test_every_review_finding_says_what_could_not_be_resolved():
     indirect = [f for f in report.findings if f.kind == "indirect"]
     assert indirect, "the samples hold review cases"
     assert [f"{f.path}:{f.line}" for f in indirect if "(review: " not in f.message] == []
+
+
+@pytest.mark.parametrize("expected", EXPECTED, ids=lambda p: p.name.removesuffix(".expected.yaml"))
+def test_two_jobs_see_the_same_project(expected, reports):
+    """Guards the workers: the facts each sends back join into the same project view as one process's."""
+    two = audit_json(PROJECTS / _load(expected)["sample"], jobs=2)
+    one = reports[expected.name]
+    assert (two["findings"], two["files"]) == (one["findings"], one["files"])
