@@ -10,9 +10,12 @@ SCHEMA_VERSION = 1
 SCHEMA_ID = "v1bridge.audit.code/1"
 TRAFFIC_SCHEMA_ID = "v1bridge.audit.traffic/1"
 
-Status = Literal["needs-migration", "review", "v2", "kept-v1", "ignored", "not-control-plane"]
-STATUSES: tuple[str, ...] = ("needs-migration", "review", "v2", "kept-v1", "ignored", "not-control-plane")
-Suppression = Literal["keep-v1", "ignore"]
+Status = Literal["needs-migration", "review", "v2-compat", "v2", "kept-v1", "ignored", "not-control-plane"]
+STATUSES: tuple[str, ...] = ("needs-migration", "review", "v2-compat", "v2", "kept-v1", "ignored",
+                             "not-control-plane")
+# keep-v1 / ignore: a marker; compat: a call through the generated compat module (working v2 code, v1 behaviour
+# kept at run time), listed apart so a team can see what is left to simplify
+Suppression = Literal["keep-v1", "ignore", "compat"]
 KINDS = ("call", "base-url", "body-field", "response-field", "error-read", "list-read", "param", "indirect")
 
 
@@ -74,6 +77,8 @@ class FileResult:
     error: str | None = None
     markers: int = 0
     file_marker: str | None = None  # a marker for the whole file: "ignore" | "keep-v1"
+    compat: list[tuple[int, str]] = field(default_factory=list)  # (line, function) of v1bridge_compat calls
+    skip_reason: str | None = None  # read, then left out of the audit (the generated compat module)
     # Go: v1 error reads decided with the other files of the package ("@DIR", finding)
     deferred: list[tuple[str, "AuditFinding"]] = field(default_factory=list)
     facts: Any = field(default=None, repr=False, compare=False)  # parsed languages: codemod.audit.project.FileFacts

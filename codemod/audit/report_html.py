@@ -248,7 +248,8 @@ def render(report: AuditReport) -> str:
 <p id="verdict" data-verdict="{escape(verdict)}" style="--verdict:{colour}"><strong>{escape(verdict.upper())}</strong> {escape(sentence)}</p>
 <p id="counts">{len(findings)} unresolved finding(s) in {len(by_file)} file(s); {sum(f.fixable for f in findings)} fixable by rewrite;
 {sum(f.suppressed == 'keep-v1' for f in suppressed)} kept on v1 on purpose;
-{sum(f.suppressed == 'ignore' for f in suppressed)} marked false positive; {report.scanned} file(s) scanned.</p>
+{sum(f.suppressed == 'ignore' for f in suppressed)} marked false positive; \
+{sum(len(fr.compat) for fr in report.files)} call(s) through the compat module; {report.scanned} file(s) scanned.</p>
 {baseline}
 <div class="charts">{_bars("Findings by class", "chart-class", class_items)}
 {_bars("Findings by route (top 25)", "chart-route", route_items)}</div>

@@ -50,6 +50,8 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
             "fixable": sum(1 for f in findings if f.fixable),
             "kept_v1": sum(1 for f in suppressed if f.suppressed == "keep-v1"),
             "ignored": sum(1 for f in suppressed if f.suppressed == "ignore"),
+            "compat": sum(1 for f in suppressed if f.suppressed == "compat"),  # v1 findings inside compat calls
+            "compat_calls": sum(len(fr.compat) for fr in report.files),  # calls through v1bridge_compat
             "by_class": by_class,
             "by_severity": by_severity,
             "by_rule": dict(sorted(by_rule.items())),
@@ -71,6 +73,7 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
                 "findings": fr.count(None),
                 "kept_v1": fr.count("keep-v1"),
                 "ignored": fr.count("ignore"),
+                "compat": len(fr.compat),
             }
             for fr in report.api_files
         ],

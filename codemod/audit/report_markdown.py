@@ -21,7 +21,8 @@ def render(report: AuditReport) -> str:
     out += [f"| {s} | {counts[s]} |" for s in STATUSES]
     out += ["", f"**{len(findings)}** unresolved finding(s), {sum(f.fixable for f in findings)} fixable by "
                 f"`v1bridge rewrite`; {sum(f.suppressed == 'keep-v1' for f in suppressed)} kept on v1 on purpose; "
-                f"{sum(f.suppressed == 'ignore' for f in suppressed)} marked false positive.", ""]
+                f"{sum(f.suppressed == 'ignore' for f in suppressed)} marked false positive; "
+                f"{sum(len(fr.compat) for fr in report.files)} call(s) through the compat module.", ""]
     if report.baseline is not None:
         b = report.baseline
         out += [f"Baseline: **{b['new']} new** finding(s) (listed first); {b['matched']} of {b['entries']} known "
@@ -39,7 +40,8 @@ def render(report: AuditReport) -> str:
     if report.not_read:
         out += [f"{len(report.not_read)} candidate file(s) not read:", ""]
         out += [f"- `{_cell(p)}`: {_cell(reason)}" for p, reason in report.not_read[:MAX_ROWS]] + [""]
-    files = [f for f in report.api_files if f.status in ("needs-migration", "review", "kept-v1", "ignored")]
+    files = [f for f in report.api_files if f.status in ("needs-migration", "review", "v2-compat", "kept-v1",
+                                                          "ignored")]
     if files:
         out += ["<details><summary>Files</summary>", "", "| file | status |", "|---|---|"]
         out += [f"| `{_cell(f.path)}` | {f.status} |" for f in files]

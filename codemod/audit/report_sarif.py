@@ -62,8 +62,8 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
             result["suppressions"] = [{
                 "kind": "inSource",
                 "status": "accepted",
-                "justification": ("kept on v1 on purpose" if f.suppressed == "keep-v1" else "false positive")
-                + f" ({f.marker})",
+                "justification": {"keep-v1": "kept on v1 on purpose", "ignore": "false positive",
+                                  "compat": "v2 through the compat module"}[f.suppressed] + f" ({f.marker})",
             }]
         results.append(result)
     return {
@@ -84,7 +84,8 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
                            "keptV1": sum(f.suppressed == "keep-v1" for f in report.suppressed),
                            "ignored": sum(f.suppressed == "ignore" for f in report.suppressed),
                            "filesKeptV1": report.status_counts()["kept-v1"],
-                           "filesIgnored": report.status_counts()["ignored"]},
+                           "filesIgnored": report.status_counts()["ignored"],
+                           "compatCalls": sum(len(fr.compat) for fr in report.files)},
         }],
     }
 

@@ -20,7 +20,8 @@ def render_plain(report: AuditReport) -> str:
     lines.append(
         f"findings: {len(findings)} unresolved ({sum(f.fixable for f in findings)} fixable by rewrite), "
         f"{sum(f.suppressed == 'keep-v1' for f in suppressed)} kept on v1 on purpose, "
-        f"{sum(f.suppressed == 'ignore' for f in suppressed)} marked false positive"
+        f"{sum(f.suppressed == 'ignore' for f in suppressed)} marked false positive, "
+        f"{sum(len(fr.compat) for fr in report.files)} call(s) through the compat module"
     )
     if report.baseline is not None:
         b = report.baseline

@@ -35,7 +35,8 @@ def enrich(raw: list[RawFinding], path: str, language: str, cat: Catalogue, mark
 
 
 def file_status(findings: list[AuditFinding], signals: Signals) -> str | None:
-    """needs-migration | review | kept-v1 | ignored | v2 | not-control-plane | None (does not talk to the API).
+    """needs-migration | review | kept-v1 | ignored | v2-compat | v2 | not-control-plane | None (does not talk to
+    the API).
 
     Unresolved findings decide first (direct ones: needs-migration; only
     indirect ones: review). A file whose every finding carries a marker is
@@ -50,6 +51,8 @@ def file_status(findings: list[AuditFinding], signals: Signals) -> str | None:
         return "kept-v1"
     if any(f.suppressed == "ignore" for f in findings):
         return "ignored"
+    if any(f.suppressed == "compat" for f in findings):
+        return "v2-compat"
     if signals.uses_v2:
         return "v2"
     if signals.serverless_runtime:
@@ -61,6 +64,8 @@ def file_status(findings: list[AuditFinding], signals: Signals) -> str | None:
 
 def finish(result: FileResult) -> FileResult:
     result.status = file_status(result.findings, result.signals)
+    if result.compat and result.status in (None, "v2", "not-control-plane", "review") and not result.unresolved:
+        result.status = "v2-compat"  # v2 code that keeps a v1 behaviour through the compat module
     if result.file_marker and not result.unresolved and result.status in (None, "v2", "not-control-plane"):
         # a file marked as a whole is listed as such, also when nothing in it is a finding (its own routes,
         # a fixture): the marker is honoured, not the file dropped
