@@ -62,6 +62,7 @@ class Site:
     cause: bool  # state 3 only: the comment names what the rewrite could not read
     v1_spelling: bool  # a v1 spelling is left on the rewritten statement
     runtime: bool  # state 2 by call_v1: the whole call translated at run time, not a helper for what v2 lacks
+    listed: bool  # the run's summary lists the statement among the items left to the user
     after: str  # the rewritten statement (first line)
 
 
@@ -173,7 +174,17 @@ def base_still_v1(corpus: Path, copy: Path, constants: list[tuple[str, int]]) ->
     return False
 
 
-def classify(corpus: Path, copy: Path) -> list[Site]:
+def listed_lines(summary: str, copy: Path) -> set[tuple[str, int]]:
+    """(file, line) of every manual item the rewrite's summary lists (`  <path>:<line>: <RULE> ...`)."""
+    out = set()
+    for match in re.finditer(r"^\s+(\S+?):(\d+):(?:\d+:)? [A-Z]\d+\b", summary, re.M):
+        path = Path(match[1])
+        if path.is_absolute() and path.is_relative_to(copy):
+            out.add((str(path.relative_to(copy)), int(match[2])))
+    return out
+
+
+def classify(corpus: Path, copy: Path, listed: set[tuple[str, int]] = frozenset()) -> list[Site]:
     sites = []
     bases = base_lines(corpus)
     texts: dict[str, tuple] = {}
@@ -202,7 +213,10 @@ def classify(corpus: Path, copy: Path) -> list[Site]:
         else:
             state = "1"
         runtime = state == "2" and re.search(r"\ba?call_v1\(", text) is not None
-        sites.append(Site(corpus.name, file, line, route, state, cause, spelled, runtime, after[first - 1].strip()))
+        # the summary may number lines as they were before the run (main does) or as they are after it
+        on_list = any((file, n) in listed for n in [*range(first, last + 1), *range(b_first, b_last + 1)])
+        sites.append(Site(corpus.name, file, line, route, state, cause, spelled, runtime, on_list,
+                          after[first - 1].strip()))
     return sites
 
 
@@ -217,11 +231,11 @@ def run(jobs: int, rewrite: bool = True) -> list[Site]:
             if not rewrite:  # the judge's own check: the originals, left as they are, are all silent
                 sites += classify(corpus, copy)
                 continue
-            done = subprocess.run([sys.executable, "-m", "v1bridge", "rewrite", "--no-progress", "--quiet",
+            done = subprocess.run([sys.executable, "-m", "v1bridge", "rewrite", "--no-progress",
                                    "--jobs", str(jobs), str(copy)], capture_output=True, text=True, cwd=ROOT)
             if done.returncode not in (0, 1):
                 raise SystemExit(f"v1bridge rewrite failed ({done.returncode}):\n{done.stderr}")
-            sites += classify(corpus, copy)
+            sites += classify(corpus, copy, listed_lines(done.stdout + done.stderr, copy))
         return sites
 
 
@@ -252,9 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     migrated = sum(1 for s in sites if s.state in ("1", "2") and not s.v1_spelling)
     no_cause = sum(1 for s in sites if s.state == "3" and not s.cause)
     runtime = sum(1 for s in sites if s.runtime)
+    unlisted = sum(1 for s in sites if s.state == "3" and not s.listed)
     print(f"states 1+2 with no v1 spelling left: {migrated}/{len(sites)} = {migrated / max(len(sites), 1):.1%}")
     print(f"of state 2, whole calls translated at run time (call_v1): {runtime}; "
-          f"state 3 without a cause: {no_cause}; silent: {total['silent']}")
+          f"state 3 without a cause: {no_cause}; state 3 not in the run's list: {unlisted}; silent: {total['silent']}")
     return 0
 
 

@@ -84,3 +84,8 @@ def test_the_share_of_call_sites_in_states_1_and_2(sites, part):
     judged = [s for s in sites if part == "all" or s.corpus == part]
     migrated = sum(1 for s in judged if s.state in ("1", "2") and not s.v1_spelling)
     assert migrated / len(judged) >= SHARE_AT_LEAST[part]
+
+
+def test_every_flagged_call_site_is_in_the_runs_list(sites):
+    """Issue 21: every state-3 line of the project is listed in one run (the summary's items left to the user)."""
+    assert [f"{s.corpus}/{s.file}:{s.line}" for s in sites if s.state == "3" and not s.listed] == []
