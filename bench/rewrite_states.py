@@ -239,6 +239,27 @@ def run(jobs: int, rewrite: bool = True) -> list[Site]:
         return sites
 
 
+def section(full: bool) -> list[str]:
+    """bench/run_all.py's section: the counts per corpus, against the baseline of the same run (the originals,
+    judged without a rewrite: every site silent)."""
+    sites, baseline = run(jobs=2), run(jobs=2, rewrite=False)
+    lines = ["Command: `.venv/bin/python bench/rewrite_states.py --files` (per call site). Baseline: the same judge on",
+             "the originals with no rewrite.", "",
+             "| corpus | v1 call sites | 1 | 2 (of it call_v1) | 3 (no cause) | silent | half | 1+2 without a v1 spelling"
+             " | baseline |", "|---|---|---|---|---|---|---|---|---|"]
+    for part in ("corpus", "projects", None):
+        judged = [s for s in sites if part is None or s.corpus == part]
+        base = [s for s in baseline if part is None or s.corpus == part]
+        count = Counter(s.state for s in judged)
+        share = sum(1 for s in judged if s.state in ("1", "2") and not s.v1_spelling) / max(len(judged), 1)
+        base_share = sum(1 for s in base if s.state in ("1", "2") and not s.v1_spelling) / max(len(base), 1)
+        lines.append(f"| {part or 'all'} | {len(judged)} | {count['1']} | {count['2']} "
+                     f"({sum(1 for s in judged if s.runtime)}) | {count['3']} "
+                     f"({sum(1 for s in judged if s.state == '3' and not s.cause)}) | {count['silent']} | "
+                     f"{count['v1-left']} | {share:.1%} (goal 90%) | {base_share:.1%} |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=2)

@@ -47,7 +47,9 @@ import proxy_bench as pb  # noqa: E402  (the proxy engineer's wrk helpers and se
 RESULTS = ROOT / "bench" / "results"
 DOCS_BENCH = ROOT / "docs" / "bench.md"
 # extra sections: (name, title, module in bench/, function(full: bool) -> Markdown lines)
-SECTIONS: list[tuple[str, str, str, str]] = []
+SECTIONS: list[tuple[str, str, str, str]] = [
+    ("states", "Where the rewrite leaves each v1 call site (issue 21)", "rewrite_states", "section"),
+]
 CORE = ("proxy", "sandbox", "memory", "files")
 # soak: RSS may grow by at most this much between the end of warm-up and the end of the soak
 SOAK_GROWTH_BOUND_MB = 10.0

@@ -89,3 +89,10 @@ def test_the_share_of_call_sites_in_states_1_and_2(sites, part):
 def test_every_flagged_call_site_is_in_the_runs_list(sites):
     """Issue 21: every state-3 line of the project is listed in one run (the summary's items left to the user)."""
     assert [f"{s.corpus}/{s.file}:{s.line}" for s in sites if s.state == "3" and not s.listed] == []
+
+
+def test_the_counts_are_a_section_of_the_figures_page():
+    import run_all
+
+    entry = next(entry for entry in run_all.SECTIONS if entry[0] == "states")
+    assert getattr(__import__(entry[2]), entry[3]) is rewrite_states.section
