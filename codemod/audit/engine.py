@@ -253,11 +253,12 @@ def _keep_facts(result: FileResult, analysis, rel: str, language: str, cat, mark
 
     result.facts = project.FileFacts(
         analysis.language,
-        helpers=[project.Helper(w.name, w.kind, w.index, w.line, w.base) for w in analysis.wrappers],
+        helpers=[project.Helper(w.name, w.kind, w.index, w.line, w.base, w.method) for w in analysis.wrappers],
         bases={name: (kind, analysis.base_lines.get(name, 0)) for name, kind in analysis.bases.items()},
         base_from=dict(analysis.base_from),
         pending=[project.Pending(pw.function, pw.var, pw.index, pw.line,
-                                 one(pw.finding) if pw.finding is not None else None) for pw in analysis.potential],
+                                 one(pw.finding) if pw.finding is not None else None, pw.method)
+                 for pw in analysis.potential],
         forwards=[project.Forward(f.function, f.index, f.callee, f.position, f.method, f.line)
                   for f in analysis.forwards],
         calls=[(d.callee, one(d.finding)) for d in analysis.deferred if not d.callee.startswith("@")],

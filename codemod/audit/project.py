@@ -42,6 +42,7 @@ class Helper:
     index: int
     line: int
     base: str | None  # the variable holding the base, when it is one
+    method: str | None = None  # the method its request always sends, when fixed there
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class Pending:
     index: int
     line: int
     finding: AuditFinding | None  # its request line, reported when the base is v1
+    method: str | None = None  # the method its request always sends, when fixed there
 
 
 @dataclass(frozen=True)
@@ -160,10 +162,13 @@ def resolve(results: list[FileResult]) -> ProjectIndex:
             origin = facts.base_from.get(name)
             defs[(path, name)] = Definition("base", name, path, line, api=api,
                                             base=(path, origin) if origin in facts.bases else None)
+    methods: dict[tuple[str, str], str] = {}  # helper -> the method every call through it sends
     for path, facts in scope.facts.items():
         for h in facts.helpers:
             if (path, h.name) in defs:
                 continue
+            if h.method:
+                methods[(path, h.name)] = h.method
             base = (path, h.base) if h.base and (path, h.base) in defs else None
             defs[(path, h.name)] = Definition("helper", h.name, path, h.line, api=h.api, base=base)
             helper_index[(path, h.name)] = h.index
@@ -196,7 +201,8 @@ def resolve(results: list[FileResult]) -> ProjectIndex:
                                reason=f"its base `{p.var}` is not set in any file of the project (read from the "
                                       f"environment?)"))
             helper_index[(path, p.name)] = p.index
-    methods: dict[tuple[str, str], str] = {}
+            if p.method:
+                methods[(path, p.name)] = p.method
     for _ in range(MAX_ROUNDS):
         added = False
         for path, facts in scope.facts.items():
@@ -208,8 +214,8 @@ def resolve(results: list[FileResult]) -> ProjectIndex:
                     continue
                 add(Definition("helper", f.name, path, f.line, api=target.api, reason=target.reason, base=target.key))
                 helper_index[(path, f.name)] = f.index
-                if f.method:
-                    methods[(path, f.name)] = f.method
+                if f.method or target.key in methods:
+                    methods[(path, f.name)] = f.method or methods[target.key]
                 added = True
         if not added:
             break
@@ -264,21 +270,21 @@ def apply(results: list[FileResult], index: ProjectIndex) -> None:
             origin = index.origin(d)
             links = related(index, d)
             if d.api == "v1" and origin.api == "v1":
-                kind = "call" if finding.kind == "indirect" else finding.kind
-                if use.method and finding.route and finding.route.split(" ", 1)[0] != use.method:
-                    # the helper fixes the method (`client.del(path)` is a DELETE)
-                    if (finding.line, finding.column) not in retold:
-                        retold.add((finding.line, finding.column))
-                        additions.extend(dataclasses.replace(f, kind=kind, related=links)
-                                         for f in _with_method(finding, use.method))
-                        r.findings = [f for f in r.findings if (f.line, f.column) != (finding.line, finding.column)
-                                      or f.route is None]
-                    continue
-                additions.append(dataclasses.replace(finding, kind=kind, related=links))
+                kind, why = ("call" if finding.kind == "indirect" else finding.kind), ""
             elif d.api == "unknown" and d.reason:
-                additions.append(dataclasses.replace(
-                    finding, kind="indirect", related=links,
-                    message=f"{finding.message} (review: the call goes through `{d.name}`, {d.reason})"))
+                kind, why = "indirect", f" (review: the call goes through `{d.name}`, {d.reason})"
+            else:
+                continue
+            told = [finding]
+            if use.method and finding.route and finding.route.split(" ", 1)[0] != use.method:
+                # the helper fixes the method (`client.del(path)` is a DELETE; curl with no -X is a GET)
+                if (finding.line, finding.column) in retold:
+                    continue
+                retold.add((finding.line, finding.column))
+                told = _with_method(finding, use.method)
+                r.findings = [f for f in r.findings if (f.line, f.column) != (finding.line, finding.column)
+                              or f.route is None]
+            additions.extend(dataclasses.replace(f, kind=kind, related=links, message=f.message + why) for f in told)
         if additions:
             _merge(r, additions)
             changed = True

@@ -155,3 +155,16 @@ def test_two_jobs_see_the_same_project(expected, reports):
     two = audit_json(PROJECTS / _load(expected)["sample"], jobs=2)
     one = reports[expected.name]
     assert (two["findings"], two["files"]) == (one["findings"], one["files"])
+
+
+def test_a_helper_whose_request_fixes_the_method_decides_the_route(reports):
+    """Guards the method of a call through a helper: `curl` with no -X (rp_legacy_get) is a GET, `client.del`
+    a DELETE, while `rp::http METHOD PATH` takes the caller's word; a `curl "${args[@]}"` decides nothing."""
+    bash = reports["bash_rpctl.expected.yaml"]
+    routes = {(f["path"], f["line"]): f["route"] for f in bash["findings"] if f["rule"] == "L01"}
+    assert routes[("commands/legacy.sh", 6)] == "GET /pods"
+    assert routes[("commands/legacy.sh", 7)] == "GET /templates/{templateId}"
+    assert routes[("commands/template.sh", 18)] == "DELETE /templates/{templateId}"
+    ts = reports["ts_mcp.expected.yaml"]
+    assert {f["route"] for f in ts["findings"] if f["path"] == "src/tools/pods.ts" and f["line"] == 22} == \
+        {"DELETE /pods/{podId}"}

@@ -41,6 +41,7 @@ class PotentialWrapper:
     column: int
     finding: RawFinding | None = None
     index: int = -1  # position of the parameter among the function's own
+    method: str | None = None  # the method its request line always sends, if fixed
 
 
 @dataclass
@@ -197,7 +198,8 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
                         index = params.index(hole.param[1]) if hole.param[1] in params else -1
                         line_no = pos.locate(expr.node.start_byte)[0]
                         base_var = next(iter(sorted(references(walker, expr.node) & top_level)), None)
-                        wrappers.append(Wrapper(fname, kind, hole.param[1], index, line_no, base_var))
+                        wrappers.append(Wrapper(fname, kind, hole.param[1], index, line_no, base_var,
+                                                request_method(lines.source(line_no))))
                         if kind == "v1" and offset is None:
                             wrapper_lines.append((expr.node.start_byte, fname, hole.param[1]))
         if v2_rel.search(resolved):
@@ -508,8 +510,32 @@ def _potential_wrapper(expr: StringExpr, parsed: ParsedFile, out: list, pos, lin
         return
     line, col = pos.locate(expr.node.start_byte)
     index = params.index(second.param[1]) if second.param[1] in params else -1
-    out.append(PotentialWrapper(fname, first.var, second.param[1], line, col, index=index))
+    out.append(PotentialWrapper(fname, first.var, second.param[1], line, col, index=index,
+                                method=request_method(lines.source(line))))
 
+
+
+CURL_METHOD = re.compile(r"""(?:-X|--request)[\s=]*["']?([A-Za-z$]\w*)""")
+PS_METHOD = re.compile(r"""-Method\s+["']?([A-Za-z$][\w:]*)""", re.IGNORECASE)
+CURL_SENDS = re.compile(r"\s(?:-d|--data(?:-raw|-binary|-urlencode)?|-F|--form|--json|-T|--upload-file)[\s=]")
+
+
+def request_method(source: str) -> str | None:
+    """The method a wrapper's request line always sends, when it is fixed there: curl with no -X (GET, POST
+    with data) or a literal -X; Invoke-RestMethod with no -Method (GET) or a literal one. None otherwise."""
+    if re.search(r"\[[@*]\]|\$[@*]|\$\{?\w*(?:args|opts|flags|curl)\w*\}?", source, re.IGNORECASE):
+        return None  # options kept in an array or variable (`curl "${args[@]}" ...`): the method may be in them
+    if re.search(r"\bcurl\b", source):
+        m = CURL_METHOD.search(source)
+        if m is None:
+            return "POST" if CURL_SENDS.search(source) else "GET"
+        return m.group(1).upper() if not m.group(1).startswith("$") else None
+    if re.search(r"\bInvoke-(?:RestMethod|WebRequest)\b", source, re.IGNORECASE):
+        m = PS_METHOD.search(source)
+        if m is None:
+            return "GET"
+        return m.group(1).upper() if not m.group(1).startswith("$") else None
+    return None
 
 
 def callee_name(name: str) -> str:

@@ -51,6 +51,7 @@ class Wrapper:
     index: int  # its position among the positional arguments (0-based), -1 when unknown
     line: int = 0  # the line that joins the base and the path
     base: str | None = None  # the variable holding the base, when the base is one
+    method: str | None = None  # the method its request line always sends (curl without -X: GET), if fixed
 
 
 @dataclass
