@@ -9,10 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
-from codemod import selection
+from codemod import safe_write, selection
 
 EXIT_OK, EXIT_LEGACY, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "markdown", "sarif", "html")
@@ -51,25 +50,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="findings recorded in FILE (by --write-baseline) are known: only new ones fail")
     parser.add_argument("--write-baseline", metavar="FILE",
                         help="record today's unresolved findings in FILE (JSON) and exit 0")
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write TEXT to PATH through a temporary file in the same folder and a rename."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _render_code(report, fmt: str, terminal: bool) -> str:
@@ -166,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
                       "--max-target-bytes raises the size limit): the gate cannot pass", file=sys.stderr)
                 legacy = True
         if args.output:
-            write_atomic(args.output, text)
+            safe_write.replace(args.output, text.encode("utf-8"))
         else:
             sys.stdout.write(text)
             sys.stdout.flush()

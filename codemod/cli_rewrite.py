@@ -1,24 +1,24 @@
 """`v1bridge rewrite PATH...`: rewrite Python v1 client code to v2 in place.
 
 Exit codes: 0 done or nothing to do; 1 changes needed (--check); 2 usage or
-internal error. Writes are atomic (temp file in the same folder, then
-os.replace) and keep the file's encoding, BOM and line endings.
+internal error. Writes go through `codemod.safe_write` (atomic, mode and owner
+kept, hard links kept by writing in place) and keep the file's encoding, BOM
+and line endings. A symlink named directly is skipped unless --follow-symlinks.
 """
 from __future__ import annotations
 
 import argparse
 import difflib
 import os
+import stat
 import sys
-import tempfile
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from codemod import selection
-from codemod.walk import Skipped, iter_files
+from codemod import safe_write, selection, workers
+from codemod.walk import Skipped, SourceFile, iter_files
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 200
@@ -34,6 +34,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="v2 base address replacing v1 ones (default: the v2 host of mappings/ plus /v2)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print only errors and the exit status summary line")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument("--follow-symlinks", action="store_true",
+                        help="rewrite the target of a symlink named as a PATH (default: skip it, and say so)")
     selection.add_arguments(parser)
 
 
@@ -52,25 +54,7 @@ class Outcome:
     module_facts: object = None  # codemod.crossfile.ModuleFacts: what other files of the run may import
     verdicts: dict = field(default_factory=dict)  # its word on constants shared across files
     pending: tuple[str, str] | None = None  # (new text, encoding) held back until the cross-file table is known
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    folder = path.parent
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".v1bridge", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        try:
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    note: str | None = None  # how it was written when not by an atomic rename (safe_write: "in place: ...")
 
 
 def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str | None,
@@ -131,10 +115,13 @@ def _write(out: Outcome, path: str, text: str, encoding: str) -> None:
     from codemod.engine import encode
 
     try:
-        _atomic_write(Path(path), encode(text, encoding))
-        out.written = True
-    except (OSError, UnicodeEncodeError) as exc:
+        how = safe_write.replace(path, encode(text, encoding))
+    except (OSError, UnicodeEncodeError) as exc:  # safe_write.ReadOnlyFile too
         out.error = f"not written: {exc}"
+        return
+    out.written = True
+    if how.startswith("in place"):
+        out.note = f"written {how}"
 
 
 def _star(args: tuple) -> Outcome:
@@ -142,7 +129,11 @@ def _star(args: tuple) -> Outcome:
 
 
 def _chunk(tasks: list[tuple]) -> list[Outcome]:
-    return [process_file(*task) for task in tasks]
+    out = []
+    for task in tasks:
+        workers.stop_if_orphaned()  # a worker whose parent was killed writes nothing more
+        out.append(process_file(*task))
+    return out
 
 
 def _warm() -> None:
@@ -162,10 +153,7 @@ def _run_all(tasks: list[tuple], jobs: int, progress) -> Iterable[Outcome]:
     # Small chunks submitted at once: few pickling round trips, and the files that need
     # parsing (a few per cent, scattered) spread evenly over the workers.
     size = max(1, min(32, len(tasks) // (jobs * 8) or 1))
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_warm) as pool:
+    with workers.pool(jobs, _warm) as pool:
         futures = [pool.submit(_chunk, tasks[i:i + size]) for i in range(0, len(tasks), size)]
         for future in futures:
             for outcome in future.result():
@@ -196,6 +184,35 @@ def _cross_file(outcomes: list[Outcome], paths: dict[str, str], write: bool, arg
     return outcomes
 
 
+def _one_name_per_file(files: list[SourceFile], follow: bool, skipped: list[Skipped]) -> list[SourceFile]:
+    """A symlink named as a PATH (the walk never yields one from a folder) is skipped, and said, or with
+    FOLLOW its target is rewritten (the link stays a link). A file reached by several names (hard links,
+    a link and its target) is rewritten once, under its first name; the others are skipped, and said."""
+    out: list[SourceFile] = []
+    seen: dict[tuple[int, int], str] = {}
+    for source in files:
+        path = source.path
+        try:
+            st = os.lstat(path)  # one call per file: is it a link, how many names has it
+            if stat.S_ISLNK(st.st_mode):
+                if not follow:
+                    skipped.append(Skipped(source.rel, "symlink named directly: not followed "
+                                                       "(--follow-symlinks rewrites its target)"))
+                    continue
+                path = Path(os.path.realpath(path))
+                st = os.stat(path)
+        except OSError:
+            out.append(source)  # process_file reports what cannot be read
+            continue
+        if st.st_nlink > 1 or path != source.path:
+            first = seen.setdefault((st.st_dev, st.st_ino), source.rel)
+            if first != source.rel:
+                skipped.append(Skipped(source.rel, f"the same file as {first} (rewritten once, under that name)"))
+                continue
+        out.append(SourceFile(path, source.rel))
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
@@ -221,7 +238,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"v1bridge rewrite: {exc}", file=sys.stderr)
         return EXIT_ERROR
     skipped: list[Skipped] = []
-    files = list(iter_files(args.paths, skipped=skipped, check_generated=False, exclude=args.exclude))
+    files = _one_name_per_file(list(iter_files(args.paths, skipped=skipped, check_generated=False, exclude=args.exclude)),
+                               args.follow_symlinks, skipped)
     missing = [s for s in skipped if s.reason == "not found"]
     for item in missing:
         print(f"v1bridge rewrite: {item.path}: not found", file=sys.stderr)
@@ -270,6 +288,9 @@ def _summary(console, outcomes: list[Outcome], changed: list[Outcome], errors: l
                   f"{len(errors)} not rewritten (errors), {len(skipped)} paths skipped"])
     for item in sorted(skipped, key=lambda s: s.path):
         console.print(f"  skipped {item.path}: {item.reason}", markup=False, soft_wrap=True)
+    for outcome in outcomes:
+        if outcome.note:
+            console.print(f"  {outcome.path}: {outcome.note}", markup=False, soft_wrap=True)
     if rules:
         console.print("rewrites by rule: " + ", ".join(f"{rule} {count}" for rule, count in sorted(rules.items())), soft_wrap=True)
     manual = [(o.path, line, rule, msg) for o in outcomes for (line, rule, msg) in o.manual]

@@ -107,10 +107,10 @@ def to_dict(report: AuditReport) -> dict[str, Any]:
 
 
 def write(report: AuditReport, path: str) -> int:
-    from codemod.cli_audit import write_atomic
+    from codemod import safe_write
 
     data = to_dict(report)
-    write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    safe_write.replace(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return len(data["findings"])
 
 

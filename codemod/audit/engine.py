@@ -13,7 +13,6 @@ import re
 import time
 from collections.abc import Iterable
 from functools import lru_cache
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
@@ -336,9 +335,12 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: d
 
 def _analyze_chunk(chunk: list[tuple[str, str]], max_bytes: int = MAX_BYTES,
                    ) -> tuple[list[FileResult | NotRead | Skipped], list[tuple[str, str]]]:
+    from codemod.workers import stop_if_orphaned
+
     out = []
     passed_over: list[tuple[str, str]] = []
     for path, rel in chunk:
+        stop_if_orphaned()
         result = _analyze_path(path, rel, passed_over=passed_over, max_bytes=max_bytes)
         if result is not None:
             out.append(result)
@@ -436,11 +438,9 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
     walked = 0
     if jobs > 1:
         _warm()  # build everything once in the parent; forked workers inherit it
-        import multiprocessing
+        from codemod import workers
 
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_warm) as pool:
+        with workers.pool(jobs, _warm) as pool:
             futures = []
             for chunk in chunks():
                 walked += len(chunk)

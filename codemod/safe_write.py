@@ -1,0 +1,112 @@
+"""The one way v1bridge replaces a file: the rewrite's sources, the audit's reports and baselines.
+
+Why one module: a rewritten source and a report both must never be half written, and must come out with the
+mode and owner a user expects.
+
+- Atomic: the new bytes go to a temporary file in the same folder, are flushed to disk, then renamed over the
+  target. SIGTERM, SIGINT and SIGHUP are held back from creating the temporary file to the rename, so a process
+  told to stop (a rewrite worker whose parent died) finishes or abandons the write whole and leaves no
+  temporary file behind.
+- An existing file keeps its mode and its owner and group. When the owner cannot be kept (another user's
+  file, written by a non-root user), or the file has several hard links (a rename would split them: the
+  other names would keep the old text), the file is written in place instead, through the same inode, as
+  black and ruff write every file; that write is not atomic, and `replace` says which way it wrote.
+- A file with no write permission bit at all is refused (`ReadOnlyFile`), for root too: read-only is the
+  owner's word that it must not change.
+- A new file (a report, a baseline) gets the mode `open()` would give it (0666 less the umask: 0644 under the
+  usual 022; CI artifacts must be readable), not the 0600 of a temporary file.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+TEMP_SUFFIX = ".v1bridge-tmp"
+HELD_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
+
+
+class ReadOnlyFile(PermissionError):
+    """The file has no write permission bit: it is not replaced."""
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGTERM/SIGINT/SIGHUP back (delivered when the block ends) so the block runs whole or not at all."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _new_file_mode() -> int:
+    mask = os.umask(0o022)  # the only portable way to read the umask is to set it
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def replace(path: str | os.PathLike[str], data: bytes) -> str:
+    """Write DATA as the whole content of PATH; return how: "new", "replaced" or "in place: <why>".
+
+    PATH is written as named: a symlink is replaced by a file (callers that must not do that resolve it first).
+    Raises OSError (ReadOnlyFile for a file without write permission)."""
+    target = Path(path)
+    try:
+        st = os.stat(target, follow_symlinks=False)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode):
+        if not st.st_mode & 0o222:
+            raise ReadOnlyFile(f"read-only (mode {stat.filemode(st.st_mode)}): not written; `chmod u+w` it first")
+        if st.st_nlink > 1:
+            _in_place(target, data)
+            return f"in place: {st.st_nlink} hard links (every name sees the new text)"
+        if not _can_keep_owner(st):
+            _in_place(target, data)
+            return f"in place: owned by {st.st_uid}:{st.st_gid} (a new file could not keep that owner)"
+    _atomic(target, data, st if st is not None and stat.S_ISREG(st.st_mode) else None)
+    return "replaced" if st is not None else "new"
+
+
+def _can_keep_owner(st: os.stat_result) -> bool:
+    """A renamed-in file can be given ST's owner and group: we are root, or its owner and one of its groups."""
+    if os.geteuid() == 0:
+        return True
+    return st.st_uid == os.geteuid() and (st.st_gid == os.getegid() or st.st_gid in os.getgroups())
+
+
+def _in_place(target: Path, data: bytes) -> None:
+    with signals_held(), open(target, "r+b") as handle:
+        handle.write(data)
+        handle.truncate()
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _atomic(target: Path, data: bytes, st: os.stat_result | None) -> None:
+    folder = target.parent if str(target.parent) else Path(".")
+    with signals_held():
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            if st is None:
+                os.chmod(tmp, _new_file_mode())
+            else:
+                if (st.st_uid, st.st_gid) != (os.geteuid(), os.stat(tmp).st_gid):
+                    os.chown(tmp, st.st_uid, st.st_gid)  # allowed: _can_keep_owner said so
+                os.chmod(tmp, stat.S_IMODE(st.st_mode))  # after chown, which clears setuid/setgid
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise

@@ -1,0 +1,74 @@
+"""`rewrite --jobs N` workers end when their parent does, and no temporary file outlives the run (issue 23 #12).
+
+Before: after `kill -9` of a `rewrite --jobs 2` parent its two workers lived 28 s more and wrote 16 files,
+and one temporary file was left behind. Linux only: the test reads the process table in /proc.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+V1_CALL = 'requests.get("https://rest.runpod.io/v1/endpoints")\n'
+FILES = 200
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _slow_client(index: int) -> str:
+    """A client module heavy enough (~100 functions) that a worker spends a noticeable time on it."""
+    body = "".join(f"def helper_{index}_{n}(x, y=1):\n    return [x + y for _ in range({n})]\n\n" for n in range(100))
+    return "import requests\n\n" + body + V1_CALL
+
+
+def _children(pid: int) -> set[int]:
+    out: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        out.update(int(c) for c in (task / "children").read_text().split())
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state not in ("Z", "X")  # a zombie has ended; nobody may reap it in a container
+
+
+def _rewritten(root: Path) -> int:
+    return sum(1 for p in root.glob("*.py") if "rest.runpod.io/v1" not in p.read_text())
+
+
+def test_killing_the_parent_ends_its_workers_and_leaves_no_temporary_file(tmp_path):
+    root = tmp_path / "tree"
+    root.mkdir()
+    for i in range(FILES):
+        (root / f"client_{i:03d}.py").write_text(_slow_client(i))
+    proc = subprocess.Popen([sys.executable, "-m", "v1bridge", "rewrite", "--jobs", "2", "--no-progress", str(root)],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while _rewritten(root) < 4:
+            assert proc.poll() is None, "the run ended before it could be interrupted: make the tree heavier"
+            assert time.monotonic() < deadline, "no file was rewritten within 120 s"
+            time.sleep(0.05)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    ended = time.monotonic() + 5
+    while any(_alive(w) for w in workers) and time.monotonic() < ended:
+        time.sleep(0.05)
+    assert not any(_alive(w) for w in workers), "workers outlived their parent by more than 5 s"
+    done = _rewritten(root)
+    time.sleep(1.0)
+    assert _rewritten(root) == done < FILES, "nothing is written once the parent is gone"
+    assert [p.name for p in root.iterdir() if not p.name.endswith(".py")] == [], "no temporary file is left"
