@@ -1,8 +1,8 @@
 """`v1bridge audit PATH...` (code inventory) and `v1bridge audit --traffic USAGE...` (proxy traffic).
 
 Exit codes: 0 nothing left on v1 (or no --fail-on-legacy); 1 with --fail-on-legacy
-while unresolved v1 usage remains (markers excluded) or v1 traffic was seen;
-2 usage or internal error.
+while unresolved v1 usage remains (markers excluded), a candidate file was not read,
+or v1 traffic was seen; 2 usage or internal error.
 """
 from __future__ import annotations
 
@@ -33,9 +33,12 @@ def allowed_rules(args: argparse.Namespace) -> frozenset[str]:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to audit (code inventory)")
     parser.add_argument("--traffic", nargs="+", metavar="USAGE", default=None,
-                        help="audit proxy usage records (JSON Lines) instead of code")
+                        help="audit proxy usage records (JSON Lines files, or folders of usage-*.jsonl) instead of code")
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE (atomically)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only the verdict line (text format) and errors; --output still gets the whole "
+                             "report")
     parser.add_argument("--fail-on-legacy", action="store_true",
                         help="exit 1 while unresolved v1 usage remains (markers excluded)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
@@ -118,7 +121,11 @@ def run(args: argparse.Namespace) -> int:
             if missing:
                 print(f"v1bridge audit: no such usage file: {', '.join(missing)}", file=sys.stderr)
                 return EXIT_USAGE
-            report = traffic.read_usage(args.traffic)
+            empty = [p for p in args.traffic if not traffic.usage_files(p)]
+            if empty:
+                print(f"v1bridge audit: no usage files ({traffic.USAGE_GLOB}) in {', '.join(empty)}", file=sys.stderr)
+                return EXIT_USAGE
+            report = traffic.read_usage([f for p in args.traffic for f in traffic.usage_files(p)])
             text = _render_traffic(report, args.format, terminal)
             legacy = report.legacy_remaining
         else:
@@ -129,14 +136,19 @@ def run(args: argparse.Namespace) -> int:
             from codemod.audit import baseline
             from codemod.audit.engine import MAX_BYTES, audit_paths, narrow
             max_bytes = MAX_BYTES if args.max_target_bytes is None else args.max_target_bytes
-            report = audit_paths(list(args.paths), jobs=args.jobs, exclude=args.exclude, max_bytes=max_bytes)
+            own = {path: why for path, why in ((args.baseline, "the baseline in use"),
+                                               (args.write_baseline, "the baseline this run writes"),
+                                               (args.output, "the report this run writes")) if path}
+            report = audit_paths(list(args.paths), jobs=args.jobs, exclude=args.exclude, max_bytes=max_bytes,
+                                 own_files=own)
             narrow(report, allowed)
             report.scope = args.scope
             report.selection = (selection.from_args(args).select, selection.from_args(args).ignore)
             if args.write_baseline:
                 count = baseline.write(report, args.write_baseline)
-                print(f"v1bridge audit: baseline of {count} finding(s) written to {args.write_baseline}",
-                      file=sys.stderr)
+                if not args.quiet:
+                    print(f"v1bridge audit: baseline of {count} finding(s) written to {args.write_baseline}",
+                          file=sys.stderr)
             if known is not None:
                 baseline.apply(report, known)
             text = _render_code(report, args.format, terminal)
@@ -147,6 +159,9 @@ def run(args: argparse.Namespace) -> int:
                 legacy = True
         if args.output:
             safe_write.replace(args.output, text.encode("utf-8"))
+        elif args.quiet and args.format == "text":
+            verdict, sentence = report.verdict()
+            print(f"verdict: {verdict} - {sentence}")
         else:
             sys.stdout.write(text)
             sys.stdout.flush()

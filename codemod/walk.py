@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterable, Iterator, Mapping, NamedTuple
 
 import pathspec
 
@@ -165,7 +165,8 @@ class Walker:
     check_generated: bool = True
     use_gitignore: bool = True
     exclude: tuple[str, ...] = ()  # gitignore-style patterns, relative to each folder given (`--exclude`)
-    exclude_files: frozenset[Path] = frozenset()  # exact files never read (the baseline in use, the report written)
+    # exact files never read (the baseline in use, the report written) -> the reason shown for each
+    exclude_files: dict[Path, str] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
     _top: Path | None = None
     _excluded: "_Ignore | None" = None
@@ -175,7 +176,7 @@ class Walker:
 
     def iter_files(self, paths: Iterable[str | os.PathLike[str]]) -> Iterator[SourceFile]:
         seen: set[Path] = set()
-        never = {p.resolve() for p in self.exclude_files}
+        never = {p.resolve(): reason for p, reason in self.exclude_files.items()}
         spec = pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
         for raw in paths:
             given = Path(raw)
@@ -188,7 +189,7 @@ class Walker:
                     continue
                 real = given.resolve()
                 if real in never:
-                    self.skip(given, "written by this run")
+                    self.skip(given, never[real])
                     continue
                 if spec is not None and spec.match_file(given.as_posix()):
                     self.skip(given, "excluded")
@@ -206,7 +207,7 @@ class Walker:
             self._excluded = _Ignore(root, spec, "excluded") if spec is not None else None
             for source in self._walk_dir(given, root, ignores):
                 if source.path in never:
-                    self.skip(source.rel, "written by this run")
+                    self.skip(source.rel, never[source.path])
                     continue
                 # source.path is already real: built from the resolved root, and the walk never
                 # follows a symlink, so no per-file resolve() (a syscall per path component).
@@ -299,16 +300,19 @@ def iter_files(
     use_gitignore: bool = True,
     include_extensionless: bool = False,
     exclude: Iterable[str] = (),
-    exclude_files: Iterable[Path] = (),
+    exclude_files: Iterable[Path] | Mapping[Path, str] = (),
 ) -> Iterator[SourceFile]:
-    """The files to look at under `paths`; appends (path, reason) of each skip to `skipped`."""
+    """The files to look at under `paths`; appends (path, reason) of each skip to `skipped`.
+
+    EXCLUDE_FILES: files never read, with the reason to show for each (default "written by this run")."""
     walker = Walker(
         include_suffixes=tuple(include_suffixes) if include_suffixes is not None else DEFAULT_SUFFIXES,
         check_generated=check_generated,
         use_gitignore=use_gitignore,
         include_extensionless=include_extensionless,
         exclude=tuple(exclude),
-        exclude_files=frozenset(Path(p) for p in exclude_files),
+        exclude_files={Path(p): (exclude_files[p] if isinstance(exclude_files, Mapping) else "written by this run")
+                       for p in exclude_files},
     )
     if skipped is not None:
         walker.skipped = skipped

@@ -1,6 +1,9 @@
 """`v1bridge translate METHOD PATH [BODY]`: the v2 request the proxy would send, without calling anything.
 `v1bridge translate 'mutation { podStop(...) { id } }'` (or `POST /graphql BODY`): the v2 calls of each GraphQL
-operation the document selects (proxy/graphql/translate.py)."""
+operation the document selects (proxy/graphql/translate.py).
+
+Exit codes: 0 the request would reach v2; 1 the proxy would refuse it itself (a v1 error answer: a bad value,
+a policy under --strict); 2 no such v1 operation (404/405), or a usage error. The plan is printed in every case."""
 from __future__ import annotations
 
 import argparse
@@ -135,4 +138,10 @@ def run(args: argparse.Namespace) -> int:
         return _graphql(args, body)
     result = translate(args.method, args.path, body, frozenset(args.strict), frozenset(args.emulate))
     print(json.dumps(result, indent=2))
-    return 0
+    answer = result.get("answer")
+    if answer is None:
+        return 0
+    if answer["status"] in (404, 405):
+        print(f"v1bridge translate: {result['v1']}: {answer['message']}", file=sys.stderr)
+        return 2
+    return 1

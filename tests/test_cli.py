@@ -62,3 +62,16 @@ def test_translate_says_a_list_is_read_page_by_page(capsys):
     assert "Q30" in plan["rules"]
     assert main(["translate", "GET", "/v1/networkvolumes"]) == 0
     assert "pages" not in json.loads(capsys.readouterr().out)  # not a paginated v2 list
+
+
+def test_translate_exit_status_says_whether_the_request_would_reach_v2(capsys):
+    """Issue 24: `translate GET /v1/nope` exited 0."""
+    assert main(["translate", "GET", "/v1/nope"]) == 2
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["answer"] == {"status": 404, "message": "no such v1 operation"}
+    assert captured.err == "v1bridge translate: GET /nope: no such v1 operation\n"
+    assert main(["translate", "PUT", "/v1/pods"]) == 2, "a method the route does not have is a 405: no such operation"
+    capsys.readouterr()
+    assert main(["translate", "--strict", "all", "POST", "/v1/pods/abc/reset"]) == 1, "the proxy would refuse it itself"
+    assert json.loads(capsys.readouterr().out)["answer"]["status"] == 501
+    assert main(["translate", "POST", "/v1/pods/abc/reset"]) == 0

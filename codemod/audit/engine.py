@@ -411,8 +411,12 @@ def _relative(path: Path | str, root: Path) -> str:
     return rel.replace(os.sep, "/")
 
 
-def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), max_bytes: int = MAX_BYTES) -> AuditReport:
+def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), max_bytes: int = MAX_BYTES,
+                own_files: dict[str, str] | None = None) -> AuditReport:
     """Audit every file under PATHS; paths in the report are relative to the scanned root.
+
+    OWN_FILES: files of this run (the baseline in use, the report or baseline it writes) -> why they are not
+    scanned: a baseline kept in the tree is data about findings, not code with findings.
 
     With jobs > 1 the walk streams chunks of files to a process pool while it goes on. A candidate file
     over MAX_BYTES (0: no limit) or unreadable is not read: the report lists it and cannot be clean.
@@ -421,7 +425,8 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
     root = _root_for(paths)
     skipped_raw: list = []
     walk = iter_files(paths, include_suffixes=PY_SUFFIXES + SUFFIXES + parsed_mod.SUFFIXES, skipped=skipped_raw, check_generated=False,
-                      include_extensionless=True, exclude=exclude)
+                      include_extensionless=True, exclude=exclude,
+                      exclude_files={Path(p): why for p, why in (own_files or {}).items()})
 
     def chunks():
         chunk: list[tuple[str, str]] = []

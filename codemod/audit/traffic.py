@@ -1,7 +1,9 @@
 """`v1bridge audit --traffic`: who still calls v1 through the proxy (usage records, docs/CONTRACTS.md).
 
-Reads any number of JSON Lines files (one per proxy process), tolerates a
-truncated last line and bad lines (counted and reported, never fatal), and
+Reads any number of JSON Lines files (one per proxy process; a folder means its
+`usage-*.jsonl` files), tolerates a truncated last line and bad lines (counted and
+reported, never fatal: a line nested 100,000 deep too, parsed by orjson, whose
+depth limit is an error, not a RecursionError), and
 groups records by v1 route: count, first and last seen, clients (fingerprint
 and user agents), emulations and rules engaged, statuses. The client list is
 the list of who must migrate before the proxy can be switched off.
@@ -10,13 +12,26 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from codemod.audit.model import SCHEMA_VERSION, TRAFFIC_SCHEMA_ID
 
 REQUIRED = ("time", "route", "client")
+USAGE_GLOB = "usage-*.jsonl"  # the proxy's file names (docs/CONTRACTS.md); the folder also holds other files
+LISTS = ("emulations", "rules")
+
+
+def usage_files(path: str) -> list[str]:
+    """PATH itself, or for a folder its usage files (sorted; not its other files, not its subfolders)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        return [path]
+    return sorted(str(p) for p in folder.glob(USAGE_GLOB) if p.is_file())
 
 
 @dataclass
@@ -97,14 +112,17 @@ def read_usage(paths: list[str]) -> TrafficReport:
                 continue
             last = index == len(lines)
             try:
-                record = json.loads(raw)
+                record = orjson.loads(raw)
                 if not isinstance(record, dict):
                     raise ValueError("not an object")
                 missing = [k for k in REQUIRED if k not in record]
                 if missing:
                     raise ValueError("missing " + ", ".join(missing))
+                wrong = [k for k in LISTS if not isinstance(record.get(k) or [], list)]
+                if wrong:
+                    raise ValueError(", ".join(wrong) + " not a list")
                 when = _normal_time(record["time"])
-            except (ValueError, UnicodeDecodeError) as exc:
+            except ValueError as exc:  # orjson.JSONDecodeError too (bad UTF-8, nesting past its limit)
                 entry = BadLine(str(path), index, str(exc)[:120])
                 if last and not ends_clean:
                     entry.reason = "truncated last line"

@@ -52,3 +52,39 @@ def test_traffic_cli_exit_codes_and_formats(tmp_path, capsys):
     capsys.readouterr()
     assert main(args + ["--format", "markdown"]) == 0
     assert "| `GET /pods` | 3 | 2 |" in capsys.readouterr().out
+
+
+GOOD = '{"time": "2026-11-20T10:00:00.000Z", "route": "GET /pods", "method": "GET", "client": "a1b2c3d4e5f60718"}\n'
+
+
+def test_a_line_nested_100000_deep_is_a_bad_line_not_an_internal_error(tmp_path, capsys):
+    """Issue 23 item 13: one line of 100,000 `[` made `audit --traffic` exit 2 with a RecursionError and no report."""
+    usage = tmp_path / "usage-h-1.jsonl"
+    usage.write_text(GOOD + "[" * 100_000 + "\n" + '{"time": "x", "route": 1, "client": 2, "emulations": 5}\n' + GOOD)
+    out = tmp_path / "t.json"
+    assert main(["audit", "--traffic", str(usage), "--format", "json", "-o", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["summary"]["records"] == 2 and data["summary"]["bad_lines"] == 2
+    assert [b["line"] for b in data["bad_lines"]] == [2, 3]
+    assert data["bad_lines"][0]["reason"].startswith("depth limit exceeded")
+    assert data["bad_lines"][1]["reason"] == "emulations not a list"
+
+
+def test_a_folder_means_its_usage_files(tmp_path, capsys):
+    """Issue 23 item 13: a directory argument was an internal error. The folder also holds files that are not
+    usage records (the fingerprint salt, notes) and subfolders: only its usage-*.jsonl files are read."""
+    folder = tmp_path / "usage"
+    (folder / "old").mkdir(parents=True)
+    (folder / "usage-a-1.jsonl").write_text(GOOD)
+    (folder / "usage-b-2.jsonl").write_text(GOOD + GOOD)
+    (folder / "fingerprint-salt").write_text("secret\n")
+    (folder / "notes.txt").write_text("not json\n")
+    (folder / "old" / "usage-c-3.jsonl").write_text(GOOD)
+    out = tmp_path / "t.json"
+    assert main(["audit", "--traffic", str(folder), "--format", "json", "-o", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["summary"]["files"] == 2 and data["summary"]["records"] == 3 and data["summary"]["bad_lines"] == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["audit", "--traffic", str(empty)]) == 2
+    assert capsys.readouterr().err == f"v1bridge audit: no usage files (usage-*.jsonl) in {empty}\n"
