@@ -49,6 +49,7 @@ DOCS_BENCH = ROOT / "docs" / "bench.md"
 # extra sections: (name, title, module in bench/, function(full: bool) -> Markdown lines)
 SECTIONS: list[tuple[str, str, str, str]] = [
     ("states", "Where the rewrite leaves each v1 call site (issue 21)", "rewrite_states", "section"),
+    ("large-files", "Large files: rewrite and audit", "large_file_bench", "section"),
 ]
 CORE = ("proxy", "sandbox", "memory", "files")
 # soak: RSS may grow by at most this much between the end of warm-up and the end of the soak

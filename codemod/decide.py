@@ -85,16 +85,39 @@ def _binding_scope(an, name: cst.Name):
     return None
 
 
-def _references(an, node: cst.CSTNode) -> list[cst.CSTNode]:
-    """Every read of the variable `node` reads (same name, or same attribute name), targets excluded."""
+def _variable(an, node: cst.CSTNode) -> tuple | None:
+    """What `_references` answers for: ("name", name, id of its binding function or None), ("attr", name)."""
     if isinstance(node, cst.Name):
         home = _binding_scope(an, node)
-        found = [n for names in an.ix.names.values() for n in names.get(node.value, ())
-                 if _binding_scope(an, n) is home]
-    elif isinstance(node, cst.Attribute):
-        found = list(an.ix.attributes.get(node.attr.value, ()))
-    else:
+        return ("name", node.value, id(home) if home is not None else None)
+    if isinstance(node, cst.Attribute):
+        return ("attr", node.attr.value)
+    return None
+
+
+def _references(an, node: cst.CSTNode) -> list[cst.CSTNode]:
+    """Every read of the variable `node` reads (same name, or same attribute name), targets excluded.
+
+    Indexed once per analysis (every Name of a name grouped by its binding function), so a question costs
+    what it returns: a scan of every same-named Name per call site made large files quadratic (issue 23 #10).
+    The list returned is shared: do not change it."""
+    key = _variable(an, node)
+    if key is None:
         return []
+    memo = an.__dict__.setdefault("_references_memo", {})
+    if key in memo:
+        return memo[key]
+    if key[0] == "name":
+        if ("names", key[1]) not in memo:  # group every Name of this name by its binding function, once
+            groups: dict = {}
+            for names in an.ix.names.values():
+                for n in names.get(key[1], ()):
+                    home = _binding_scope(an, n)
+                    groups.setdefault(id(home) if home is not None else None, []).append(n)
+            memo[("names", key[1])] = groups
+        found = memo[("names", key[1])].get(key[2], [])
+    else:
+        found = an.ix.attributes.get(key[1], ())
     out = []
     for n in found:
         p = an.parent(n)
@@ -106,6 +129,7 @@ def _references(an, node: cst.CSTNode) -> list[cst.CSTNode]:
         if isinstance(p, cst.Arg) and p.keyword is n:
             continue
         out.append(n)
+    memo[key] = out
     return out
 
 
@@ -226,7 +250,12 @@ def decide(plan: "Plan") -> None:
     for root, refs in ref_vars.items():
         if root in reasons:
             continue
+        asked = set()
         for ref in refs:
+            variable = _variable(an, ref)
+            if variable in asked:  # the same variable read at another call site: the same answer
+                continue
+            asked.add(variable)
             escaped = next((r for r in _references(an, ref) if id(r) not in all_traced and _builds_url(an, r)), None)
             if escaped is not None:
                 line = an.where(escaped)[0]
