@@ -246,6 +246,9 @@ def _run(args: argparse.Namespace) -> int:
     if missing and not files:
         return EXIT_ERROR
     write = not (args.diff or args.check)
+    folders = sorted({str(f.path.parent) for f in files}) if write else []
+    for path in (p for folder in folders for p in safe_write.remove_leftovers(folder)):
+        print(f"v1bridge rewrite: removed {path}: a temporary file of a run that was killed", file=sys.stderr)
     tasks = [(str(f.path), f.rel, write, args.diff, args.v2_base, selected) for f in files]
     outcomes: list[Outcome] = []
     show_bar = console.is_terminal and not args.no_progress and not args.quiet and len(tasks) >= PROGRESS_MIN_FILES

@@ -13,12 +13,16 @@ mode and owner a user expects.
   black and ruff write every file; that write is not atomic, and `replace` says which way it wrote.
 - A file with no write permission bit at all is refused (`ReadOnlyFile`), for root too: read-only is the
   owner's word that it must not change.
+- A process killed with SIGKILL while it holds a temporary file cannot remove it: the name carries the
+  writer's pid (`.NAME.PID.XXXX.v1bridge-tmp`), and `remove_leftovers` (run by `rewrite` on the folders it
+  writes) deletes those whose process is gone, so none outlives the next run.
 - A new file (a report, a baseline) gets the mode `open()` would give it (0666 less the umask: 0644 under the
   usual 022; CI artifacts must be readable), not the 0600 of a temporary file.
 """
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -27,6 +31,7 @@ from pathlib import Path
 from typing import Iterator
 
 TEMP_SUFFIX = ".v1bridge-tmp"
+LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+" + re.escape(TEMP_SUFFIX) + "$")
 HELD_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
 
@@ -91,7 +96,7 @@ def _in_place(target: Path, data: bytes) -> None:
 def _atomic(target: Path, data: bytes, st: os.stat_result | None) -> None:
     folder = target.parent if str(target.parent) else Path(".")
     with signals_held():
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
@@ -110,3 +115,32 @@ def _atomic(target: Path, data: bytes, st: os.stat_result | None) -> None:
             except OSError:
                 pass
             raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
+def remove_leftovers(folder: str | os.PathLike[str]) -> list[str]:
+    """Delete the temporary files in FOLDER that a killed writer left (its pid no longer runs); their names."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        found = LEFTOVER.match(entry.name) if entry.name.endswith(TEMP_SUFFIX) else None
+        if found is None or _alive(int(found["pid"])):
+            continue
+        try:
+            os.unlink(entry.path)
+            removed.append(entry.path)
+        except OSError:
+            pass
+    return removed

@@ -72,3 +72,23 @@ def test_killing_the_parent_ends_its_workers_and_leaves_no_temporary_file(tmp_pa
     time.sleep(1.0)
     assert _rewritten(root) == done < FILES, "nothing is written once the parent is gone"
     assert [p.name for p in root.iterdir() if not p.name.endswith(".py")] == [], "no temporary file is left"
+
+
+def test_a_temporary_file_of_a_killed_writer_is_removed_by_the_next_run(tmp_path, capsys):
+    """SIGKILL cannot be caught: a process killed while it holds a temporary file leaves it. Its name carries
+    the writer's pid; the next rewrite of that folder removes it once that pid no longer runs."""
+    from codemod.safe_write import TEMP_SUFFIX
+    from v1bridge.cli import main
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "client.py").write_text("import requests\n" + V1_CALL)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = root / f".client.py.{int(dead.stdout)}.k3y9{TEMP_SUFFIX}"
+    leftover.write_text("half a file")
+    live = root / f".client.py.{os.getpid()}.a1b2{TEMP_SUFFIX}"  # a writer still running: not touched
+    live.write_text("being written")
+    assert main(["rewrite", str(root)]) == 0
+    assert not leftover.exists() and live.exists()
+    assert f"removed {leftover}: a temporary file of a run that was killed" in capsys.readouterr().err
+    assert "rest.runpod.io/v1" not in (root / "client.py").read_text()
