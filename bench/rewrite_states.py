@@ -7,7 +7,9 @@ site's line to the rewritten text and classifies the statement found there:
 
   3  flagged: a `# v1bridge: <RULE> ...` comment directly above the statement (`cause` when the comment has the
      `<RULE> <cause>: <remedy>` form);
-  2  v2 through a compat helper: the statement calls `v1bridge_compat.`;
+  2  v2 through a compat helper: the statement calls `v1bridge_compat.`, or it is unchanged on a moved base
+     whose module sends through `call_v1` (a helper translating each call at run time; counted with the calls
+     through `call_v1`, and with any v1 spelling the line keeps);
   1  v2: no comment, no compat call, no v1 spelling (a v1 host, a path segment only v1 has, a v1-only field name)
      and the base it goes through no longer v1 (a constant of its module still on v1 keeps it v1; a statement left
      unchanged counts only when a base constant of its module moved);
@@ -184,6 +186,12 @@ def listed_lines(summary: str, copy: Path) -> set[tuple[str, int]]:
     return out
 
 
+def translated_at_run_time(module: Path) -> bool:
+    """Some code of the module (a file, or a package's or project's files) sends through `call_v1`."""
+    files = sorted(module.rglob("*.py")) if module.is_dir() else [module]
+    return any(re.search(r"\ba?call_v1\(", f.read_text()) for f in files if f.name != "v1bridge_compat.py")
+
+
 def classify(corpus: Path, copy: Path, listed: set[tuple[str, int]] = frozenset()) -> list[Site]:
     sites = []
     bases = base_lines(corpus)
@@ -200,19 +208,25 @@ def classify(corpus: Path, copy: Path, listed: set[tuple[str, int]] = frozenset(
         unchanged = "\n".join(before[b_first - 1:b_last]) == text
         comment = comment_above(after, first)
         spelled = v1_spelled(text, route)
-        cause = False
+        cause = runtime_helper = False
         if comment is not None:
             state = "3"
             cause = bool(re.match(r"\S.*?: \S", COMMENT.match(comment)[2]))
         elif "v1bridge_compat." in text:
             state = "2"
+        elif (unchanged and bases.get(module) and not base_still_v1(corpus, copy, bases[module])
+              and translated_at_run_time(copy / module.split("/")[0])):
+            # the line is as it was, but its base moved and the module's helper translates each call at run time
+            # (call_v1 inside the helper): on v2, through state 2, with whatever v1 spelling the line keeps
+            state = "2"
+            runtime_helper = True
         elif spelled or (not V1_HOST.search(text) and base_still_v1(corpus, copy, bases.get(module, []))):
             state = "silent" if unchanged else "v1-left"
         elif unchanged and not bases.get(module):
             state = "silent"  # no base of its own moved and the line did not change: nothing took it to v2
         else:
             state = "1"
-        runtime = state == "2" and re.search(r"\ba?call_v1\(", text) is not None
+        runtime = runtime_helper or (state == "2" and re.search(r"\ba?call_v1\(", text) is not None)
         # the summary may number lines as they were before the run (main does) or as they are after it
         on_list = any((file, n) in listed for n in [*range(first, last + 1), *range(b_first, b_last + 1)])
         sites.append(Site(corpus.name, file, line, route, state, cause, spelled, runtime, on_list,
