@@ -100,19 +100,11 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline and args.write_baseline:
         print("v1bridge audit: give --baseline or --write-baseline, not both", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        allowed = allowed_rules(args)
-    except selection.SelectionError as exc:
-        print(f"v1bridge audit: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    allowed = allowed_rules(args)  # SelectionError: shown by v1bridge/cli.py
     known = None
     if args.baseline:
         from codemod.audit import baseline
-        try:
-            known = baseline.load(args.baseline)
-        except baseline.BaselineError as exc:
-            print(f"v1bridge audit: {exc}", file=sys.stderr)
-            return EXIT_USAGE
+        known = baseline.load(args.baseline)  # BaselineError: shown by v1bridge/cli.py
     terminal = args.output is None and sys.stdout.isatty()
     try:
         if args.traffic is not None:

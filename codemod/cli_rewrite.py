@@ -19,6 +19,7 @@ from typing import Iterable
 
 from codemod import safe_write, selection, workers
 from codemod.walk import Skipped, SourceFile, iter_files
+from mappings.errors import V1bridgeError
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
 PROGRESS_MIN_FILES = 200
@@ -216,7 +217,7 @@ def _one_name_per_file(files: list[SourceFile], follow: bool, skipped: list[Skip
 def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, V1bridgeError):  # a refusal (SelectionError, ...) is shown by v1bridge/cli.py
         raise
     except Exception as exc:  # internal error: exit 2 with a message, no traceback dump
         print(f"v1bridge rewrite: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -232,11 +233,7 @@ def _run(args: argparse.Namespace) -> int:
         print("v1bridge rewrite: --v2-base must be an http(s) URL", file=sys.stderr)
         return EXIT_ERROR
     sel = selection.from_args(args)
-    try:
-        selected = None if sel.is_default else sel.resolve(selection.all_rules())
-    except selection.SelectionError as exc:
-        print(f"v1bridge rewrite: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+    selected = None if sel.is_default else sel.resolve(selection.all_rules())  # SelectionError: v1bridge/cli.py
     skipped: list[Skipped] = []
     files = _one_name_per_file(list(iter_files(args.paths, skipped=skipped, check_generated=False, exclude=args.exclude)),
                                args.follow_symlinks, skipped)

@@ -11,9 +11,11 @@ import argparse
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from mappings.errors import UsageError
 
-class SelectionError(ValueError):
-    pass
+
+class SelectionError(UsageError):
+    """A --select/--ignore/--scope token that names no rule, class or prefix."""
 
 
 def _tokens(values: Iterable[str] | None) -> tuple[str, ...]:

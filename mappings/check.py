@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from mappings.converters import RESPONSE_READS
+from mappings.errors import UsageError
 from mappings.loader import Mappings
 
 # keys of a schema that are contract (prose and code-generation hints are not)
@@ -22,7 +23,7 @@ _CONTRACT = ("type", "enum", "const", "format", "minimum", "maximum", "exclusive
 _HTTP = ("get", "put", "post", "patch", "delete")
 
 
-class SchemaError(ValueError):
+class SchemaError(UsageError):
     """The document is not an OpenAPI document this check can read."""
 
 

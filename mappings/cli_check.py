@@ -8,14 +8,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 from mappings.check import SchemaError, check
-from mappings.loader import SCHEMA_DIR, MappingError, default_mappings, load
+from mappings.loader import SCHEMA_DIR, default_mappings, load
 
 EXIT_OK, EXIT_CHANGED, EXIT_ERROR = 0, 1, 2
 KEY_ENV = ("V1BRIDGE_API_KEY", "RUNPOD_API_KEY")
@@ -65,19 +64,16 @@ def _read(source: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        mappings = load(args.mappings) if args.mappings else default_mappings()
-        base_path = args.base or str(SCHEMA_DIR / "v2.json")
-        base = _read(base_path)
-        if args.v2.startswith(("http://", "https://")):
-            key = args.api_key or next((os.environ[k] for k in KEY_ENV if os.environ.get(k)), None)
-            candidate = _fetch(args.v2, key, args.timeout)
-        else:
-            candidate = _read(args.v2)
-        report = check(mappings, base, candidate, base_label=base_path, candidate_label=args.v2)
-    except (SchemaError, MappingError) as exc:
-        print(f"v1bridge mappings check: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+    """SchemaError, MappingError: shown by v1bridge/cli.py (exit 2)."""
+    mappings = load(args.mappings) if args.mappings else default_mappings()
+    base_path = args.base or str(SCHEMA_DIR / "v2.json")
+    base = _read(base_path)
+    if args.v2.startswith(("http://", "https://")):
+        key = args.api_key or next((os.environ[k] for k in KEY_ENV if os.environ.get(k)), None)
+        candidate = _fetch(args.v2, key, args.timeout)
+    else:
+        candidate = _read(args.v2)
+    report = check(mappings, base, candidate, base_label=base_path, candidate_label=args.v2)
     if args.format == "json":
         print(json.dumps(report.as_dict(), indent=2))
     else:

@@ -10,6 +10,11 @@ Four families, one per place a request can fail:
   ids, size, time);
 - `UpstreamError`: v2 failed or answered a problem (the v2 status and headers ride along).
 
+Outside a request, a command refuses its input with a `UsageError` (a rule selection, a baseline, a settings
+file, a v2 document it cannot use) and a server refuses to start with a `StartupError` (the sandbox's database
+is another process's); a packaging fault of the rewrite's rule registry is a `MappingError`'s sibling,
+`RuleRegistryError`. `v1bridge/cli.py` renders every one of them, once, as `v1bridge COMMAND: message` and exit 2.
+
 Each carries the HTTP status it answers with, a message, and optional headers, policy and rule.
 The error is rendered in the caller's shape in one place per server: the proxy middleware
 (`{"message"}` for v1 callers, RFC 9457 problems for v2 callers) and the sandbox middleware
@@ -90,6 +95,18 @@ class ClientInputError(V1bridgeError):
     """The caller's request is refused as sent (v1 schema, JSON, id, size, time, unknown route)."""
 
     status = 400
+
+
+class UsageError(V1bridgeError, ValueError):
+    """A command's input cannot be used as given: a flag's value, or a file or document it names."""
+
+    status = 400
+
+
+class StartupError(V1bridgeError, RuntimeError):
+    """A server cannot start as configured (its database is held by another process, ...)."""
+
+    status = 503
 
 
 class UpstreamError(V1bridgeError):

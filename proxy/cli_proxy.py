@@ -11,7 +11,6 @@ import socket
 import sys
 
 from mappings import default_mappings
-from mappings.errors import V1bridgeError
 from proxy import embedded
 from proxy.config import EVENT_LOOPS, ProxyConfig, default_salt
 from proxy.serving import shared_metrics_dir
@@ -201,14 +200,7 @@ def run(args: argparse.Namespace) -> int:
         if generated:
             print(f"v1bridge proxy: development key (Authorization: Bearer <key>): {config.keys[0]}", file=sys.stderr)
     if config.workers == 1:
-        if config.upstream is not None:  # no embedded sandbox: its store (sqlite3 and the rest) is never loaded
-            _serve(config)
-            return 0
-        try:
-            _serve(config)
-        except V1bridgeError as exc:  # the embedded sandbox's database is held by another process
-            print(f"v1bridge proxy: {exc}", file=sys.stderr)
-            return 2
+        _serve(config)  # the embedded sandbox's DatabaseLocked: shown by v1bridge/cli.py (exit 2)
         return 0
     children: list[multiprocessing.Process] = []
     ctx = multiprocessing.get_context("spawn")

@@ -48,12 +48,6 @@ def run(args: argparse.Namespace) -> int:
         f"(state: {args.db or 'in memory'})",
         file=sys.stderr,
     )
-    from .store import DatabaseLocked
-
-    try:
-        app = create_sandbox_app(config)
-    except DatabaseLocked as exc:
-        print(f"v1bridge sandbox: {exc}", file=sys.stderr)
-        return 2
+    app = create_sandbox_app(config)  # DatabaseLocked: shown by v1bridge/cli.py (exit 2)
     web.run_app(app, host=args.host, port=args.port, print=None, access_log=None)
     return 0

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 import orjson
 
-from mappings.errors import V1bridgeError
+from mappings.errors import StartupError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS account (
 """
 
 
-class DatabaseLocked(V1bridgeError, RuntimeError):
+class DatabaseLocked(StartupError):
     """Another process has this database open: one sandbox per database file."""
 
 

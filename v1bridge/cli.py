@@ -10,6 +10,7 @@ import importlib
 import sys
 from pathlib import Path
 
+from mappings.errors import V1bridgeError
 from v1bridge import __version__, settings
 
 # subcommand -> (module, one-line help). The module exposes
@@ -116,17 +117,19 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[name]))
     module.configure(parser)
+    label = f"v1bridge {name}"
     try:
         _apply_settings(name, parser, rest)
-    except settings.SettingsError as exc:
-        print(f"v1bridge {name}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        args = parser.parse_args(rest)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    try:
+        try:
+            args = parser.parse_args(rest)
+        except SystemExit as exc:
+            return int(exc.code or 0)
+        if isinstance(getattr(args, "action", None), str):  # `v1bridge mappings check`
+            label = f"{label} {args.action}"
         return int(module.run(args) or 0)
+    except V1bridgeError as exc:  # the one place a tool's refusal is shown: one line, exit 2 (mappings/errors.py)
+        print(f"{label}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
 

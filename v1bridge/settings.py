@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mappings.errors import V1bridgeError
+from mappings.errors import UsageError
 
 PROJECT_COMMANDS = ("audit", "rewrite")
 # options whose value names a file or folder: made relative to the settings file's folder
 PATH_METAVARS = frozenset({"FILE", "DIR", "PATH", "USAGE", "BYTES_FILE"})
 
 
-class SettingsError(V1bridgeError):
+class SettingsError(UsageError):
     """A settings file that cannot be read or holds a key or value the command does not accept."""
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from codemod.audit.model import AuditFinding, AuditReport
+from mappings.errors import UsageError
 
 SCHEMA_ID = "v1bridge.audit.baseline/1"
 STRING = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`)""")
@@ -35,8 +36,8 @@ IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 KEYWORDS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "get", "post", "put", "patch", "delete"})
 
 
-class BaselineError(ValueError):
-    pass
+class BaselineError(UsageError):
+    """A baseline file that cannot be read or is not a v1bridge baseline."""
 
 
 def normalise(source: str) -> str:

@@ -40,6 +40,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from mappings.errors import V1bridgeError
 from mappings.index import index
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,7 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from codemod.plan import Plan
 
 
-class RuleRegistryError(RuntimeError):
+class RuleRegistryError(V1bridgeError, RuntimeError):
     """The rule modules and the fixable rules of mappings/data/rules.yaml disagree."""
 
 

@@ -1,0 +1,78 @@
+"""One exception root: every error class v1bridge defines derives from mappings.errors.V1bridgeError, so one place
+per surface renders it (the servers' middlewares, v1bridge/cli.py for the commands)."""
+from __future__ import annotations
+
+import ast
+import builtins
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("mappings", "proxy", "sandbox", "codemod", "v1bridge")
+BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
+                               if isinstance(value, type) and issubclass(value, BaseException))
+# control-flow signals, raised and caught inside one function or module, never shown to anyone:
+# a typed read that falls back to dicts, a duplicate key met while streaming, a call the pagination rule leaves,
+# and the pass-through's abort, which must stay a ConnectionResetError for aiohttp
+SIGNALS = frozenset({"mappings/typed.py:Ambiguous", "proxy/offload.py:_Twice",
+                     "codemod/rules/q30_list_pagination.py:CannotPage", "proxy/passthrough.py:UpstreamBodyBroken"})
+
+
+def stray_roots() -> list[str]:
+    """Classes whose bases are only builtin exceptions (a root of their own), outside mappings/errors.py."""
+    found = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = str(path.relative_to(ROOT))
+            if relative == "mappings/errors.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ClassDef) or not node.bases:
+                    continue
+                names = [base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute)
+                         else "" for base in node.bases]
+                if all(name in BUILTIN_EXCEPTIONS for name in names):
+                    found.append(f"{relative}:{node.name}")
+    return sorted(set(found) - SIGNALS)
+
+
+def test_every_error_class_derives_from_the_one_root():
+    assert stray_roots() == []
+
+
+def test_the_errors_named_in_issue_24_are_v1bridge_errors():
+    from codemod.audit.baseline import BaselineError
+    from codemod.rules import RuleRegistryError
+    from codemod.selection import SelectionError
+    from mappings.check import SchemaError
+    from mappings.errors import StartupError, UsageError, V1bridgeError
+    from sandbox.store import DatabaseLocked
+    from v1bridge.settings import SettingsError
+
+    assert [issubclass(cls, UsageError) for cls in (BaselineError, SelectionError, SchemaError, SettingsError)] == \
+        [True] * 4
+    assert issubclass(DatabaseLocked, StartupError) and issubclass(RuleRegistryError, V1bridgeError)
+
+
+def test_a_commands_refusal_is_rendered_by_the_front_door(tmp_path, capsys):
+    """A bad baseline, an unknown rule and an unreadable v2 document: one line each, `v1bridge COMMAND: ...`, exit 2."""
+    from v1bridge.cli import main
+
+    bad = tmp_path / "baseline.json"
+    bad.write_text("not json", encoding="utf-8")
+    assert main(["audit", str(tmp_path), "--baseline", str(bad)]) == 2
+    assert capsys.readouterr().err.startswith(f"v1bridge audit: baseline {bad} is not JSON: ")
+    assert main(["rewrite", str(tmp_path), "--select", "Z99"]) == 2
+    assert capsys.readouterr().err == "v1bridge rewrite: unknown rule, class or prefix: 'Z99' (see `v1bridge rules`)\n"
+    assert main(["mappings", "check", "--v2", str(tmp_path / "missing.json")]) == 2
+    assert capsys.readouterr().err == f"v1bridge mappings check: {tmp_path / 'missing.json'}: No such file or directory\n"
+
+
+def test_no_command_renders_the_root_itself():
+    """The per-command `except ...Error: print(...)` blocks are gone: only v1bridge/cli.py catches the root."""
+    out = subprocess.run(["grep", "-rlE", r"except \(?(selection\.SelectionError|baseline\.BaselineError|SchemaError|"
+                          r"DatabaseLocked|V1bridgeError|settings\.SettingsError)", *PACKAGES],
+                         cwd=ROOT, capture_output=True, text=True, check=False).stdout.split()
+    commands = sorted(p for p in out if "/cli" in p or p.endswith("cli.py"))
+    # `translate` reports the answer the proxy would give (its output, not a refusal of the command)
+    assert commands == ["proxy/cli_translate.py", "v1bridge/cli.py"]
