@@ -93,7 +93,6 @@ class Index:
     field_rules: dict[str, tuple[str, ...]]  # v1 body/answer field -> rule ids
     param_rules: dict[str, tuple[str, ...]]  # v1 query parameter -> rule ids
     v1_only_names: frozenset[str]  # v1 names that v2 never spells (camelCase compounds): v1 wherever they appear
-    renamed_fields: frozenset[str]  # v1 request/response keys that v2 spells differently
     prefilter_tokens: frozenset[str] = field(default_factory=frozenset)
     # v2 GET paths that take the pagination cursor (read from v2.json) -> the most items one page holds
     page_limits: dict[str, int] = field(default_factory=dict)
@@ -243,18 +242,10 @@ def build(m: Mappings) -> Index:
     def v1_only(name: str) -> bool:  # v2 never spells it, and it is a camelCase compound, not a plain word
         return name not in v2_names and any(c.isupper() for c in name[1:])
 
-    renamed: set[str] = set()
     for rmap in m.requests.values():
         for name, spec in rmap.fields.items():
-            if spec.to != name:
-                renamed.add(name)
             if spec.rule and name in field_rules and spec.rule not in field_rules[name]:
                 field_rules[name].append(spec.rule)
-    for resp in m.responses.values():
-        for name, spec in resp.fields.items():
-            if spec.source == name and spec.rule is None:
-                continue
-            renamed.add(name)
     for qmap in m.queries.values():
         for name, spec in qmap.params.items():
             if spec.rule and name in param_rules and spec.rule not in param_rules[name]:
@@ -300,7 +291,6 @@ def build(m: Mappings) -> Index:
         field_rules={k: tuple(v) for k, v in field_rules.items()},
         param_rules={k: tuple(v) for k, v in param_rules.items()},
         v1_only_names=v1_only_names,
-        renamed_fields=frozenset(renamed),
         prefilter_tokens=frozenset(tokens),
         page_limits=paginated_lists(schema, conv.pagination.cursor, conv.pagination.limit),
     )

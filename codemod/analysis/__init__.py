@@ -285,19 +285,16 @@ class Analyzer(Strings, Calls, Flow):
         scope = self.scope_of(cf.call)
         if isinstance(node, cst.Name):
             assigned = self.ix.assigns.get(id(scope) if scope else None, {}).get(node.value)
-            if not assigned or len(assigned) != 1:
-                cf.body_problem = "built elsewhere"
+            if not assigned or len(assigned) != 1:  # built elsewhere
                 return
             if self._mutated(node.value, scope):
                 writes = self._body_writes(node, assigned[0][1], cf, scope)
-                if writes is None:
-                    cf.body_problem = "built elsewhere"
+                if writes is None:  # built elsewhere
                     return
                 cf.body_writes = writes
             node = assigned[0][0]
         self.read_keys.add(id(node))  # judged as a request body: its keys are not reported again
         if not isinstance(node, cst.Dict):
-            cf.body_problem = "not a dict literal"
             return
         cf.body = node
 

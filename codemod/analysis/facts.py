@@ -53,7 +53,6 @@ class CallFact:
     path: str  # the v1 path as written (holes for unknown parts)
     reads: list[Read] = field(default_factory=list)
     body: cst.Dict | None = None  # the request body's dict literal
-    body_problem: str | None = None  # why a body was sent but cannot be read statically
     verb: "VerbChoice | None" = None  # the last path segment is a variable a guard limits to known verbs
     body_writes: list["BodyWrite"] = field(default_factory=list)  # `payload["k"] = v` after the literal
 
@@ -93,7 +92,6 @@ class FileFacts:
     shared_helpers: set[int] = field(default_factory=set)  # id(helper fn) also used by v2 or job-API calls  # a v1-shaped base on another host, not our route
     v1_strings: list[tuple[cst.CSTNode, "UrlInfo", str]] = field(default_factory=list)  # (node, url, flat text)
     handed_in: list[tuple[str, cst.CSTNode, bool]] = field(default_factory=list)  # (name, key node, written)
-    helper_reads: dict[int, list[Read]] = field(default_factory=dict)  # id(helper fn) -> error reads inside it
     uses_v2: bool = False
     serverless_runtime: bool = False
     error: str | None = None

@@ -17,7 +17,6 @@ from mappings.index import build as build_index, index
 from mappings.models import Operation, Rule
 
 CLASS_ORDER = {"removed": 0, "loud": 1, "quiet": 2}
-SEVERITY_ORDER = {"high": 0, "medium": 1, "low": 2}
 PARAM = re.compile(r"\{[^}]*\}")
 
 

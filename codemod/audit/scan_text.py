@@ -31,8 +31,6 @@ from codemod.audit.matching import (HOLE, IMPORT_LIKE, SEG, Hit, Language, Lines
                                     normalise, path_anchor, patterns, split_version)
 from codemod.audit.model import RawFinding, Signals
 
-METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
-
 
 # ------------------------------------------------------------------ languages
 
