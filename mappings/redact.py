@@ -14,7 +14,7 @@ Answers: aiohttp answers an unparseable request itself, before any route or midd
 body; that text quotes the offending line, so a malformed `Authorization` line (a trailing CR, a control byte, a
 value over 8 KiB) sent the key back in clear. aiohttp (3.14) offers no public hook for this answer: the runner
 builds `RequestHandler` itself and its error handler calls `RequestHandler.handle_error(request, status, exc,
-message)`. This module is the one place that replaces that method; `tests/proxy/test_bad_request.py` fails if
+message)`. This module is the one place that replaces that method; `tests/mappings/test_redact.py` fails if
 aiohttp changes the method's signature or stops calling it for a parse error.
 
 The answer: still 400 and `Connection: close`, logged by aiohttp (through the filter above, bytes dropped), with a

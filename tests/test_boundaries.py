@@ -122,3 +122,16 @@ def test_no_import_cycles_in_the_servers():
 
 def test_the_cycle_check_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_test_modules_import_helpers_only_from_conftest_or_tools():
+    """A helper several test modules use lives in a conftest.py or a tools.py, never in another test_*.py."""
+    offenders = sorted(f"{path}: {name}" for path, names in imported_modules("tests").items()
+                       for name in names if name.startswith("tests.") and name.rpartition(".")[2].startswith("test_"))
+    assert offenders == []
+
+
+def test_sandbox_and_proxy_tests_mirror_their_packages():
+    """tests/sandbox/ and tests/proxy/ exist for sandbox/ and proxy/, and no test of the sandbox sits elsewhere."""
+    assert (ROOT / "tests" / "sandbox").is_dir() and (ROOT / "tests" / "proxy").is_dir()
+    assert not (ROOT / "tests" / "proxy" / "sandbox").exists()

@@ -16,7 +16,7 @@ import libcst as cst
 import pytest
 import yaml
 
-from tests.codemod.test_execution import load
+from tests.codemod.tools import load
 
 CORPUS = Path(__file__).parent / "corpus"
 MANIFEST = yaml.safe_load((CORPUS / "MANIFEST.yaml").read_text())

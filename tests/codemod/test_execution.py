@@ -30,7 +30,6 @@ import io
 import os
 import re
 import sys
-import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -45,6 +44,7 @@ from proxy.app import create_proxy_app
 from proxy.config import ProxyConfig
 from sandbox import create_sandbox_app
 from sandbox.common import VIOLATIONS
+from tests.codemod.tools import load
 
 FIXTURES = Path(__file__).parent / "fixtures"
 KEY = "key-alice"
@@ -99,17 +99,6 @@ class Recording:
             return response
 
         self.app.middlewares.insert(0, record)
-
-
-def load(source: str, name: str) -> types.ModuleType:
-    module = types.ModuleType(name)
-    module.__file__ = f"<{name}>"
-    sys.modules[name] = module
-    try:
-        exec(compile(source, f"<{name}>", "exec"), module.__dict__)
-    finally:
-        sys.modules.pop(name, None)
-    return module
 
 
 def pair(name: str) -> tuple[str, str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from mappings import default_mappings, load_schema
-from tests.mappings.schema_walk import properties, resolve
+from tests.mappings.tools import properties, resolve
 
 V1 = load_schema("v1")
 MAPPINGS = default_mappings()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from mappings import default_mappings, load_schema
-from tests.mappings.schema_walk import descend, enum_values, properties, resolve
+from tests.mappings.tools import descend, enum_values, properties, resolve
 
 V1 = load_schema("v1")
 V2 = load_schema("v2")

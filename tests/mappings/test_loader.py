@@ -8,7 +8,7 @@ import pytest
 
 from mappings import MappingError, load
 from mappings.loader import DATA_DIR
-from tests.mappings.schema_walk import descend
+from tests.mappings.tools import descend
 from mappings import load_schema
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.proxy.test_metrics_workers import _booted, _free_port, _stop, _wait
+from tests.proxy.tools import free_port, start_proxy, stop_process, wait_answering, wait_booted
 
 ROOT = Path(__file__).resolve().parents[2]
 BURST = 600  # well past aiohttp's 128, under the default 2048 and this machine's somaxconn
@@ -67,13 +67,6 @@ def _burst_while_stopped(proc: subprocess.Popen, port: int, count: int) -> int:
         os.killpg(proc.pid, signal.SIGCONT)
 
 
-def _proxy(port: int, *flags: str) -> subprocess.Popen:
-    upstream = f"http://127.0.0.1:{_free_port()}"  # never called: only connections are opened
-    return subprocess.Popen([sys.executable, "-m", "v1bridge.cli", "proxy", "--upstream", upstream, "--port", str(port),
-                             "--no-access-log", *flags], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
-
-
 def _listening(port: int, sockets: int) -> None:
     """Until `sockets` sockets listen on the port (one per --workers child, SO_REUSEPORT)."""
     hexport = f":{port:04X}"
@@ -87,35 +80,35 @@ def _listening(port: int, sockets: int) -> None:
 
 
 def test_a_burst_of_connections_is_taken_at_once_by_default():
-    port = _free_port()
-    proc = _proxy(port)
+    port = free_port()
+    proc = start_proxy(port)
     try:
-        _wait(port, proc)
+        wait_answering(port, proc)
         assert _burst_while_stopped(proc, port, BURST) == BURST
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def test_backlog_flag_sets_the_accept_queue():
-    port = _free_port()
-    proc = _proxy(port, "--backlog", "200")
+    port = free_port()
+    proc = start_proxy(port, "--backlog", "200")
     try:
-        _wait(port, proc)
+        wait_answering(port, proc)
         assert _burst_while_stopped(proc, port, 300) in ACCEPT_QUEUE_OF_200
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def test_every_worker_listens_with_the_backlog():
     """Each --workers child listens on its own SO_REUSEPORT socket; the kernel spreads the burst over them."""
-    port = _free_port()
-    proc = _proxy(port, "--workers", "2", "--backlog", "200")
+    port = free_port()
+    proc = start_proxy(port, "--workers", "2", "--backlog", "200")
     try:
         _listening(port, 2)
-        _wait(port, proc)
+        wait_answering(port, proc)
         assert _burst_while_stopped(proc, port, 600) in {a + b for a in ACCEPT_QUEUE_OF_200 for b in ACCEPT_QUEUE_OF_200}
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 @pytest.mark.skipif(shutil.which("gunicorn", path=str(Path(sys.executable).parent)) is None,
@@ -124,20 +117,20 @@ def test_every_worker_listens_with_the_backlog():
                                           "proxy.gunicorn_worker.GunicornWorker"])
 def test_gunicorn_workers_keep_gunicorn_backlog(worker_class, tmp_path):
     """aiohttp's own workers listen again with 128 (aio-libs/aiohttp#5283); ours with gunicorn's --backlog."""
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    env.update(V1BRIDGE_UPSTREAM=f"http://127.0.0.1:{_free_port()}", TMPDIR=str(tmp_path))
+    env.update(V1BRIDGE_UPSTREAM=f"http://127.0.0.1:{free_port()}", TMPDIR=str(tmp_path))
     gunicorn = str(Path(sys.executable).parent / "gunicorn")
     proc = subprocess.Popen([gunicorn, "proxy.app:gunicorn_app", "--worker-class", worker_class, "--workers", "2",
                              "--backlog", "200", "--bind", f"127.0.0.1:{port}"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        _wait(port, proc)
-        _booted(proc.pid, 2)
+        wait_answering(port, proc)
+        wait_booted(proc.pid, 2)
         assert _burst_while_stopped(proc, port, 300) in ACCEPT_QUEUE_OF_200  # one socket, shared by the workers
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def test_backlog_and_loop_flags_reach_the_config():

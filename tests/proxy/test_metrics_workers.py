@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.live_server import wait_listening
+from tests.proxy.tools import free_port, stop_process, wait_answering, wait_booted
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "k1"
@@ -27,26 +26,6 @@ LATENCY_COUNT = re.compile(r'^v1bridge_request_seconds_count\{api="v1"\} ([0-9.]
 UPSTREAM_COUNT = re.compile(r'^v1bridge_upstream_seconds_count\{call="pods.list"\} ([0-9.]+)$', re.M)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait(port: int, proc: subprocess.Popen, path: str = "/healthz") -> None:
-    deadline = time.monotonic() + 40
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=1):
-                return
-        except urllib.error.HTTPError:
-            return
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"port {port} never answered: {proc.stderr.read().decode() if proc.stderr else ''}")
-            time.sleep(0.1)
-
-
 def _get(port: int, path: str) -> tuple[int, bytes]:
     req = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
                                  headers={"Authorization": f"Bearer {KEY}", "Connection": "close"})
@@ -54,37 +33,16 @@ def _get(port: int, path: str) -> tuple[int, bytes]:
         return resp.status, resp.read()
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM to the parent (the CLI or the gunicorn master), which stops its workers gracefully (their records
-    flushed) and waits for them."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(5)
-
-
-def _booted(master: int, workers: int) -> None:
-    """gunicorn's workers share the master's socket: wait until all are forked and have built their app."""
-    deadline = time.monotonic() + 40
-    while len(Path(f"/proc/{master}/task/{master}/children").read_text().split()) < workers:
-        assert time.monotonic() < deadline, "gunicorn workers never started"
-        time.sleep(0.1)
-    time.sleep(2)
-
-
 @pytest.fixture
 def sandbox_url():
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "v1bridge.cli", "sandbox", "--port", str(port), "--keys", KEY],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
-        _wait(port, proc, "/v2/openapi.json")
+        wait_answering(port, proc, "/v2/openapi.json")
         yield f"http://127.0.0.1:{port}"
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def _served_by_every_worker_and_counted_by_every_scrape(port: int, usage: Path, proc: subprocess.Popen) -> None:
@@ -97,7 +55,7 @@ def _served_by_every_worker_and_counted_by_every_scrape(port: int, usage: Path, 
         assert [float(x) for x in LIST_200.findall(text)] == [REQUESTS]
         assert [float(x) for x in UPSTREAM_COUNT.findall(text)] == [REQUESTS]
         assert float(LATENCY_COUNT.findall(text)[0]) == REQUESTS
-    _stop(proc)
+    stop_process(proc)
     per_process = [sum(1 for _ in f.open()) for f in sorted(usage.glob("usage-*.jsonl"))]
     assert len(per_process) == 2 and min(per_process) > 0, per_process  # both workers served requests
     assert sum(per_process) == REQUESTS
@@ -105,7 +63,7 @@ def _served_by_every_worker_and_counted_by_every_scrape(port: int, usage: Path, 
 
 @pytest.mark.skipif(not hasattr(socket, "SO_REUSEPORT"), reason="SO_REUSEPORT needed")
 def test_one_scrape_counts_both_cli_workers(sandbox_url, tmp_path):
-    port = _free_port()
+    port = free_port()
     shared = tmp_path / "prom"
     shared.mkdir()
     (shared / "counter_999999.db").write_bytes(b"stale")  # an earlier start's file is cleared, never added
@@ -115,18 +73,18 @@ def test_one_scrape_counts_both_cli_workers(sandbox_url, tmp_path):
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        _wait(port, proc)
+        wait_answering(port, proc)
         wait_listening(port, 2)
         _served_by_every_worker_and_counted_by_every_scrape(port, tmp_path / "usage", proc)
         files = sorted(p.name.split("_")[0] for p in shared.glob("*.db"))
         assert files == ["counter", "counter", "histogram", "histogram"]
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 @pytest.mark.skipif(not hasattr(socket, "SO_REUSEPORT"), reason="SO_REUSEPORT needed")
 def test_cli_workers_make_and_remove_their_own_metrics_directory(sandbox_url, tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     env["TMPDIR"] = str(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "v1bridge.cli", "proxy", "--upstream", sandbox_url, "--port",
@@ -134,7 +92,7 @@ def test_cli_workers_make_and_remove_their_own_metrics_directory(sandbox_url, tm
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        _wait(port, proc)
+        wait_answering(port, proc)
         made = list(tmp_path.glob("v1bridge-metrics-*"))
         assert len(made) == 1
         for _ in range(4):
@@ -142,14 +100,14 @@ def test_cli_workers_make_and_remove_their_own_metrics_directory(sandbox_url, tm
         text = _get(port, "/metrics")[1].decode()
         assert [float(x) for x in LIST_200.findall(text)] == [4]
     finally:
-        _stop(proc)
+        stop_process(proc)
     assert not list(tmp_path.glob("v1bridge-metrics-*"))
 
 
 @pytest.mark.skipif(shutil.which("gunicorn", path=str(Path(sys.executable).parent)) is None,
                     reason="gunicorn (test extra) not installed")
 def test_one_scrape_counts_both_gunicorn_workers(sandbox_url, tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     env.update(V1BRIDGE_UPSTREAM=sandbox_url, V1BRIDGE_USAGE_DIR=str(tmp_path / "usage"), TMPDIR=str(tmp_path))
     gunicorn = str(Path(sys.executable).parent / "gunicorn")
@@ -158,9 +116,9 @@ def test_one_scrape_counts_both_gunicorn_workers(sandbox_url, tmp_path):
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
-        _wait(port, proc)
-        _booted(proc.pid, 2)
+        wait_answering(port, proc)
+        wait_booted(proc.pid, 2)
         _served_by_every_worker_and_counted_by_every_scrape(port, tmp_path / "usage", proc)
         assert [p.name for p in tmp_path.glob("v1bridge-metrics-*")] == [f"v1bridge-metrics-{proc.pid}"]
     finally:
-        _stop(proc)
+        stop_process(proc)

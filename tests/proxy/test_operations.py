@@ -12,7 +12,7 @@ from proxy.app import create_proxy_app
 from proxy.app_keys import USAGE
 from proxy.cli_translate import translate
 from proxy.config import ProxyConfig
-from tests.proxy.test_routes import create_pod, sent
+from tests.proxy.tools import create_pod
 
 
 async def test_body_v1_refuses_is_a_v1_400_naming_v1_fields_and_never_sent(proxy, auth, recorder):

@@ -12,7 +12,7 @@ from proxy.forward import Forward, PageSizes
 from proxy.routes import RouteTable
 from sandbox.common import SANDBOX
 
-from tests.proxy.test_pagination import cursor_calls, seed_pods
+from tests.proxy.tools import cursor_calls, seed_pods
 
 PODS = 250
 

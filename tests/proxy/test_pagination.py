@@ -5,8 +5,6 @@ The sandbox upstream is capped to pages of 7 items, so every list below walks hu
 """
 from __future__ import annotations
 
-import copy
-
 import orjson
 import pytest
 
@@ -14,12 +12,13 @@ from mappings.translate import ResponseContext, translators
 from mappings.typed import TypedReader
 from proxy.app_keys import SERVICE
 from sandbox.common import SANDBOX
-from sandbox.pods import build_pod, view as pod_view
+from sandbox.pods import view as pod_view
 from sandbox.resources import template_view
 from sandbox.serverless import view as endpoint_view
 from v1bridge import __version__
 
-from tests.sandbox.helpers import gpu_pod, queue_endpoint
+from tests.sandbox.tools import queue_endpoint
+from tests.proxy.tools import clone, cursor_calls, seed_pods
 
 PAGE = 7
 LARGEST = "1000"  # v2.json's maximum `limit` of the pod, endpoint and template lists: the page the proxy asks for
@@ -30,42 +29,6 @@ T = translators()
 def sandbox_config(sandbox_config):
     sandbox_config.max_page_size = PAGE
     return sandbox_config
-
-
-def owner(app, key: str) -> str:
-    return app[SANDBOX].owners[key]
-
-
-def seed_pods(app, key: str, count: int, *, gpu_every: dict[int, str] | None = None,
-              cluster: range = range(0)) -> list[dict]:
-    """`count` pods straight into the sandbox store, oldest first (the API would take minutes for 2,500)."""
-    sb = app[SANDBOX]
-    docs = []
-    for n in range(count):
-        gpu = next((g for every, g in (gpu_every or {}).items() if n % every == 0), "NVIDIA GeForce RTX 4090")
-        member = {"id": "clu1", "rank": n, "ip": "10.65.0.2"} if n in cluster else None
-        doc = build_pod(sb, gpu_pod(name=f"p{n:04d}", gpu={"id": gpu, "count": 1}), owner(app, key), cluster=member)
-        sb.store.put("pod", doc)
-        docs.append(doc)
-    return docs
-
-
-def clone(app, kind: str, doc: dict, count: int, name: str) -> list[dict]:
-    """`count` copies of a stored document under new ids (and names), oldest first."""
-    sb = app[SANDBOX]
-    out = []
-    for n in range(count):
-        copied = copy.deepcopy(doc)
-        copied.pop("_seq", None)
-        copied["id"] = f"{kind[:3]}{n:05d}"
-        copied["name"] = f"{name}{n:04d}"
-        sb.store.put(kind, copied)
-        out.append(copied)
-    return out
-
-
-def cursor_calls(recorder, path: str) -> list[dict]:
-    return [dict(s.query) for s in recorder if s.method == "GET" and s.path == path]
 
 
 async def test_2500_pods_come_back_whole_newest_first_across_short_and_empty_pages(proxy, auth, recorder,

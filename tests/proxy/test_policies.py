@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from proxy.app import create_proxy_app
-from tests.proxy.test_routes import create_pod, emulations, sent, v1_pod, v2
+from tests.proxy.tools import create_pod, emulations, sent, v1_pod, v2
 
 UNAVAILABLE = ["NVIDIA H200", "NVIDIA B200"]  # seeded out of stock in the sandbox
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from proxy.app import create_proxy_app
-from tests.proxy.test_routes import emulations, sent, v2
+from tests.proxy.tools import emulations, sent, v2
 
 GPU = "NVIDIA A40"
 # what v2 gets for a GPU pod beside the type: the count always (Q31) and v1's placement floors (Q39)

@@ -2,76 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from tests.proxy.tools import EMULATION, create_pod, emulations, sent, v1_pod, v2
 
 SUNSET_HEADERS = {"Deprecation": "@1794700800", "Sunset": "Sun, 15 Nov 2026 00:00:00 GMT"}
-EMULATION = "X-V1bridge-Emulation"
-
-# Translated upstream calls only (lookups such as the GPU catalog are asserted where they matter).
-LOOKUP_PREFIXES = ("/v2/catalog/",)
-
-
-def emulations(r) -> set[str]:
-    """The emulation header as a set (its order follows the translator's steps)."""
-    value = r.headers.get(EMULATION)
-    return set(value.split(", ")) if value else set()
-
-
-def sent(recorder, *, lookups: bool = False):
-    return [
-        (s.method, s.path, s.body)
-        for s in recorder
-        if lookups or not s.path.startswith(LOOKUP_PREFIXES)
-    ]
-
-
-async def v2(proxy, auth, method, path, **kw):
-    """Read the sandbox directly (through the /v2 pass-through) to build the exact expected v1 answer."""
-    r = await proxy.request(method, path, headers=auth, **kw)
-    assert r.status < 300, await r.text()
-    return await r.json() if r.status != 204 else None
-
-
-def v1_pod(p: dict) -> dict:
-    """The v1 Pod the mapping promises for a v2 Pod from the sandbox (running GPU pod, persistent volume)."""
-    out = {
-        "id": p["id"],
-        "name": p["name"],
-        "desiredStatus": {"EXITED": "EXITED"}.get(p["status"], "RUNNING"),
-        "image": p["image"],
-        "dockerStartCmd": p["cmd"],
-        "dockerEntrypoint": p["entrypoint"],
-        "containerDiskInGb": p["disk"],
-        "volumeInGb": p["mounts"].get("persistent", {}).get("size", 0),
-        "volumeMountPath": p["mounts"]["persistent"]["path"] if p["mounts"].get("persistent") else None,
-        "ports": p["ports"],
-        "env": p["env"],
-        "costPerHr": p["cost"],
-        "adjustedCostPerHr": p["cost"],
-        "locked": p["locked"],
-        "interruptible": False,
-    }
-    if out["volumeMountPath"] is None:
-        del out["volumeMountPath"]
-    if p.get("gpu"):
-        out["gpu"] = {"id": p["gpu"]["id"], "count": p["gpu"]["count"]}
-        out.update(vcpuCount=p["gpu"]["vcpuCount"], memoryInGb=p["gpu"]["memory"])
-    if p.get("cpu"):
-        out.update(cpuFlavorId=p["cpu"]["id"], vcpuCount=p["cpu"]["vcpuCount"], memoryInGb=p["cpu"]["memory"])
-    if p.get("startedAt"):
-        out["lastStartedAt"] = p["startedAt"]
-    ports = (p.get("runtime") or {}).get("ports") or []
-    mapping = {str(x["private"]): x["public"] for x in ports if x["public"] is not None}
-    if mapping:
-        out["portMappings"] = mapping
-        out["publicIp"] = next(x["ip"] for x in ports if x["type"] == "tcp" and x["ip"])
-    return out
-
-
-async def create_pod(proxy, auth, **extra) -> dict:
-    body = {"name": "web", "imageName": "nginx:1.27", "gpuTypeIds": ["NVIDIA A40"], **extra}
-    r = await proxy.post("/v1/pods", json=body, headers=auth)
-    assert r.status == 201, await r.text()
-    return await r.json()
 
 
 # ------------------------------------------------------------------------ pods

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.proxy.test_backlog import _proxy
-from tests.proxy.test_metrics_workers import _free_port, _stop, _wait
+from tests.proxy.tools import free_port, start_proxy, stop_process, wait_answering
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,12 +40,12 @@ def test_the_schema_checks_hold_the_components_once():
 
 
 def test_a_proxy_with_an_upstream_never_loads_the_sandbox_store():
-    port = _free_port()
-    proc = _proxy(port)
+    port = free_port()
+    proc = start_proxy(port)
     try:
-        _wait(port, proc)
+        wait_answering(port, proc)
         maps = Path(f"/proc/{proc.pid}/maps").read_text()
         assert "_sqlite3" not in maps  # the store's sqlite3, loaded only with the embedded sandbox
         assert "_yajl2" not in maps  # ijson's C parser: proxy/offload.py, imported at the first large answer
     finally:
-        _stop(proc)
+        stop_process(proc)

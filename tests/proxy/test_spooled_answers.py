@@ -16,8 +16,8 @@ from proxy.app_keys import SERVICE
 from proxy.config import ProxyConfig
 from sandbox.common import SANDBOX
 
-from tests.proxy.test_pagination import clone, seed_pods
-from tests.sandbox.helpers import queue_endpoint
+from tests.proxy.tools import clone, seed_pods
+from tests.sandbox.tools import queue_endpoint
 
 PAGE = 7
 SPOOL_OVER = 2048  # every page of 7 pods, endpoints or templates is larger than this

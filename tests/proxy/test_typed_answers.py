@@ -18,7 +18,7 @@ from proxy.routes import RouteTable
 from proxy.upstream import UpstreamResponse
 from proxy.v1 import V1Service
 
-from tests.mappings.test_typed import CPU_POD, GPU_POD
+from tests.mappings.tools import CPU_POD, GPU_POD
 
 SERVICE = V1Service(RouteTable(default_mappings()), ProxyConfig(upstream="http://127.0.0.1:9"), lambda: None)
 PAGE = SERVICE.answer.pages.pagination

@@ -5,7 +5,7 @@ import pytest
 
 from sandbox import resolve_keys
 
-from .helpers import auth, gpu_pod
+from .tools import auth, gpu_pod
 
 
 @pytest.mark.parametrize("header", [None, "Bearer wrong-key", "Basic key-alice", "key-alice"])

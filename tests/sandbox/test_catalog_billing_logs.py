@@ -10,7 +10,7 @@ from sandbox import SandboxConfig, create_sandbox_app
 from sandbox.common import VIOLATIONS
 
 from ..conftest import FakeClock
-from .helpers import GPU, auth, gpu_pod
+from .tools import GPU, auth, gpu_pod
 
 
 async def test_gpu_catalog_has_v1_ids_and_pools(sandbox_client, sandbox_headers):

@@ -9,7 +9,7 @@ from sandbox.common import SANDBOX, VIOLATIONS
 from sandbox.pods import build_pod
 from sandbox.problems import NO_CAPACITY
 
-from .helpers import GPU, auth, gpu_pod, queue_endpoint
+from .tools import GPU, auth, gpu_pod, queue_endpoint
 
 EXHAUSTED = {"nextCursor": None, "hasNextPage": False}
 

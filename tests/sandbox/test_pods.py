@@ -8,7 +8,7 @@ from sandbox.common import VIOLATIONS
 from sandbox.problems import NO_CAPACITY
 
 from ..conftest import FakeClock
-from .helpers import GPU, auth, cpu_pod, gpu_pod
+from .tools import GPU, auth, cpu_pod, gpu_pod
 
 
 async def create(client, headers, body, status=201):

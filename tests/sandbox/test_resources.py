@@ -1,7 +1,7 @@
 """Templates, network volumes, registries, delegations."""
 from __future__ import annotations
 
-from .helpers import auth, gpu_pod, queue_endpoint
+from .tools import auth, gpu_pod, queue_endpoint
 
 
 async def call(client, method, path, headers, body=None, status=200):

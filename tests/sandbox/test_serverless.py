@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import queue_endpoint
+from .tools import queue_endpoint
 
 
 async def call(client, method, path, headers, body=None, status=200):

@@ -5,7 +5,7 @@ import asyncio
 
 from sandbox import SandboxConfig, create_sandbox_app
 
-from .helpers import auth, cpu_pod, gpu_pod
+from .tools import auth, cpu_pod, gpu_pod
 
 
 async def test_state_survives_restart(aiohttp_client, tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from tests.stress.test_hostile import raw_exchange
+from tests.stress.tools import raw_exchange
 
 ESCAPES = [
     "/v2/../admin",

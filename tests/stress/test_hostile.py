@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from mappings import default_mappings, load_schema
 from proxy.app import create_proxy_app
 from tests.stress.conftest import SALT, fast_config
+from tests.stress.tools import raw_exchange
 
 M = default_mappings()
 SAFE_ID = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}"
@@ -96,28 +97,6 @@ async def test_plain_traversal_never_leaves_the_route_table(proxy, auth, saboteu
         status, body = await raw_request(proxy.server.port, "GET", path, auth)
         assert status in (400, 404, 405) and list(body) == ["message"], (path, status, body)
     assert_upstream_saw_only_v2_routes(saboteur, sabotaged_upstream)
-
-
-async def raw_exchange(port: int, payload: bytes, *, read_timeout: float = 2.0) -> bytes:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    try:
-        writer.write(payload)
-        await writer.drain()
-        chunks = []
-        try:
-            async with asyncio.timeout(read_timeout):
-                while chunk := await reader.read(65536):
-                    chunks.append(chunk)
-                    if b"\r\n\r\n" in b"".join(chunks):
-                        head, _, rest = b"".join(chunks).partition(b"\r\n\r\n")
-                        m = re.search(rb"content-length: (\d+)", head, re.I)
-                        if m and len(rest) >= int(m.group(1)):
-                            break
-        except TimeoutError:
-            pass
-        return b"".join(chunks)
-    finally:
-        writer.close()
 
 
 async def test_raw_control_characters_and_smuggling_are_rejected_at_parse(proxy, auth, saboteur, sabotaged_upstream):

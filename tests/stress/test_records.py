@@ -14,7 +14,7 @@ from proxy import telemetry
 from proxy.app import create_proxy_app
 from proxy.telemetry import LineBuffer
 from tests.stress.conftest import fast_config
-from tests.stress.test_hostile import raw_exchange
+from tests.stress.tools import raw_exchange
 
 V1_POD = b'{"name": "w", "imageName": "img", "gpuTypeIds": ["NVIDIA A40"]}'
 

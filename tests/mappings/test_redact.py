@@ -13,7 +13,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from proxy.app import create_proxy_app
 from proxy.config import ProxyConfig
-from mappings import redact as bad_request
+from mappings import redact
 from sandbox import create_sandbox_app
 from sandbox.config import SandboxConfig
 
@@ -33,9 +33,9 @@ REFUSED = {
 def test_the_private_hook_is_what_aiohttp_calls_for_a_parse_error():
     """RequestHandler.handle_error(request, status, exc, message) is replaced, and aiohttp's parse-error handler
     still reaches it through self.handle_error (the one private dependency, named here)."""
-    bad_request.install()
-    assert tuple(inspect.signature(bad_request._ORIGINAL).parameters) == bad_request.SIGNATURE
-    assert RequestHandler.handle_error is bad_request._handle_error
+    redact.install()
+    assert tuple(inspect.signature(redact._ORIGINAL).parameters) == redact.SIGNATURE
+    assert RequestHandler.handle_error is redact._handle_error
     assert "self.handle_error(" in inspect.getsource(RequestHandler._make_error_handler)
     assert "_make_error_handler(" in inspect.getsource(RequestHandler.start)
 
@@ -76,7 +76,7 @@ async def test_a_malformed_authorization_line_is_answered_without_a_byte_of_it(a
 
 async def test_other_errors_keep_aiohttps_answer(aiohttp_server):
     """Only parse errors change: a handler's unexpected exception is still aiohttp's plain 500, with no detail."""
-    bad_request.install()
+    redact.install()
 
     async def boom(request: web.Request) -> web.Response:
         raise RuntimeError("inner detail")

@@ -1,4 +1,5 @@
-"""Walk OpenAPI schemas the way the drift and coverage tests need: follow $ref and merge allOf/anyOf/oneOf."""
+"""Helpers several test modules share: walk OpenAPI schemas the way the drift and coverage tests need (follow
+$ref, merge allOf/anyOf/oneOf), and realistic v2 pods as the sandbox answers them."""
 from __future__ import annotations
 
 from typing import Any
@@ -62,3 +63,28 @@ def enum_values(doc: dict[str, Any], schema: dict[str, Any]) -> set[Any] | None:
             if values is not None:
                 return values
     return None
+
+
+# a running GPU pod as the sandbox answers it (runtime ports: an http port on the edge proxy, a public tcp port)
+GPU_POD: dict[str, Any] = {
+    "id": "rd70308hupssuw", "name": "bench", "image": "nginx", "args": "python -m app --x 'a b'", "disk": 50,
+    "mounts": {"persistent": {"size": 20, "path": "/workspace"}}, "ports": ["8888/http", "22/tcp"],
+    "env": {"A": "1"}, "registry": None, "cloud": "SECURE", "dataCenterId": "EU-SE-1", "cudaVersion": "12.8",
+    "template": None, "locked": False, "createdAt": "2026-11-23T18:43:38.288Z",
+    "startedAt": "2026-11-23T18:43:38.288Z",
+    "gpu": {"id": "NVIDIA A40", "count": 1, "vcpuCount": 16, "memory": 96}, "entrypoint": [], "cmd": [],
+    "status": "RUNNING", "actions": ["stop", "restart", "terminate"], "cost": 0.41,
+    "runtime": {"uptime": 0, "gpus": [{"util": 0, "memoryUtil": 0}], "cpu": {"util": 1}, "memory": {"util": 3},
+                "ports": [{"private": 8888, "public": None, "type": "http", "ip": "100.112.91.36"},
+                          {"private": 22, "public": 56210, "type": "tcp", "ip": "101.211.63.98"}]},
+    "ssh": {"proxy": {"host": "ssh.runpod.io", "port": 22}, "direct": {"host": "101.211.63.98", "port": 56210}},
+}
+
+
+# a stopped CPU pod on a network volume, with a JSON `args` and no cmd (an older v2)
+CPU_POD: dict[str, Any] = {
+    "id": "cpu1", "name": "c", "image": "busybox", "args": '{"entrypoint": ["sh"], "cmd": ["-c", "echo"]}',
+    "disk": 10, "mounts": {"network": [{"volumeId": "vol1", "path": "/runpod-volume"}]}, "ports": [],
+    "env": {}, "cpu": {"id": "cpu3c", "vcpuCount": 2, "memory": 4}, "status": "EXITED", "cost": 0.06,
+    "locked": True, "template": "tpl1", "runtime": None,
+}
