@@ -61,11 +61,39 @@ def spec_bytes() -> bytes:
 class Validator:
     """One compiled schema plus the error wording of the real service."""
 
-    __slots__ = ("_v",)
+    __slots__ = ("_v", "_doc")
 
     def __init__(self, schema: dict[str, Any], components: dict[str, Any]) -> None:
         doc = {"$schema": _DIALECT, **schema, "components": components}
+        self._doc = doc
         self._v = jsonschema_rs.Draft202012Validator(doc, validate_formats=True)
+
+    def _declared(self, schema_path: list[Any]) -> set[str]:
+        """The property names the schema holding `unevaluatedProperties` declares (through allOf, anyOf, oneOf,
+        if/then/else and $ref): a declared property is "unevaluated" only because a sibling subschema failed,
+        and that failure (a missing `name`) is the error to report, not the property."""
+        node: Any = self._doc
+        for step in schema_path[:-1]:
+            node = node[step]
+        names: set[str] = set()
+        seen: set[int] = set()
+        todo = [node]
+        while todo:
+            current = todo.pop()
+            if not isinstance(current, dict) or id(current) in seen:
+                continue
+            seen.add(id(current))
+            names.update(current.get("properties", {}))
+            ref = current.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/"):
+                target: Any = self._doc
+                for part in ref[2:].split("/"):
+                    target = target[part]
+                todo.append(target)
+            for key in ("allOf", "anyOf", "oneOf"):
+                todo.extend(current.get(key, []))
+            todo.extend(current[key] for key in ("then", "else") if key in current)
+        return names
 
     def is_valid(self, instance: Any) -> bool:
         return self._v.is_valid(instance)
@@ -81,7 +109,13 @@ class Validator:
             if name == "Required":
                 msg = f"missing property '{kind.property}'"
             elif name in ("AdditionalProperties", "UnevaluatedProperties"):
-                names = ", ".join(f"'{n}'" for n in kind.unexpected)
+                unexpected = list(kind.unexpected)
+                if name == "UnevaluatedProperties":
+                    declared = self._declared(list(err.schema_path))
+                    unexpected = [n for n in unexpected if n not in declared]
+                    if not unexpected:
+                        continue
+                names = ", ".join(f"'{n}'" for n in unexpected)
                 msg = f"additional properties {names} not allowed"
             elif name == "Enum":
                 allowed = ", ".join(orjson.dumps(o).decode() for o in kind.options)
