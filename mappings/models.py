@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 RuleClass = Literal["loud", "quiet", "removed", "retiring"]
@@ -323,7 +323,9 @@ class QueryParam(Strict):
 
     `to` forwards it natively; `filter` applies it in the proxy on the v2 list
     (v2 ignores unknown parameters); `expand` adds data v1 returned on request;
-    `unsupported` marks a filter that cannot be rebuilt (the proxy says so);
+    `unsupported` marks a parameter v2 cannot rebuild, with how the proxy answers it: `strict` (refused in v1's
+    shape; always for a filter: never an unfiltered list) or `ignore` (served without it, named in
+    X-V1bridge-Ignored and the usage record);
     `native` lists values v2 applies by itself (the rewrite drops the parameter).
     """
 
@@ -333,7 +335,7 @@ class QueryParam(Strict):
     values: str | None = None
     # the data it adds: one name or several (public templates = community + verified catalog sources)
     expand: list[str] = []
-    unsupported: bool = False
+    unsupported: Literal["strict", "ignore"] | None = None
     emulated_by: str | None = None
     aliases: list[str] = []
     rule: str | None = None
@@ -348,6 +350,12 @@ class QueryParam(Strict):
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _filters_are_never_ignored(self) -> "QueryParam":
+        if self.filter and self.unsupported == "ignore":
+            raise ValueError("an unsupported filter is strict: ignoring it would answer an unfiltered list")
+        return self
 
 
 class QueryMap(Strict):
@@ -410,6 +418,7 @@ class Conventions(Strict):
     v2_error_media_type: str
     emulation_header: str
     rule_header: str
+    ignored_header: str
     sunset: str
     hosts: Hosts
     list_keys: dict[str, str]

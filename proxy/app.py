@@ -58,7 +58,12 @@ def add_routes(app: web.Application) -> None:
     """Every route the proxy serves: v1 (one per mapped operation), `/v2/...` as is, health and metrics."""
     table, service = app[TABLE], app[SERVICE]
     for route in table:
-        app.router.add_route(route.op.v1.method, route.aiohttp_path, service.handler(route), name=route.op_id)
+        handler, method = service.handler(route), route.op.v1.method
+        # `/v1/pods/` is served as `/v1/pods`, and every GET answers HEAD (headers, no body) as v1 did
+        for path, name in ((route.aiohttp_path, route.op_id), (route.aiohttp_path + "/", None)):
+            app.router.add_route(method, path, handler, name=name)
+            if method == "GET":
+                app.router.add_route("HEAD", path, handler, name=name)
     app.router.add_route("*", table.v2_prefix + "/{tail:.*}", passthrough, name="v2_passthrough")
     ops.add_routes(app)
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 class RequestInfo:
     """What the middleware learns about a request as the handler runs (a slotted class: one per request)."""
 
-    __slots__ = ("api", "auth", "route", "emulations", "rules", "v2_path", "outcome", "graphql")
+    __slots__ = ("api", "auth", "route", "emulations", "rules", "ignored", "v2_path", "outcome", "graphql")
 
     def __init__(self, api: str, auth: str | None = None) -> None:
         self.api = api  # v1 | v2 | ops | other
@@ -34,6 +34,7 @@ class RequestInfo:
         self.route: Route | None = None
         self.emulations: Sequence[str] = ()
         self.rules: Sequence[str] = ()
+        self.ignored: Sequence[str] = ()  # v1 inputs not honoured (X-V1bridge-Ignored, the usage record)
         self.v2_path: str | None = None
         # what an emulation did when its client left or its deadline passed (access log and usage record)
         self.outcome: str | None = None

@@ -181,6 +181,16 @@ class Forward:
         self.bodies = BodyChecker(self.m)
         self.v1 = V1Checker(self.m)
         self.page_sizes = PageSizes(self.m)
+        # per request map: a v2 body key that is no v1 field -> the first v1 field the mapping sends there
+        # (image -> imageName, gpu -> gpuTypeIds): a v2 body sent to /v1 is named as such, not half-read
+        self.v2_spellings: dict[str, dict[str, str]] = {}
+        for map_id, rmap in self.m.requests.items():
+            spelled: dict[str, str] = {}
+            for v1_name, spec in rmap.fields.items():
+                top = spec.to.split(".")[0] if spec.to else None
+                if top and top not in rmap.fields:
+                    spelled.setdefault(top, v1_name)
+            self.v2_spellings[map_id] = spelled
 
     def check(self, route: Route, query: Iterable[tuple[str, str]], body: Any) -> None:
         """v1.json's verdict on the request as the client sent it, before any mapping or policy decision."""
@@ -278,9 +288,11 @@ class Forward:
                 op.request, body, strict=self.strict, current=current, catalog=catalog, template=template
             )
             v2_body = result.body
+            spelled = self.v2_spellings[op.request]
+            v2_named = [name for name in result.ignored if name in spelled]
             problems = self.bodies.problems(op.request, v2_body)
             if problems:  # v2 would refuse it: answer v1's 400 with the client's names, send nothing
-                raise ClientInputError("invalid input: " + "; ".join(problems))
+                raise ClientInputError("invalid input: " + "; ".join(problems) + self._v2_body_hint(route, v2_named))
             for policy in result.emulations:
                 plan.engage(policy)
             for rule in result.rules:
@@ -290,6 +302,7 @@ class Forward:
                 if len(plan.alternatives.get(target, ())) > 1 and (body.get(name) or ordering.default) in ordering.when:
                     plan.orderings.append((target, ordering))
             plan.ignored = list(result.ignored)
+            plan.skipped.extend(v2_named)  # v2 names v1 never read: not honoured, so named (X-V1bridge-Ignored)
             plan.notes = list(result.notes)
             if result.follow_up and route.follow_up is not None:
                 follow = route.follow_up
@@ -302,6 +315,15 @@ class Forward:
         for name, spec in route.response_lookups:
             plan.lookups.append((name, spec))
         return plan
+
+    def _v2_body_hint(self, route: Route, v2_named: list[str]) -> str:
+        """What the caller probably meant when a /v1 body is spelled in v2's names."""
+        if not v2_named:
+            return ""
+        spelled = self.v2_spellings[route.op.request or ""]
+        names = ", ".join(f"{name} (v1: {spelled[name]})" for name in v2_named)
+        where = f", or this body to {route.v2_method} {route.v2_path}" if route.v2_path else ""
+        return f"; the body uses v2 names: {names}: send v1 names to {route.op.v1.method} {route.aiohttp_path}{where}"
 
     def _query(self, route: Route, plan: Plan, query: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         qmap = route.query_map
@@ -352,7 +374,11 @@ class Forward:
                 if flag not in _TRUE:
                     raise ClientInputError(f"{name} must be true or false")
                 plan.add_rule(spec.rule)
-                if spec.unsupported:
+                if spec.unsupported == "strict":
+                    rule = self.m.rules.get(spec.rule or "")
+                    why = f" ({spec.rule}: {rule.summary})" if rule else ""
+                    raise Unsupported(f"the v1 flag {name}=true cannot be honoured on v2{why}", rule=spec.rule)
+                if spec.unsupported:  # "ignore": served without it, and named (X-V1bridge-Ignored, usage record)
                     plan.skipped.append(name)
                     continue
                 self.engage(plan, policy)

@@ -45,6 +45,7 @@ def middleware_for(app: web.Application):
     # header names as istr: a CIMultiDict folds a plain str's case on every insert, an istr's once
     sunset_pair = ((istr("Deprecation"), deprecation), (istr("Sunset"), sunset))  # added in one call per v1 answer
     emulation_header, rule_header = istr(conv.emulation_header), istr(conv.rule_header)
+    ignored_header = istr(conv.ignored_header)
     link = hdrs.LINK
     authorization = hdrs.AUTHORIZATION
     policy_header = {pid: p.header for pid, p in table.mappings.policies.items()}
@@ -80,7 +81,9 @@ def middleware_for(app: web.Application):
             return render(info, 405, f"method {request.method} is not allowed on {request.path}; allowed: {allow}",
                           {"Allow": allow})
         if isinstance(exc, web.HTTPNotFound):
-            return render(info, 404, f"no such route: {request.method} {request.path}")
+            meant = table.suggest(request.method, request.path)  # /v1/PODS, /pods: the v1 route it names
+            return render(info, 404, f"no such route: {request.method} {request.path}"
+                          + (f"; did you mean {meant}?" if meant else ""))
         if isinstance(exc, web.HTTPRequestEntityTooLarge):
             return render(info, 413, f"the request body is larger than {exc.max_size} bytes" if hasattr(exc, "max_size")
                           else "the request body is too large")
@@ -112,7 +115,7 @@ def middleware_for(app: web.Application):
         transport = request.transport
         record(records, status, nanoseconds, request.headers, info.auth, info.emulations, info.rules,
                transport is not None and not transport.is_closing(),  # False: the client had gone
-               info.outcome)
+               info.outcome, info.ignored)
 
     @web.middleware
     async def middleware(request: web.Request, handler) -> web.StreamResponse:
@@ -155,6 +158,8 @@ def middleware_for(app: web.Application):
                     headers[emulation_header] = ", ".join(policy_header[p] for p in info.emulations)
                 if info.rules:
                     headers[rule_header] = ", ".join(info.rules)
+                if info.ignored:
+                    headers[ignored_header] = ", ".join(info.ignored)
             return response
         except BaseException as exc:
             status = getattr(exc, "status", 499)  # 499: the client went away mid-stream

@@ -33,6 +33,6 @@ async def metrics(request: web.Request) -> web.Response:
 
 
 def add_routes(app: web.Application) -> None:
-    app.router.add_get("/healthz", healthz, allow_head=False)
-    app.router.add_get("/readyz", readyz, allow_head=False)
-    app.router.add_get("/metrics", metrics, allow_head=False)
+    app.router.add_get("/healthz", healthz)  # HEAD too (allow_head), as on every GET route
+    app.router.add_get("/readyz", readyz)
+    app.router.add_get("/metrics", metrics)

@@ -210,5 +210,25 @@ class RouteTable:
     def __iter__(self):
         return iter(self.routes.values())
 
+    def suggest(self, method: str, path: str) -> str | None:
+        """What a request no route matched probably meant: the v1 route its path names in another case
+        (`/v1/PODS` for `/v1/pods`) or without the v1 prefix (`/pods`), ids kept as sent; None when none."""
+        wanted = [part for part in path.split("/") if part]
+        prefix = [part for part in self.v1_prefix.split("/") if part]
+        if [part.lower() for part in wanted[: len(prefix)]] == [part.lower() for part in prefix]:
+            wanted = wanted[len(prefix):]
+        found: list[tuple[bool, str]] = []
+        for route in self.routes.values():
+            pattern = [part for part in route.op.v1.path.split("/") if part]
+            if len(pattern) != len(wanted):
+                continue
+            if all(p.startswith("{") or p.lower() == w.lower() for p, w in zip(pattern, wanted)):
+                spelled = "/".join(w if p.startswith("{") else p for p, w in zip(pattern, wanted))
+                found.append((route.op.v1.method != method.upper(), f"{route.op.v1.method} {self.v1_prefix}/{spelled}"))
+        if not found:
+            return None
+        same_method = [text for other, text in found if not other]
+        return (same_method or [text for _, text in found])[0]
+
     def __getitem__(self, op_id: str) -> Route:
         return self.routes[op_id]

@@ -535,14 +535,17 @@ class Recorder:
             if api == "v1" and self.usage.enabled:
                 usage = line_pattern([("time", VALUE), ("operation", operation), ("route", label), ("method", method),
                                       ("status", VALUE), ("client", VALUE), ("user_agent", VALUE),
-                                      ("emulations", VALUE), ("rules", VALUE), ("duration_ms", VALUE),
-                                      ("delivered", VALUE), ("outcome", VALUE), ("proxy", self.usage.proxy)])
+                                      ("emulations", VALUE), ("rules", VALUE), ("ignored", VALUE),
+                                      ("duration_ms", VALUE), ("delivered", VALUE), ("outcome", VALUE),
+                                      ("proxy", self.usage.proxy)])
             found = self._routes[key] = RouteRecords(count, access, usage)
         return found
 
     def record(self, records: RouteRecords, status: int, nanoseconds: int, headers: Any, authorization: str | None,
-               emulations: Sequence[str], rules: Sequence[str], delivered: bool, outcome: str | None) -> None:
-        """One request: counted, and its lines added (`headers`: the request's)."""
+               emulations: Sequence[str], rules: Sequence[str], delivered: bool, outcome: str | None,
+               ignored: Sequence[str] = ()) -> None:
+        """One request: counted, and its lines added (`headers`: the request's; `ignored`: the v1 inputs not
+        honoured, X-V1bridge-Ignored)."""
         records.count(status, nanoseconds / 1e9)
         if emulations:
             for policy in emulations:
@@ -571,4 +574,5 @@ class Recorder:
                     self._rules.clear()
                 listed = self._rules[key] = json_value(rules)
             self.usage.add(usage % (stamp, code, client, self.agents[headers.get(hdrs.USER_AGENT)],
-                                    json_value(emulations) if emulations else b"[]", listed, took, sent, told))
+                                    json_value(emulations) if emulations else b"[]", listed,
+                                    json_value(list(ignored)) if ignored else b"[]", took, sent, told))

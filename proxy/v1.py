@@ -105,6 +105,7 @@ class V1Service:
             if call.plan is not None:
                 info.emulations = call.emulations
                 info.rules = call.plan.rules
+                info.ignored = call.plan.skipped
             else:
                 info.rules = list(route.op.rules)
 

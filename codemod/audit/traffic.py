@@ -62,6 +62,8 @@ class RouteUse:
     clients: dict[str, ClientUse] = field(default_factory=dict)
     emulations: dict[str, int] = field(default_factory=dict)
     rules: dict[str, int] = field(default_factory=dict)
+    # v1 inputs the proxy served without (X-V1bridge-Ignored): the client relies on something v2 cannot do
+    ignored: dict[str, int] = field(default_factory=dict)
     statuses: dict[str, int] = field(default_factory=dict)
 
 
@@ -155,6 +157,8 @@ def _add(report: TrafficReport, record: dict, when: str) -> None:
         use.emulations[str(name)] = use.emulations.get(str(name), 0) + 1
     for name in record.get("rules") or []:
         use.rules[str(name)] = use.rules.get(str(name), 0) + 1
+    for name in record.get("ignored") or []:
+        use.ignored[str(name)] = use.ignored.get(str(name), 0) + 1
     status = record.get("status")
     if status is not None:
         use.statuses[str(status)] = use.statuses.get(str(status), 0) + 1
@@ -199,6 +203,7 @@ def to_dict(report: TrafficReport) -> dict[str, Any]:
                 "clients": [_client_json(c) for c in sorted(r.clients.values(), key=lambda c: (-c.count, c.client))],
                 "emulations": dict(sorted(r.emulations.items())),
                 "rules": dict(sorted(r.rules.items())),
+                "ignored": dict(sorted(r.ignored.items())),
                 "statuses": dict(sorted(r.statuses.items())),
             }
             for r in routes
@@ -220,8 +225,10 @@ def render_plain(report: TrafficReport) -> str:
         out.append("v1 routes still called:")
         for r in data["routes"]:
             emu = ", ".join(f"{k} x{v}" for k, v in r["emulations"].items()) or "-"
+            ignored = ", ".join(f"{k} x{v}" for k, v in r["ignored"].items())
+            ignored = f"  ignored={ignored}" if ignored else ""
             out.append(f"  {r['route']}  count={r['count']}  first={r['first_seen']}  last={r['last_seen']}  "
-                       f"emulations={emu}")
+                       f"emulations={emu}{ignored}")
             for c in r["clients"]:
                 out.append(f"    client {c['client']} x{c['count']} ({', '.join(c['user_agents']) or 'no user agent'})")
     if data["clients"]:
@@ -244,6 +251,8 @@ def render_markdown(report: TrafficReport) -> str:
                 "|---|---:|---:|---|---|---|"]
         for r in data["routes"]:
             emu = ", ".join(f"`{k}`" for k in r["emulations"]) or "-"
+            if r["ignored"]:
+                emu += "; ignored: " + ", ".join(f"`{k}`" for k in r["ignored"])
             out.append(f"| `{r['route']}` | {r['count']} | {len(r['clients'])} | {r['first_seen']} | "
                        f"{r['last_seen']} | {emu} |")
         out += ["", "| client | user agents | requests | last seen |", "|---|---|---:|---|"]
@@ -267,7 +276,7 @@ def render_rich(report: TrafficReport) -> str:
         table.add_column(col)
     for r in data["routes"]:
         table.add_row(r["route"], str(r["count"]), str(len(r["clients"])), r["first_seen"], r["last_seen"],
-                      ", ".join(r["emulations"]) or "-")
+                      (", ".join(r["emulations"]) or "-") + ("; ignored: " + ", ".join(r["ignored"]) if r["ignored"] else ""))
     console.print(table)
     clients = Table(title="clients that must migrate")
     for col in ("client", "user agents", "requests", "last seen"):

@@ -170,7 +170,8 @@ async def test_usage_records_metrics_and_no_key_anywhere(proxy, proxy_config, au
     assert reset["emulations"] == ["reset"] and reset["rules"] == ["R01"] and reset["user_agent"] == "legacy/1.0"
     assert len(reset["client"]) == 16 and reset["client"] == records[0]["client"]
     assert set(reset) == {"time", "operation", "route", "method", "status", "client", "user_agent", "emulations",
-                          "rules", "duration_ms", "proxy", "delivered", "outcome"}
+                          "rules", "ignored", "duration_ms", "proxy", "delivered", "outcome"}
+    assert reset["ignored"] == []
     assert (reset["delivered"], reset["outcome"]) == (True, None)
     metrics = await (await proxy.get("/metrics")).text()
     assert key not in metrics and pod["id"] not in metrics
