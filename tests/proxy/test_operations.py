@@ -54,8 +54,8 @@ async def test_unknown_path_and_wrong_method(proxy, auth, recorder):
     assert await r.json() == {"message": "no such route: GET /v1/nothing/here"}
     r = await proxy.put("/v1/pods/abc", headers=auth)
     assert r.status == 405
-    assert r.headers["Allow"] == "DELETE, GET, PATCH"
-    assert await r.json() == {"message": "method PUT is not allowed on /v1/pods/abc; allowed: DELETE, GET, PATCH"}
+    assert r.headers["Allow"] == "DELETE, GET, HEAD, PATCH"
+    assert await r.json() == {"message": "method PUT is not allowed on /v1/pods/abc; allowed: DELETE, GET, HEAD, PATCH"}
     assert list(recorder) == []
 
 

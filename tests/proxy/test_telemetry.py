@@ -98,13 +98,15 @@ class _Lines:
         self.lines.append(line)
 
 
-@pytest.mark.parametrize("headers,emulations,rules,outcome,status,delivered", [
-    ({"Authorization": "Bearer k", "User-Agent": "curl/8", "x-request-id": "r-1"}, [], ["Q13", "Q14"], None, 200, True),
-    ({}, ["update_alias"], [], "the client disconnected; stop was not sent", 499, False),
+@pytest.mark.parametrize("headers,emulations,rules,outcome,status,delivered,ignored", [
+    ({"Authorization": "Bearer k", "User-Agent": "curl/8", "x-request-id": "r-1"}, [], ["Q13", "Q14"], None, 200, True,
+     []),
+    ({}, ["update_alias"], [], "the client disconnected; stop was not sent", 499, False, ["includeTemplate"]),
     ({"Authorization": "Bearer \udcff", "User-Agent": "ua \udcfe \"q\"", "x-request-id": "%s"}, ["update_alias", "x"],
-     ["Q01"], "a \\ b", 502, True),
+     ["Q01"], "a \\ b", 502, True, ["includeTemplate", "gpu"]),
 ])
-def test_record_lines_are_the_records_as_before(headers, emulations, rules, outcome, status, delivered, monkeypatch):
+def test_record_lines_are_the_records_as_before(headers, emulations, rules, outcome, status, delivered, ignored,
+                                                monkeypatch):
     """Field for field and byte for byte the dicts the middleware wrote through orjson before the patterns."""
     monkeypatch.setattr(UsageLog, "enabled", True)
     usage, access = UsageLog(None), AccessLog(True)
@@ -113,7 +115,7 @@ def test_record_lines_are_the_records_as_before(headers, emulations, rules, outc
     recorder = Recorder(Metrics(), usage, access, "s", {"update_alias": "update-alias"})
     records = recorder.route("v1", "pods.get", "GET /pods/{podId}", "GET")
     recorder.record(records, status, 1_622_400, headers, headers.get("Authorization"), emulations, rules, delivered,
-                    outcome)
+                    outcome, ignored)
     (usage_line,), (access_line,) = usage_lines.lines, access_lines.lines
     usage_record, access_record = orjson.loads(usage_line), orjson.loads(access_line)
     client = orjson.loads(Fingerprints("s")[headers.get("Authorization")])
@@ -125,7 +127,7 @@ def test_record_lines_are_the_records_as_before(headers, emulations, rules, outc
     assert usage_line == dumped({
         "time": usage_record["time"], "operation": "pods.get", "route": "GET /pods/{podId}", "method": "GET",
         "status": status, "client": client, "user_agent": headers.get("User-Agent"), "emulations": emulations,
-        "rules": rules, "duration_ms": 1.622, "delivered": delivered, "outcome": outcome, "proxy": usage.proxy})
+        "rules": rules, "ignored": ignored, "duration_ms": 1.622, "delivered": delivered, "outcome": outcome, "proxy": usage.proxy})
     assert access_line == dumped({
         "time": access_record["time"], "api": "v1", "method": "GET", "route": "GET /pods/{podId}",
         "operation": "pods.get", "status": status, "duration_ms": 1.622, "client": client,
