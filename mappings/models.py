@@ -196,6 +196,8 @@ class RequestField(Strict):
     supplies this field, so its v1 default is not applied when one is referenced.
     `default_policy`: the policy engaged when the default is applied, when it is
     not the field's own `policy` (v1's own choice of CPU flavors or GPU types).
+    `unsupported`: v2 cannot honour the field, and how the proxy answers when it is sent: `strict` (refused in
+    v1's shape) or `ignore` (served without it, named in X-V1bridge-Ignored and the usage record).
     """
 
     to: str | None = None
@@ -211,6 +213,7 @@ class RequestField(Strict):
     unset: list[Any] = []
     template_provides: bool = False
     default_policy: str | None = None
+    unsupported: Literal["strict", "ignore"] | None = None
     note: str | None = None
 
     @property

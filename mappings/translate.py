@@ -26,7 +26,7 @@ from mappings.converters import (
     get_path,
     set_path,
 )
-from mappings.errors import PolicyRefused
+from mappings.errors import PolicyRefused, Unsupported
 from mappings.loader import Mappings, default_mappings
 from mappings.models import RequestMap, ResponseMap
 
@@ -50,6 +50,8 @@ class RequestTranslation:
     # v2 path -> the remaining v1 choices, in order (GPU / CPU fallback walks)
     alternatives: dict[str, list[Any]] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
+    # v1 fields the mapping marks `unsupported: ignore`, sent by the client: served without, and named
+    unhonoured: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # v1 fields whose policy asks for a follow-up call after the main one (locked)
     follow_up: dict[str, Any] = field(default_factory=dict)
@@ -122,6 +124,12 @@ class _CompiledRequest:
             explicit.add(name)
             if rule.rule and rule.rule not in rules:
                 rules.append(rule.rule)
+            if rule.unsupported == "strict":
+                raise Unsupported(f"{name} cannot be honoured on v2" + (f" ({rule.rule})" if rule.rule else ""),
+                                  rule=rule.rule)
+            if rule.unsupported:
+                result.unhonoured.append(name)
+                continue
             if rule.selects:
                 continue
             # a field with a v1 default names the policy that applies that default, not its use,

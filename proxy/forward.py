@@ -302,6 +302,7 @@ class Forward:
                 if len(plan.alternatives.get(target, ())) > 1 and (body.get(name) or ordering.default) in ordering.when:
                     plan.orderings.append((target, ordering))
             plan.ignored = list(result.ignored)
+            plan.skipped.extend(result.unhonoured)  # requests.yaml `unsupported: ignore`: served without, named
             plan.skipped.extend(v2_named)  # v2 names v1 never read: not honoured, so named (X-V1bridge-Ignored)
             plan.notes = list(result.notes)
             if result.follow_up and route.follow_up is not None:

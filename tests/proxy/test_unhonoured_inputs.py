@@ -120,6 +120,18 @@ async def test_a_v2_name_in_an_otherwise_v1_body_is_not_read_and_is_named(proxy,
     assert sent(recorder)[0][2]["gpu"]["id"] == GPU
 
 
+async def test_a_body_field_v2_cannot_honour_is_served_without_it_and_named(proxy, auth, recorder):
+    r = await proxy.post("/v1/pods", json={"name": "p", "imageName": "nginx", "gpuTypeIds": [GPU],
+                                           "dataCenterIds": ["EU-RO-1", "US-TX-3"], "dataCenterPriority": "availability"},
+                         headers=auth)
+    assert r.status == 201 and r.headers[IGNORED] == "dataCenterPriority", await r.text()
+    sent_body = sent(recorder)[-1][2]
+    assert sent_body["dataCenterIds"] == ["EU-RO-1", "US-TX-3"] and "dataCenterPriority" not in sent_body
+    r = await proxy.post("/v1/templates", json={"name": "t", "imageName": "w:1", "readme": "# hi"}, headers=auth)
+    assert r.status == 200 and r.headers[IGNORED] == "readme"
+    assert "readme" not in sent(recorder)[-1][2]
+
+
 def test_an_unsupported_filter_can_only_be_strict():
     """Ignoring a filter would answer an unfiltered list as if filtered: the mapping refuses to load it."""
     assert QueryParam(filter="equals", field="x", unsupported="strict").unsupported == "strict"
@@ -132,6 +144,8 @@ def test_every_unsupported_parameter_says_how_it_is_answered_and_the_docs_list_i
     m = default_mappings()
     rows = [(q.id, name, p.unsupported, p.rule or "") for q in m.queries.values()
             for name, p in q.params.items() if p.unsupported]
+    rows += [(r.id, name, f.unsupported, f.rule or "") for r in m.requests.values()
+             for name, f in r.fields.items() if f.unsupported]
     assert rows and all(how in ("strict", "ignore") for _, _, how, _ in rows)
     docs = (Path(__file__).resolve().parents[2] / "docs" / "proxy.md").read_text(encoding="utf-8")
     listed = [line for line in docs.splitlines() if line.startswith("| `") and line.count("|") == 5]
