@@ -127,7 +127,7 @@ def test_sarif_with_related_locations_is_valid():
 
     from codemod.audit import report_sarif
     from codemod.audit.engine import audit_paths
-    from tests.audit.test_reports import OFFICIAL_SARIF_SCHEMA
+    from tests.audit.tools import OFFICIAL_SARIF_SCHEMA
 
     sarif = report_sarif.to_dict(audit_paths([str(PROJECTS / "go_runpod")]))
     assert any("relatedLocations" in r for r in sarif["runs"][0]["results"])

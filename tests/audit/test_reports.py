@@ -15,6 +15,7 @@ from codemod.audit import report_html, report_markdown, report_sarif, report_tex
 from codemod.audit.engine import audit_paths
 from tests.audit.conftest import SAMPLES, audit_json
 from v1bridge.cli import main
+from tests.audit.tools import OFFICIAL_SARIF_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
 SARIF_SCHEMA = Path(__file__).parent / "schemas" / "sarif-2.1.0-subset.json"
@@ -71,7 +72,6 @@ def test_html_links_each_rule_to_its_page_with_its_title_and_charts_speak_plainl
     assert "(body-field)" not in page and "(base-url)" not in page
 
 
-OFFICIAL_SARIF_SCHEMA = ROOT / ".cache" / "sarif-2.1.0.json"
 
 
 @pytest.mark.skipif(not OFFICIAL_SARIF_SCHEMA.exists(), reason="official SARIF schema not fetched (scripts/test.sh fetches it with npm)")

@@ -29,7 +29,7 @@ from proxy.config import ProxyConfig
 from sandbox.common import VIOLATIONS
 from tests.codemod.project_harness import (JOBS, PROJECTS, V1, V2, HostMap, Loaded, copy_project, ids_in,
                                            normalized, rewrite, tree)
-from tests.codemod.test_execution import Recording, _job_api_stub, client_ops, paged, seed, state
+from tests.codemod.tools import Recording, client_ops, job_api_stub, paged, seed, state
 
 MANIFEST: dict = yaml.safe_load((PROJECTS / "MANIFEST.yaml").read_text())["projects"]
 
@@ -143,7 +143,7 @@ async def run(name: str, root: Path, stack: Stack, hostmap: HostMap, monkeypatch
 @pytest.fixture
 async def stacks(aiohttp_server, aiohttp_client, sandbox_config, tmp_path):
     session = (await aiohttp_client(web.Application())).session
-    jobs = await aiohttp_server(_job_api_stub())
+    jobs = await aiohttp_server(job_api_stub())
     out = []
     for tag in ("a", "b"):
         stack = Stack()

@@ -143,7 +143,15 @@ async def test_strict_policies_answer_errors_naming_the_gap(strict_client, recor
     assert not [s for s in recorder if s.method == "POST"]  # nothing was created
 
 
-async def test_spot_pods_are_emulated_on_demand_by_default(client, recorder):
+async def test_spot_pods_are_refused_by_default_and_on_demand_only_when_emulated(client, aiohttp_client, proxy_config,
+                                                                               recorder):
+    """interruptible is strict by default (policies.yaml: an on-demand pod is another price, never chosen unasked)."""
+    resp, body = await gql(client, 'mutation { podRentInterruptable(input: {bidPerGpu: 0.2, name: "spot", '
+                                   'imageName: "i", gpuTypeId: "NVIDIA A40", cloudType: SECURE}) { id podType } }')
+    assert body["data"] == {"podRentInterruptable": None}
+    assert body["errors"][0]["extensions"]["policy"] == "interruptible"
+    assert not [s for s in recorder if s.method == "POST"]  # nothing was created
+    client = await aiohttp_client(graphql_app(dataclasses.replace(proxy_config, emulate=frozenset({"interruptible"}))))
     resp, body = await gql(client, 'mutation { podRentInterruptable(input: {bidPerGpu: 0.2, name: "spot", '
                                    'imageName: "i", gpuTypeId: "NVIDIA A40", cloudType: SECURE}) { id podType } }')
     assert resp.status == 200 and body["data"]["podRentInterruptable"]["podType"] == "RESERVED"
