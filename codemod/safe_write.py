@@ -30,12 +30,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+from mappings.errors import V1bridgeError
+
 TEMP_SUFFIX = ".v1bridge-tmp"
 LEFTOVER = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+" + re.escape(TEMP_SUFFIX) + "$")
 HELD_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
 
-class ReadOnlyFile(PermissionError):
+class ReadOnlyFile(V1bridgeError, PermissionError):
     """The file has no write permission bit: it is not replaced."""
 
 
