@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from codemod import safe_write, selection
+from mappings.errors import V1bridgeError
 
 EXIT_OK, EXIT_LEGACY, EXIT_USAGE = 0, 1, 2
 FORMATS = ("text", "json", "markdown", "sarif", "html")
@@ -157,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(text)
             sys.stdout.flush()
+    except V1bridgeError:  # a refusal (a read-only report file, ...): shown by v1bridge/cli.py, not as internal
+        raise
     except Exception as exc:  # internal error: say so, exit 2, never a traceback dump by default
         print(f"v1bridge audit: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         if os.environ.get("V1BRIDGE_DEBUG"):
