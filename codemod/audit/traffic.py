@@ -23,7 +23,7 @@ from codemod.audit.model import SCHEMA_VERSION, TRAFFIC_SCHEMA_ID
 
 REQUIRED = ("time", "route", "client")
 USAGE_GLOB = "usage-*.jsonl"  # the proxy's file names (docs/CONTRACTS.md); the folder also holds other files
-LISTS = ("emulations", "rules")
+LISTS = ("emulations", "rules", "ignored")
 
 
 def usage_files(path: str) -> list[str]:

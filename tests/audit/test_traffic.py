@@ -88,3 +88,18 @@ def test_a_folder_means_its_usage_files(tmp_path, capsys):
     empty.mkdir()
     assert main(["audit", "--traffic", str(empty)]) == 2
     assert capsys.readouterr().err == f"v1bridge audit: no usage files (usage-*.jsonl) in {empty}\n"
+
+
+def test_ignored_inputs_are_counted_per_route_and_a_non_list_is_a_bad_line(tmp_path):
+    """The usage record's `ignored` (X-V1bridge-Ignored): counted per route; a string there is a bad line, not its
+    characters counted."""
+    usage = tmp_path / "usage-h-1.jsonl"
+    record = {"time": "2026-11-20T10:00:00.000Z", "operation": "endpoints.get", "route": "GET /endpoints/{endpointId}",
+              "method": "GET", "status": 200, "client": "c1", "emulations": [], "rules": ["Q15"]}
+    usage.write_text("\n".join(json.dumps({**record, "ignored": ignored}) for ignored in
+                               (["includeTemplate"], [], ["includeTemplate"], "includeTemplate")) + "\n")
+    out = tmp_path / "t.json"
+    assert main(["audit", "--traffic", str(usage), "--format", "json", "-o", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert [r["ignored"] for r in data["routes"]] == [{"includeTemplate": 2}]
+    assert [(b["line"], b["reason"]) for b in data["bad_lines"]] == [(4, "ignored not a list")]
