@@ -8,7 +8,7 @@ import pytest
 
 from mappings.translate import translators
 
-from tests.codemod.compat.conftest import AVAILABLE_GPU, UNAVAILABLE_GPU, Client
+from tests.codemod.compat.tools import AVAILABLE_GPU, UNAVAILABLE_GPU, Client
 
 BODIES = [
     ("pods.create", {"name": "a", "imageName": "img", "gpuTypeIds": ["A", "B"], "gpuCount": 2}),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.codemod.compat.conftest import AVAILABLE_GPU, UNAVAILABLE_GPU, Client, pod_body
+from tests.codemod.compat.tools import AVAILABLE_GPU, UNAVAILABLE_GPU, Client, pod_body
 
 V1_POD = {"name": "v1-pod", "imageName": "runpod/base:0.6.2", "gpuTypeIds": [UNAVAILABLE_GPU, AVAILABLE_GPU],
           "gpuTypePriority": "custom", "ports": ["22/tcp"], "volumeInGb": 10}

@@ -14,7 +14,7 @@ from codemod import compat
 from codemod.walk import is_generated
 from mappings.loader import DATA_DIR, load
 
-from tests.codemod.compat.conftest import load_module
+from tests.codemod.compat.tools import load_module
 
 
 def test_identical_inputs_give_a_byte_identical_module(tmp_path):
