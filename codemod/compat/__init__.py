@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from mappings import converters
+from mappings import converters, records
 from mappings.loader import Mappings, default_mappings
 
 from codemod.compat import tables
@@ -42,6 +42,8 @@ FUNCTIONS = (
 
 # What the copied conversions need besides the converters the data names.
 _CONVERTER_SUPPORT = {"Catalog", "ComposeContext", "ResponseContext", "get_path", "set_path"}
+# What the template uses of mappings/records.py (the proxy's own filtering, grouping, sums and waits).
+_RECORDS = {"Filter", "values_at", "passes", "group_records", "aggregate_records", "is_unset", "retry_after"}
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -58,6 +60,7 @@ def render(mappings: Mappings | None = None, version: str | None = None) -> str:
     names = tables.converter_names(m)
     roots = {name for group in names.values() for name in group} | _CONVERTER_SUPPORT
     imports, code = ConverterSource(Path(converters.__file__)).render(roots)
+    record_imports, record_code = ConverterSource(Path(records.__file__)).render(_RECORDS)
     registries = "\n".join(
         f"{registry} = {{\n" + "".join(f"    {name!r}: {name},\n" for name in group) + "}"
         for registry, group in names.items()
@@ -65,10 +68,11 @@ def render(mappings: Mappings | None = None, version: str | None = None) -> str:
     values = {
         "version": version,
         "version_literal": repr(version),
-        "imports": "\n".join(imports),
+        "imports": "\n".join(imports + record_imports),
         "all_names": "[\n" + "".join(f"    {name!r},\n" for name in FUNCTIONS) + "]",
         "tables": tables.render(m),
         "converters": code + "\n\n# the conversions the mapping data names, by name\n" + registries + "\n",
+        "records": record_code,
     }
     text = _PLACEHOLDER.sub(lambda found: values[found.group(1)], TEMPLATE.read_text(encoding="utf-8"))
     return _sort_imports(text).rstrip("\n") + "\n"

@@ -80,15 +80,17 @@ def test_the_public_names_are_the_modules_all(cm):
         assert hasattr(cm, name), name
 
 
-def test_the_conversions_are_those_of_mappings_converters_not_a_copy_by_hand(compat_path):
-    """Every converter the data names is in the module with the very source of mappings/converters.py."""
+def test_the_conversions_are_those_of_mappings_not_a_copy_by_hand(compat_path):
+    """Every converter the data names, and the record helpers, are in the module with the very source of mappings/."""
     import inspect
 
-    from mappings import converters
+    from mappings import converters, records
 
     text = compat_path.read_text(encoding="utf-8")
     for name in ("runtime_public_ip", "runtime_port_mappings", "pod_mounts", "endpoint_gpu_pools", "first_item"):
         assert inspect.getsource(getattr(converters, name)) in text, name
+    for name in ("passes", "values_at", "group_records", "aggregate_records", "retry_after"):
+        assert inspect.getsource(getattr(records, name)) in text, name
     assert "from mappings." not in text and "import mappings" not in text
 
 
