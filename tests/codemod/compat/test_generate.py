@@ -36,6 +36,14 @@ def test_rewriting_an_unchanged_module_writes_nothing_and_a_stale_one_is_replace
     assert path.read_text(encoding="utf-8") == compat.render()
 
 
+def test_a_users_own_file_of_that_name_is_never_overwritten(tmp_path):
+    path = tmp_path / "v1bridge_compat.py"
+    path.write_text("def mine():\n    return 1\n")
+    with pytest.raises(FileExistsError, match="not written by v1bridge"):
+        compat.write(path)
+    assert path.read_text() == "def mine():\n    return 1\n"
+
+
 def test_the_module_says_it_is_generated_and_by_which_version():
     text = compat.render(version="9.8.7")
     first = text.splitlines()[0]
