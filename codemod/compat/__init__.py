@@ -43,7 +43,7 @@ FUNCTIONS = (
 )
 
 # What the copied conversions need besides the converters the data names.
-_CONVERTER_SUPPORT = {"Catalog", "ComposeContext", "ResponseContext", "get_path", "set_path"}
+_CONVERTER_SUPPORT = {"Catalog", "ComposeContext", "ResponseContext", "get_path", "set_path", "engages"}
 # What the template uses of mappings/records.py (the proxy's own filtering, grouping, sums and waits).
 _RECORDS = {"Filter", "values_at", "passes", "group_records", "aggregate_records", "is_unset", "retry_after"}
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")

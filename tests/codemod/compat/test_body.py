@@ -123,7 +123,7 @@ def _outcome(run):
         return ("ok", run())
     except Exception as exc:  # noqa: BLE001 - the two sides' classes differ (the module defines its own)
         kind = type(exc).__name__
-        if kind in ("InvalidValue", "NeedsLookup"):
+        if kind in ("InvalidValue", "NeedsLookup", "PolicyRefused"):
             return (kind, str(exc))
         return ("crash", kind)
 
@@ -135,3 +135,32 @@ def test_any_v1_body_translates_as_the_proxy_translates_it(cm, case):
     expected = _outcome(lambda: translators().request(request_map, body).body)
     got = _outcome(lambda: cm.v2_body(op, body))
     assert got == expected, body
+
+
+def test_a_policy_the_mapping_makes_strict_is_refused_with_its_message(tmp_path):
+    """policies.yaml `default: strict` (e.g. interruptible, R03): the module refuses the body as the proxy does."""
+    import shutil
+
+    import yaml
+
+    from codemod import compat
+    from mappings.loader import DATA_DIR, load
+    from mappings.translate import Translators
+
+    from tests.codemod.compat.tools import load_module
+
+    data = tmp_path / "data"
+    shutil.copytree(DATA_DIR, data)
+    policies = yaml.safe_load((data / "policies.yaml").read_text())
+    next(p for p in policies if p["id"] == "interruptible")["default"] = "strict"
+    (data / "policies.yaml").write_text(yaml.safe_dump(policies, sort_keys=False))
+    m = load(data)
+    compat.write(tmp_path / "v1bridge_compat.py", m)
+    module = load_module(tmp_path / "v1bridge_compat.py", "v1bridge_compat_strict")
+    body = {"imageName": "img", "gpuTypeIds": ["A"], "interruptible": True}
+    with pytest.raises(module.PolicyRefused) as raised:
+        module.v2_body("pods.create", body)
+    with pytest.raises(Exception) as reference:
+        Translators(m).request("pod.create", body)
+    assert raised.value.policy == "interruptible" and str(raised.value) == str(reference.value)
+    assert module.v2_body("pods.create", {**body, "interruptible": False})["gpu"]["id"] == "A"
