@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
 from mappings import converters, records
 from mappings.loader import Mappings, default_mappings
 
+from codemod import safe_write
 from codemod.compat import tables
 from codemod.compat.source import ConverterSource
 
@@ -104,15 +104,7 @@ def write(path: Path, mappings: Mappings | None = None, version: str | None = No
     if current is not None and not current.startswith(GENERATED_MARK):
         raise FileExistsError(f"{path} exists and was not written by v1bridge; it is left as it is "
                               "(name another place for the compat module)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".v1bridge", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    safe_write.replace(path, text)
     return True
 
 

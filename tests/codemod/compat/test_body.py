@@ -123,7 +123,7 @@ def _outcome(run):
         return ("ok", run())
     except Exception as exc:  # noqa: BLE001 - the two sides' classes differ (the module defines its own)
         kind = type(exc).__name__
-        if kind in ("InvalidValue", "NeedsLookup", "PolicyRefused"):
+        if kind in ("InvalidValue", "NeedsLookup", "PolicyRefused", "Unsupported"):
             return (kind, str(exc))
         return ("crash", kind)
 
