@@ -115,7 +115,8 @@ class GraphQLService:
                                                     "PAYLOAD_TOO_LARGE")], status=413)
         try:
             async with asyncio.timeout(self.config.client_timeout):
-                raw = await _read_bounded(request, limit)
+                # a body of announced length is bounded by aiohttp (client_max_size = --max-body); chunked by us
+                raw = await request.read() if length is not None else await _read_bounded(request, limit)
         except TimeoutError:
             raise GraphQLRequestError([error_object(
                 f"the request body did not arrive within {self.config.client_timeout:g}s", "TIMEOUT")],
@@ -176,6 +177,8 @@ def _fields(body: Any) -> tuple[str, Any, str | None]:
 
 
 def _variables(gschema: Any, prepared: Any, variables: dict[str, Any]) -> Any:
+    if not prepared.operation.variable_definitions:  # nothing to coerce (extra variables are ignored, as graphql-js)
+        return None
     from graphql.execution.values import get_variable_values
 
     got = get_variable_values(gschema, prepared.operation.variable_definitions or (), variables, max_errors=20)
