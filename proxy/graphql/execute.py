@@ -57,7 +57,7 @@ class Request:
         self.ends = time.monotonic() + config.request_deadline
         self.emulations: list[str] = []
         self.rules: list[str] = []
-        self.operations: list[str] = []
+        self.operations: list[tuple[str, int]] = []  # (graphql.yaml id, status) of each operation run
         self.v2_paths: list[str] = []
         self.errors: list[dict[str, Any]] = []
         self.unauthorized: V1bridgeError | None = None
@@ -132,7 +132,9 @@ class Executor:
                 raise UpstreamError(f"the request reached its {req.config.request_deadline:g}s deadline; "
                                     f"{operation.op.selection} was not run", status=504)
             value = await self.resolve(req, operation, field_def, nodes[0])
+            req.operations.append((operation.op.id, 200))
         except V1bridgeError as exc:
+            req.operations.append((operation.op.id, exc.status))
             req.errors.append(_error(exc, nodes[0], path, operation))
             if exc.status == 401 and req.unauthorized is None:
                 req.unauthorized = exc
@@ -184,7 +186,6 @@ class Executor:
             args, inv = found
             inv = inv.fresh()
         serve = operation.serve
-        req.operations.append(operation.op.id)
         req.engaged([], inv.rules)
         if serve.answer == "gap":
             raise Unsupported(f"{operation.op.selection} has no v2 equivalent ({operation.op.id}): "

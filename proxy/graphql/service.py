@@ -58,6 +58,10 @@ class GraphQLService:
                     policy = m.policies[spec.policy]
                     walk.walk_on.setdefault(spec.choices_at, list(policy.walk_on))
                     walk.wait_on.setdefault(spec.choices_at, list(policy.wait_on))
+        # telemetry: one usage record and metric per operation run, labelled as the audit names the operation
+        self.labels = {op.id: f"POST {inventory.endpoint.paths[0]} {op.kind} {op.selection}"
+                       for op in inventory.operations}
+        self.path = inventory.endpoint.paths[0]
         conv = m.conventions
         self.emulation_header, self.rule_header = istr(conv.emulation_header), istr(conv.rule_header)
         self.policy_header = {pid: p.header for pid, p in m.policies.items()}
@@ -219,8 +223,34 @@ def _deprecation(endpoint: Any) -> str:
     return f"@{timegm(moment.utctimetuple())}"
 
 
-def register(app: web.Application, service: V1Service, config: ProxyConfig, path: str = "/graphql") -> GraphQLService:
+def register(app: web.Application, service: V1Service, config: ProxyConfig) -> GraphQLService:
     """Add `POST /graphql` to a proxy app (the app factory calls this; so every worker and gunicorn serve it)."""
     endpoint = GraphQLService(service, config)
-    app.router.add_post(path, endpoint.handle, name="graphql")
+    app.router.add_post(endpoint.path, endpoint.handle, name="graphql")
     return endpoint
+
+
+class Observer:
+    """The middleware's record of a GraphQL request: one metric sample, access-log line and usage record per
+    operation it ran (route "POST /graphql <kind> <operation>", operation = the G rule id, status = that
+    operation's: 200, or its error's), so `audit --traffic` lists GraphQL operations by client. A request that
+    ran none (refused as a whole: syntax, validation, limits, key) is recorded once, as "POST /graphql"."""
+
+    def __init__(self, endpoint: GraphQLService, recorder: Any) -> None:
+        self.labels = endpoint.labels
+        self.path = endpoint.path
+        self.prepare = recorder.route
+        self.record = recorder.record
+        self.records: dict[str | None, Any] = {}
+
+    def __call__(self, request: web.Request, info: Any, status: int, nanoseconds: int, delivered: bool) -> None:
+        ran = info.graphql or ((None, status),)
+        emulations = info.emulations
+        for op_id, op_status in ran:
+            records = self.records.get(op_id)
+            if records is None:
+                label = self.labels.get(op_id or "", f"{request.method} {self.path}")
+                records = self.records[op_id] = self.prepare("graphql", op_id, label, request.method)
+            self.record(records, op_status if status < 400 else status, nanoseconds, request.headers, info.auth,
+                        emulations, info.rules, delivered, info.outcome)
+            emulations = ()  # each policy counted once per request
