@@ -53,10 +53,6 @@ def run_proxy(port: int, upstream: str, records: str) -> None:
     sys.stderr = open(os.path.join(records, "access.log"), "a", buffering=1)  # noqa: SIM115 - the log collector
     app = proxy_app.create_proxy_app(ProxyConfig(upstream=upstream, access_log=True, usage_dir=records,
                                                  fingerprint_salt="bench"))
-    if not any(r.name == "graphql" for r in app.router.routes()):  # a factory from before the endpoint's wiring
-        from proxy.graphql.service import register
-
-        register(app, app[proxy_app.SERVICE], app[proxy_app.CONFIG])
     web.run_app(proxy_app.serving_for_life(app), host="127.0.0.1", port=port, access_log=None, print=None,
                 loop=pb.bench_loop(), backlog=pb.BACKLOG)
 

@@ -22,8 +22,8 @@ from mappings import default_mappings
 from mappings.errors import MappingError
 
 from proxy.config import ProxyConfig
-from proxy.context import INFO
-from proxy.graphql.execute import Executor, Request
+from proxy.context import INFO, RequestInfo
+from proxy.graphql.execute import CODES, Executor, Request
 from proxy.graphql.operations import Operation
 from proxy.graphql.schema import Documents, GraphQLRequestError, error_object, schema
 from proxy.graphql.views import Views
@@ -68,7 +68,7 @@ class GraphQLService:
         self.deprecation = _deprecation(inventory.endpoint)
 
     async def handle(self, request: web.Request) -> web.Response:
-        info = request[INFO]
+        info = request.get(INFO) or RequestInfo("graphql")
         headers: dict[str, str] = {"Deprecation": self.deprecation}
         try:
             auth = _credentials(request)
@@ -131,6 +131,14 @@ class GraphQLService:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
             raise GraphQLRequestError([error_object("the request body is not valid JSON", "BAD_REQUEST")]) from None
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    """An error the proxy answers for a GraphQL request outside the endpoint (overload 503, 405, 413), in
+    GraphQL's shape."""
+    code = CODES.get(status, "INTERNAL_SERVER_ERROR" if status >= 500 else "BAD_REQUEST")
+    return web.Response(status=status, body=orjson.dumps({"errors": [error_object(message, code)]}),
+                        content_type=_JSON, headers=headers)
 
 
 async def _read_bounded(request: web.Request, limit: int) -> bytes:
