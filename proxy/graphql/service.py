@@ -231,13 +231,6 @@ def _deprecation(endpoint: Any) -> str:
     return f"@{timegm(moment.utctimetuple())}"
 
 
-def register(app: web.Application, service: V1Service, config: ProxyConfig) -> GraphQLService:
-    """Add `POST /graphql` to a proxy app (the app factory calls this; so every worker and gunicorn serve it)."""
-    endpoint = GraphQLService(service, config)
-    app.router.add_post(endpoint.path, endpoint.handle, name="graphql")
-    return endpoint
-
-
 class Observer:
     """The middleware's record of a GraphQL request: one metric sample, access-log line and usage record per
     operation it ran (route "POST /graphql <kind> <operation>", operation = the G rule id, status = that

@@ -59,3 +59,25 @@ async def test_errors_outside_the_endpoint_are_graphql_shaped(aiohttp_client, pr
     assert resp.status == 405
     body = await resp.json()
     assert body["errors"][0]["message"].startswith("method GET is not allowed")
+
+
+async def test_a_query_string_key_never_reaches_aiohttp_access_log(aiohttp_server, proxy_config, caplog):
+    """An operator who turns aiohttp's access log on (gunicorn --access-logfile, a %r format) logs request lines:
+    `?api_key=` must not be written in clear."""
+    import logging
+
+    from aiohttp import ClientSession
+
+    caplog.set_level(logging.INFO, logger="aiohttp.access")
+    server = await aiohttp_server(create_proxy_app(proxy_config), access_log=logging.getLogger("aiohttp.access"),
+                                  access_log_format='%a "%r" %s %{Authorization}i')
+    async with ClientSession() as session:
+        async with session.post(server.make_url(f"/graphql?api_key={KEY}&x=1"),
+                                json={"query": "{ myself { pods { id } } }"}) as resp:
+            assert resp.status == 200
+        async with session.post(server.make_url("/graphql"), json={"query": "{ myself { pods { id } } }"},
+                                headers={"Authorization": f"Bearer {KEY}"}) as resp:
+            assert resp.status == 200
+    logged = [r.getMessage() for r in caplog.records if r.name == "aiohttp.access" and "/graphql" in r.getMessage()]
+    assert len(logged) == 2 and all(KEY not in line for line in logged)
+    assert "api_key=[redacted]&x=1" in logged[0]
