@@ -37,6 +37,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("--follow-symlinks", action="store_true",
                         help="rewrite the target of a symlink named as a PATH (default: skip it, and say so)")
+    parser.add_argument("--compat-module", metavar="PATH", default=None,
+                        help="where the generated v1bridge_compat.py goes (a .py file or a folder; default: the "
+                             "folder of the files given, or their top-level package)")
+    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                        help="summary format on stdout for json/markdown (default: text on stderr)")
     selection.add_arguments(parser)
 
 
@@ -56,11 +61,14 @@ class Outcome:
     verdicts: dict = field(default_factory=dict)  # its word on constants shared across files
     pending: tuple[str, str] | None = None  # (new text, encoding) held back until the cross-file table is known
     note: str | None = None  # how it was written when not by an atomic rename (safe_write: "in place: ...")
+    states: list[tuple[int, int, str, str]] = field(default_factory=list)  # (line, state 1/2/3, rule, cause)
+    v1_left: bool = False  # a call or read still depends on v1 (flagged): --check fails
+    uses_compat: bool = False  # its new text calls the compat module
 
 
 def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str | None,
                  selected: frozenset[str] | None = None, externals: dict | None = None,
-                 exports: dict | None = None, hold: bool = True) -> Outcome:
+                 exports: dict | None = None, hold: bool = True, compat_module: str | None = None) -> Outcome:
     """Rewrite one file. Never raises: a problem becomes `Outcome.error`.
 
     HOLD: a changed file that shares constants with others (it has module-level constants or `from`
@@ -86,12 +94,15 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
         return out
     try:
         result = rewrite_source(text, rel, v2_base=v2_base, selected=selected, externals=externals,
-                                exports=exports)
+                                exports=exports, compat_import=_compat_import(path, compat_module))
     except Exception as exc:  # one bad file never stops the run
         out.error = f"internal: {type(exc).__name__}: {exc}"
         return out
     out.module_facts, out.verdicts = result.module_facts, result.verdicts
     out.manual = [(m.line, m.rule, m.message) for m in result.manual]
+    out.states = [(st.line, st.state, st.rule, st.cause) for st in result.states]
+    out.v1_left = result.v1_left
+    out.uses_compat = result.uses_compat or (result.error is None and "v1bridge_compat" in text)
     if result.error:
         out.error = result.error
         return out
@@ -110,6 +121,15 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
     elif write:
         _write(out, path, result.new_source, encoding)
     return out
+
+
+def _compat_import(path: str, module: str | None) -> str | None:
+    """The statement importing the compat module from PATH ("" when none reaches it: its calls stay flagged)."""
+    if module is None:
+        return None
+    from codemod import compat
+
+    return compat.import_statement(Path(path), Path(module)) or ""
 
 
 def _write(out: Outcome, path: str, text: str, encoding: str) -> None:
@@ -172,7 +192,8 @@ def _cross_file(outcomes: list[Outcome], paths: dict[str, str], write: bool, arg
     involved = table.involved()
     if involved:
         def run(batch: list[tuple[str, dict, dict]]) -> dict[str, Outcome]:
-            tasks = [(paths[rel], rel, write, args.diff, args.v2_base, selected, ext, exp) for rel, ext, exp in batch]
+            tasks = [(paths[rel], rel, write, args.diff, args.v2_base, selected, ext, exp, True, args.compat_location)
+                     for rel, ext, exp in batch]
             return {o.path: o for o in _run_all(tasks, jobs if len(tasks) > 8 else 1, None)}
 
         results, _blocked = crossfile.resolve(table, run)
@@ -246,7 +267,9 @@ def _run(args: argparse.Namespace) -> int:
     folders = sorted({str(f.path.parent) for f in files}) if write else []
     for path in (p for folder in folders for p in safe_write.remove_leftovers(folder)):
         print(f"v1bridge rewrite: removed {path}: a temporary file of a run that was killed", file=sys.stderr)
-    tasks = [(str(f.path), f.rel, write, args.diff, args.v2_base, selected) for f in files]
+    args.compat_location = _compat_location(args.compat_module, files)
+    tasks = [(str(f.path), f.rel, write, args.diff, args.v2_base, selected, None, None, True, args.compat_location)
+             for f in files]
     outcomes: list[Outcome] = []
     show_bar = console.is_terminal and not args.no_progress and not args.quiet and len(tasks) >= PROGRESS_MIN_FILES
     if show_bar:
@@ -270,13 +293,48 @@ def _run(args: argparse.Namespace) -> int:
     for outcome in errors:
         print(f"v1bridge rewrite: {outcome.path}: {outcome.error}", file=sys.stderr)
     changed = [o for o in outcomes if o.changed and (o.written or not write)]
+    compat_written = _write_compat(outcomes, args.compat_location, write)
     if not args.quiet:
         _summary(console, outcomes, changed, errors, skipped, args)
-    if args.check and changed:
+    if args.format != "text":
+        from codemod import rewrite_report
+
+        sys.stdout.write(rewrite_report.render(args.format, outcomes, changed, errors, skipped,
+                                               args.compat_location if compat_written is not None else None))
+    if args.check and (changed or any(o.v1_left for o in outcomes)):
         return EXIT_CHANGES
+    if compat_written is False and write:
+        return EXIT_ERROR
     if any(o.error and o.error.startswith(("internal", "not written")) for o in outcomes):
         return EXIT_ERROR
     return EXIT_OK
+
+
+def _compat_location(option: str | None, files) -> str | None:
+    """The compat module's file: --compat-module (a .py file, or a folder to put it in), else next to the files
+    given (their folder, or the top-level package holding them)."""
+    from codemod import compat
+
+    if option is not None:
+        where = Path(option)
+        return str(where if where.suffix == ".py" else where / f"{compat.MODULE_NAME}.py")
+    paths = [f.path for f in files]
+    return str(compat.default_location(paths)) if paths else None
+
+
+def _write_compat(outcomes: list[Outcome], location: str | None, write: bool) -> bool | None:
+    """Write (or refresh) the compat module when a file of the run calls it: True written or already current,
+    False the write failed (reported), None not needed or not writing."""
+    if not write or location is None or not any(o.uses_compat for o in outcomes):
+        return None
+    from codemod import compat
+
+    try:
+        compat.write(Path(location))
+    except OSError as exc:
+        print(f"v1bridge rewrite: {location}: compat module not written: {exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def _summary(console, outcomes: list[Outcome], changed: list[Outcome], errors: list[Outcome], skipped: list[Skipped], args) -> None:
@@ -293,6 +351,16 @@ def _summary(console, outcomes: list[Outcome], changed: list[Outcome], errors: l
             console.print(f"  {outcome.path}: {outcome.note}", markup=False, soft_wrap=True)
     if rules:
         console.print("rewrites by rule: " + ", ".join(f"{rule} {count}" for rule, count in sorted(rules.items())), soft_wrap=True)
+    from codemod.rewrite_report import state_counts
+
+    totals, by_rule = state_counts(outcomes)
+    if sum(totals.values()):
+        console.print(f"v1 call sites: {sum(totals.values())}: {totals[1]} plain v2 (state 1), {totals[2]} v2 through "
+                      f"v1bridge_compat (state 2), {totals[3]} flagged (state 3)", soft_wrap=True)
+        for state, label in ((1, "plain v2"), (2, "through v1bridge_compat"), (3, "flagged")):
+            if by_rule[state]:
+                console.print(f"  {label} by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(
+                    by_rule[state].items())), soft_wrap=True)
     manual = [(o.path, line, rule, msg) for o in outcomes for (line, rule, msg) in o.manual]
     if manual:
         console.print(f"manual items left ({len(manual)}):", soft_wrap=True)

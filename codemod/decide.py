@@ -23,7 +23,7 @@ import libcst as cst
 
 from codemod.analysis.syntax import str_of
 from codemod.knowledge import HOLE
-from codemod.plan import Finding, Flag
+from codemod.plan import NOTE, CallState, Finding, Flag
 
 if TYPE_CHECKING:  # pragma: no cover
     from codemod.plan import Plan
@@ -221,8 +221,9 @@ def decide(plan: "Plan") -> None:
                 break
             helper = helper.inner.helper if helper.inner is not None else None
 
-    # v1-only names read on answers the analysis could not trace (a dict handed in, a list read elsewhere):
-    # if a family moved, those reads would silently read nothing from its v2 answers
+    # v1-only names read on answers the analysis could not trace (a dict handed in, a list read elsewhere): if the
+    # calls moved to plain v2, those reads would silently read nothing from their answers; so every call of the
+    # file keeps v1's answer (state 2, through the run-time translation), or stays v1 with its family
     untraced = [(name, key) for name, key, written in facts.handed_in if not written] + _untraced_renamed_reads(plan)
     if untraced and n_calls:
         name, key = untraced[0]
@@ -230,6 +231,9 @@ def decide(plan: "Plan") -> None:
         for u in range(n_calls):
             block(u, plan.kb.field_rules.get(name, ("L02",))[0],
                   f"v1 field {name!r} is read at line {line} on an answer the rewrite cannot trace to its call")
+
+    # state 2: a call the rules cannot make plain v2 goes through the run-time translation of the compat module
+    wrapped = _wrap_blocked(plan, fam, sites, reasons, n_calls, extra)
 
     # 3. a base that escapes: a variable holding an edited literal also builds URLs the analysis did not follow
     edited_literals: dict[int, set] = {}
@@ -269,8 +273,12 @@ def decide(plan: "Plan") -> None:
         if why is not None:
             block(u, "L01", why)
 
-    # 4. blocked families: nothing of theirs changes; every call is flagged
+    # 4. blocked families: nothing of theirs changes; every call is flagged (a wrap of theirs is undone: the
+    # base it would go through stays v1)
     blocked_roots = set(reasons)
+    for u in [u for u in wrapped if fam.find(u) in blocked_roots]:
+        del wrapped[u]
+    _keep_wraps(plan, wrapped, sites)
     if blocked_roots:
         def dead(units) -> bool:
             return any(isinstance(u, int) and fam.find(u) in blocked_roots for u in units)
@@ -313,11 +321,13 @@ def decide(plan: "Plan") -> None:
         _flag_helpers(plan, fam, sites, reasons, n_calls)
 
     _cross_file(plan, fam, sites, reasons, all_traced)
+    _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped)
 
     # 5. every flag left becomes one comment on its statement
     for flags in plan.flags.values():
         for flag in flags:
-            plan.comment(flag.node, flag.rule)
+            plan.comment(flag.node, flag.rule, flag.message if flag.blocking else NOTE)
+    plan.uncomment_stale()
 
 
 def _piece_ids(site) -> set[int]:
@@ -528,3 +538,110 @@ def _unfixed(f: Finding) -> Finding:
         return f
     return Finding(f.rule, f.line, f.column, "left on v1 with its client: " + f.message, False, f.route, f.v2_target,
                    f.kind, f.source_line, f.attributed)
+
+
+def _wrap_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_calls: int, extra: list) -> dict:
+    """State 2: each family whose every blocked call can go through `v1bridge_compat.call_v1` (the call handed
+    over as it is, translated at run time) is no longer blocked. Returns {unit: Wrap} of those calls; a call that
+    cannot be wrapped keeps its family blocked (state 3), and why it could not is kept for its comment."""
+    from codemod import compat_call
+
+    wrapped: dict = {}
+    why_not: dict = plan.scratch.setdefault("unwrapped", {})
+    for root in list(reasons):
+        units = sorted({u for u, _rule, _why in reasons[root]})
+        if any(u >= n_calls and extra[u - n_calls][0] != "unmatched" for u in units):
+            continue  # a base the rewrite cannot trace, or another host's /v1: not this API's call to translate
+        attempt = {}
+        for u in units:
+            wrap, why = compat_call.plan_wrap(plan.an, sites[u])
+            if wrap is None:
+                why_not[u] = why
+                break
+            attempt[u] = (wrap, [(rule, cause) for v, rule, cause in reasons[root] if v == u])
+        else:
+            wrapped.update(attempt)
+            del reasons[root]
+    return wrapped
+
+
+def _keep_wraps(plan: "Plan", wrapped: dict, sites: list) -> None:
+    """The wrapped calls: their own changes go (the call is handed over as v1 wrote it, its answer read as v1's),
+    but for the move of their base's host; their flags go; the compat call and the module's import are planned."""
+    if not wrapped:
+        return
+    an = plan.an
+    for u, (wrap, causes) in wrapped.items():
+        site = sites[u]
+        for key in [k for k, units in plan.change_units.items() if u in units]:
+            units = plan.change_units[key]
+            units.discard(u)
+            if not units:
+                del plan.change_units[key]
+                del plan.changes[key]
+        for node_id in list(plan.spans):
+            for span in plan.spans[node_id]:
+                span[4].discard(u)
+            plan.spans[node_id] = [s for s in plan.spans[node_id] if s[4]]
+        plan.flags.pop(u, None)
+        plan.notes.pop(u, None)
+        line, col, text = an.where(site.call)
+        rule, cause = causes[0]
+        route = site.route
+        # what the audit says of the call: its findings stand (the rewrite fixes them, through the compat module)
+        via = f"through v1bridge_compat.{_compat_fn(wrap)}: "
+        kept = [Finding(f.rule, f.line, f.column, via + f.message, True, f.route, f.v2_target, f.kind,
+                        f.source_line, f.attributed, True) for f in plan.findings.get(u, ())]
+        if not any(f.line == line for f in kept):
+            kept.append(Finding(rule, line, col, via + cause, True, route.label() if route else None,
+                                route.v2_label() if route else None, "call", text, True, True))
+        plan.findings[u] = kept
+        plan.unit = u
+        _move_base(plan, site)  # no rule planned its base's move (a route only known at run time, a removed route)
+        plan.change("compat-call", site.call, rule, wrap)
+    plan.unit = "file"
+    plan.change("compat-import", an.module, "compat", plan.compat_import)
+
+
+def _move_base(plan: "Plan", site) -> None:
+    """The v1 base of a call no rule planned (its route is only known at run time) becomes the v2 base."""
+    from codemod.analysis.syntax import span_origin
+
+    for info in (site.url, site.base):
+        if info is not None and info.kind == "v1" and info.host_edit is not None:
+            a, b, repl = info.host_edit
+            origin = span_origin(info.pieces, a, b)
+            if origin is not None:
+                plan.string_edit(origin[0], origin[1], origin[2], repl, "L01")
+            return
+
+
+def _compat_fn(wrap) -> str:
+    from codemod import compat_call
+
+    return compat_call.ACALL_V1 if wrap.is_async else compat_call.CALL_V1
+
+
+def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int, blocked: set,
+            wrapped: dict) -> None:
+    """Where each v1 call site of the file ends: 1 plain v2, 2 v2 through the compat module, 3 flagged; with the
+    rule it stays or moves under and, for states 2 and 3, the cause."""
+    an = plan.an
+    why_not = plan.scratch.get("unwrapped", {})
+    for u, site in enumerate(sites):
+        line = an.where(site.call)[0]
+        kind = extra[u - n_calls][0] if u >= n_calls else "call"
+        if kind == "foreign":
+            continue  # another host's /v1: not a call of this API
+        if u in wrapped:
+            wrap, causes = wrapped[u]
+            plan.states.append(CallState(line, 2, causes[0][0], causes[0][1]))
+        elif u < n_calls and fam.find(u) not in blocked:
+            plan.states.append(CallState(line, 1, _call_rule(plan.facts.calls[u]), ""))
+        else:
+            flags = plan.flags.get(u) or []
+            rule = flags[0].rule if flags else (_call_rule(plan.facts.calls[u]) if u < n_calls else "L01")
+            cause = flags[0].message if flags else "left on v1"
+            if u in why_not:
+                cause += f" (not through v1bridge_compat: {why_not[u]})"
+            plan.states.append(CallState(line, 3, rule, cause))

@@ -39,10 +39,14 @@ class PythonAnalysis:
     parents: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(node) -> parent node
     verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
     module_facts: object = None  # codemod.crossfile.ModuleFacts of the module (None: nothing to share)
+    states: list = field(default_factory=list)  # codemod.plan.CallState of each v1 call site
+    v1_left: bool = False  # a call or read stays on v1 (flagged): `rewrite --check` fails on it
+    compat_calls: list = field(default_factory=list)  # (line, function) of the v1bridge_compat calls in the module
 
 
 def analyze_python(source: str, path: str, *, v2_base: str | None = None, externals: dict | None = None,
-                   exports: dict | None = None, edits: bool = True) -> PythonAnalysis:
+                   exports: dict | None = None, edits: bool = True,
+                   compat_import: str | None = None) -> PythonAnalysis:
     """Facts, then the rules' decisions and the whole-client decision, for one module; with EDITS, the edits of
     what migrates, built from them (the audit asks for the decisions only). Never raises on bad input.
 
@@ -53,7 +57,7 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None, extern
         return result
     result.module_facts = facts.module_facts
     try:
-        plan = decide_file(an, facts)
+        plan = decide_file(an, facts, compat_import)
         if edits:
             result.edits = build_edits(plan)
     except RecursionError:
@@ -64,6 +68,9 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None, extern
     result.module = facts.module
     result.parents = an.ix.parent
     result.verdicts = plan.verdicts
+    result.states = plan.states
+    result.compat_calls = facts.compat_calls
+    result.v1_left = any(f.blocking for flags in plan.flags.values() for f in flags)
     result.uses_v2 = facts.uses_v2
     result.serverless_runtime = facts.serverless_runtime
     direct = any(f.kind != "indirect" for f in result.findings)
@@ -91,6 +98,13 @@ class FileResult:
     parsed: bool = False
     verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
     module_facts: object = None  # codemod.crossfile.ModuleFacts (the run's cross-file table is built from them)
+    states: list = field(default_factory=list)  # codemod.plan.CallState of each v1 call site
+    v1_left: bool = False  # a v1 dependency remains after this rewrite (a call or read flagged: state 3)
+
+    @property
+    def uses_compat(self) -> bool:
+        return any(s.state == 2 for s in self.states) and self.changed
+
 
     @property
     def changed(self) -> bool:
@@ -126,7 +140,8 @@ class _Apply(cst.CSTTransformer):
 def _count(edits: list[Edit]) -> Counter:
     counts: Counter = Counter()
     for edit in edits:
-        if edit.kind in ("comment", "page-call", "page-loop", "page-import"):  # a cursor loop counts once (its page-json)
+        if edit.kind in ("comment", "page-call", "page-loop", "page-import", "compat-call", "compat-import",
+                         "uncomment"):  # a cursor loop counts once (its page-json)
             continue
         if edit.kind == "string":
             for rule in {span[3] for span in edit.data}:  # one literal, one rewrite per rule
@@ -138,7 +153,7 @@ def _count(edits: list[Edit]) -> Counter:
 
 def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None = None, prefilter: bool = True,
                    selected: frozenset[str] | None = None, externals: dict | None = None,
-                   exports: dict | None = None) -> FileResult:
+                   exports: dict | None = None, compat_import: str | None = None) -> FileResult:
     """The v2 version of `source` (or `source` itself), the rewrites by rule and the manual items.
 
     SELECTED (from --select/--ignore, `codemod.selection`): a file whose planned rewrite needs a
@@ -148,10 +163,13 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     if prefilter and not needs_parse(source):
         return result
     result.parsed = True
-    analysis = analyze_python(source, path, v2_base=v2_base, externals=externals, exports=exports)
+    analysis = analyze_python(source, path, v2_base=v2_base, externals=externals, exports=exports,
+                              compat_import=compat_import)
     if analysis.error:
         result.error = analysis.error
         return result
+    result.states = analysis.states
+    result.v1_left = analysis.v1_left
     result.verdicts = analysis.verdicts
     result.module_facts = analysis.module_facts
     result.manual = [ManualItem(path, line, rule, message) for line, rule, message in analysis.manual

@@ -25,6 +25,10 @@ from codemod.analysis import Analyzer, CallFact, FileFacts, Read
 from codemod.knowledge import Route
 
 
+MARK = "# v1bridge:"  # the comments the rewrite writes start with this
+NOTE = "(migrated)"  # a comment on migrated code, for a person to act on: kept by later runs (never stale)
+
+
 @dataclass(frozen=True)
 class Finding:
     rule: str
@@ -38,6 +42,7 @@ class Finding:
     source_line: str
     # False: a v1 name read on an object of unknown origin (the audit reports it; the rewrite leaves it alone)
     attributed: bool = True
+    compat: bool = False  # fixed by sending the call to v2 through the compat module (state 2), not in place
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,17 @@ class Flag:
     blocking: bool  # True: the call cannot be migrated; False: migrated, with a note for a person
 
 
+@dataclass(frozen=True)
+class CallState:
+    """Where one v1 call site ends after the rewrite: 1 plain v2, 2 v2 through the compat module, 3 flagged (left
+    as it is, with a comment); the rule it moves or stays under, and for 2 and 3 the cause."""
+
+    line: int
+    state: int
+    rule: str
+    cause: str
+
+
 @dataclass
 class Plan:
     an: Analyzer
@@ -94,6 +110,8 @@ class Plan:
     unit: Any = None  # the call (index in facts.calls) being planned; "file" for file-level work
     verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
     scratch: dict = field(default_factory=dict)  # a rule module's own state while one file is planned
+    states: list[CallState] = field(default_factory=list)  # one per v1 call site, in the decision's order
+    compat_import: str = "import v1bridge_compat"  # how this module imports the compat module (state 2)
 
     @property
     def kb(self):
@@ -148,7 +166,8 @@ class Plan:
         """Migrated, with something a person should know (listed in the summary; no comment in the code)."""
         self.notes[self.unit].append((node, rule, message))
 
-    def comment(self, node: cst.CSTNode, rule: str) -> None:
+    def comment(self, node: cst.CSTNode, rule: str, message: str | None = None) -> None:
+        """`# v1bridge: RULE <cause>: <remedy>` above the statement of NODE (once per rule and statement)."""
         stmt = self.an.statement_of(node)
         if stmt is None or (id(stmt), rule) in self.commented:
             return
@@ -158,9 +177,19 @@ class Plan:
                 line.comment is not None and (line.comment.value + " ").startswith(f"# v1bridge: {rule} ")
                 for line in module.header):
             return  # the first statement's comments are the module's header: already said
-        change = Change("comment", stmt, rule, rule)
+        change = Change("comment", stmt, rule, (rule, message))
         self.changes[change.key()] = change
         self.change_units[change.key()].add("flag")
+
+    def uncomment_stale(self) -> None:
+        """`# v1bridge:` comments of an earlier run on statements this run does not flag under the same rule go
+        (the line no longer needs them); the ones it flags again are written anew (their cause may have changed)."""
+        if MARK not in self.an.source:
+            return
+        for stmt in self.an.commented_statements():
+            change = Change("uncomment", stmt, "uncomment", None)
+            self.changes[change.key()] = change
+            self.change_units[change.key()].add("flag")
 
     # ------------------------------------------------------------ the result
 
@@ -181,12 +210,16 @@ class Plan:
         return found
 
 
-def decide_file(an: Analyzer, facts: FileFacts) -> Plan:
-    """Every rule's decisions on the file's calls and reads, then the whole-client decision (no edit built)."""
+def decide_file(an: Analyzer, facts: FileFacts, compat_import: str | None = None) -> Plan:
+    """Every rule's decisions on the file's calls and reads, then the per-call decision (no edit built).
+
+    COMPAT_IMPORT: the statement importing the compat module from this file (default `import v1bridge_compat`)."""
     from codemod import decide
     from codemod.rules import plan_call, plan_handed_in, plan_read, plan_strings, plan_unresolved
 
     plan = Plan(an, facts)
+    if compat_import:
+        plan.compat_import = compat_import
     for i, cf in enumerate(facts.calls):
         plan.unit = i
         plan_call(cf, plan)

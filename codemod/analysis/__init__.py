@@ -50,6 +50,7 @@ class Analyzer(Strings, Calls, Flow):
         # `[str(p).strip("/") for p in parts]` in a URL builder: (id(builder), p) -> (the argument, caller scope)
         self.comprehension_items: dict[tuple[int, str], tuple[cst.CSTNode, object]] = {}
         self.other_answers: set[int] = set()  # id(call) of the calls to v2 or the job API: their answers are not v1
+        self.compat_answers: set[str] = set()  # functions returning a compat call's answer (v1's shape on purpose)
 
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:
@@ -83,6 +84,7 @@ class Analyzer(Strings, Calls, Flow):
                 break
         for node in self.ix.strings:
             self._v1_string(node)
+        self._compat_calls()
         self._handed_in_reads()
         return self.facts
 
@@ -167,6 +169,23 @@ class Analyzer(Strings, Calls, Flow):
                     chunk[1:] = [line[len(indent):] for line in chunk[1:]]
                     return self.module.default_newline.join(chunk)
         return self.module.code_for_node(node).strip()
+
+    def commented_statements(self) -> list[cst.CSTNode]:
+        """Statements with a `# v1bridge:` comment line above them (an earlier run's flags)."""
+        out: list[cst.CSTNode] = []
+        stack: list[cst.CSTNode] = list(self.module.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                if any(line.comment is not None and line.comment.value.startswith("# v1bridge:")
+                       for line in node.leading_lines):
+                    out.append(node)
+            if isinstance(node, cst.BaseCompoundStatement) or isinstance(node, (cst.BaseSuite, cst.Else,
+                                                                                cst.ExceptHandler, cst.Finally)):
+                stack.extend(c for c in node.children if isinstance(c, (cst.BaseStatement, cst.BaseSuite, cst.Else,
+                                                                         cst.ExceptHandler, cst.Finally,
+                                                                         cst.BaseCompoundStatement)))
+        return out
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.ix.parent.get(id(node))
@@ -355,6 +374,45 @@ class Analyzer(Strings, Calls, Flow):
         return False
 
     # ------------------------------------------------------------ v1 names
+    def _compat_calls(self) -> None:
+        """Calls of the generated compat module (`v1bridge_compat.call_v1(...)`, state 2 of a rewrite): working v2
+        code that keeps a v1 shape on purpose. Listed for the audit; the v1 bodies and queries handed to them (a
+        dict at the call, or the one dict a name passed there is bound to, and `name["k"] = v` on it) are theirs
+        to convert, not v1 names left in the code."""
+        from codemod.compat_call import MODULE_NAME
+
+        if MODULE_NAME not in self.source:
+            return
+        for call in self.ix.calls:
+            name = dotted(call.func) or ""
+            if not name.startswith(MODULE_NAME + "."):
+                continue
+            self.facts.compat_calls.append((self.where(call)[0], name.split(".", 1)[1]))
+            scope = self.scope_of(call)
+            holder = self.parent(call)
+            if isinstance(holder, cst.Return) and scope is not None:
+                self.compat_answers.add(scope.name.value)  # `return v1bridge_compat.call_v1(...)`: a v1 answer
+            for arg in call.args:
+                value = arg.value
+                if isinstance(value, cst.Name):
+                    assigned = self.ix.assigns.get(id(scope) if scope else None, {}).get(value.value, [])
+                    for use in self.ix.names.get(id(scope) if scope else None, {}).get(value.value, []):
+                        sub = self.parent(use)
+                        if isinstance(sub, cst.Subscript) and sub.value is use and len(sub.slice) == 1 \
+                                and isinstance(sub.slice[0].slice, cst.Index):
+                            self.read_keys.add(id(sub.slice[0].slice.value))
+                    value = assigned[0][0] if len(assigned) == 1 else None
+                if isinstance(value, cst.Dict):
+                    stack = [value]
+                    while stack:
+                        d = stack.pop()
+                        self.read_keys.add(id(d))
+                        for el in d.elements:
+                            if isinstance(el, cst.DictElement):
+                                self.read_keys.add(id(el.key))
+                                if isinstance(el.value, cst.Dict):
+                                    stack.append(el.value)
+
     def _handed_in_reads(self) -> None:
         """v1-only names read on objects the analysis cannot type (a parameter, a loop variable over data
         from elsewhere): the audit reports them; the rewrite only changes what it can tie to a v1 call."""

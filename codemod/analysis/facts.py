@@ -94,5 +94,6 @@ class FileFacts:
     handed_in: list[tuple[str, cst.CSTNode, bool]] = field(default_factory=list)  # (name, key node, written)
     uses_v2: bool = False
     serverless_runtime: bool = False
+    compat_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, function) of v1bridge_compat calls
     error: str | None = None
     module_facts: object = None  # codemod.crossfile.ModuleFacts: constants and imports other files may read

@@ -185,6 +185,8 @@ class Flow:
         if id(answer) in self.other_answers:
             return True
         name = dotted(obj.func) or ""
+        if name.rsplit(".", 1)[-1] in self.compat_answers:
+            return True  # a function returning what v1bridge_compat answers: v1's shape, kept on purpose
         head = name.split(".")[0]
         origin = self.ix.imports.get(head)
         return "." in name and origin is not None and origin.split(".")[0] not in _ANSWER_LIBRARIES \

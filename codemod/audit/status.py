@@ -22,8 +22,10 @@ def enrich(raw: list[RawFinding], path: str, language: str, cat: Catalogue, mark
             source_line=f.source_line.strip(),
             message=f.message,
             remedy=rule.remedy if rule else "",
-            # the rewrite only touches Python; elsewhere nothing is fixed automatically
-            fixable=bool(f.fixable and language == "python" and (rule.fixable if rule else True)),
+            # the rewrite only touches Python; elsewhere nothing is fixed automatically. A rule it cannot fix in
+            # place is fixed when the call goes to v2 through the compat module (issue 21's state 2)
+            fixable=bool(f.fixable and language == "python"
+                         and ((rule.fixable if rule else True) or getattr(f, "compat", False))),
             kind=f.kind,
             route=f.route,
             v2_target=f.v2_target,

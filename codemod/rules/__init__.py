@@ -114,6 +114,7 @@ BUILDERS: dict[str, Callable] = {}
 
 
 def _load() -> None:
+    from codemod import compat_call
     from codemod.rules import edits
 
     APPLIERS.update({"string": edits.apply_string, "name": edits.apply_name, "key": edits.apply_key,
@@ -122,6 +123,9 @@ def _load() -> None:
         if info.name[:1].isalpha() and info.name[1:3].isdigit():
             importlib.import_module(f"{__name__}.{info.name}")
     APPLIERS["comment"] = edits.apply_comment
+    APPLIERS["uncomment"] = edits.apply_uncomment
+    APPLIERS["compat-call"] = compat_call.apply
+    APPLIERS["compat-import"] = compat_call.apply_import
     BUILDERS["comment"] = edits.build_comment
     check_registry(index().fixable_rules())
 
@@ -143,7 +147,7 @@ _load()
 ORDER = {kind: i for i, kind in enumerate(
     ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
      "drop-statement", "subscript",
-     "page-call", "page-json", "page-loop", "page-import", "comment"])}
+     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-import", "uncomment", "comment"])}
 
 
 def select(ids: list[str] | None = None) -> list[Rule]:

@@ -7,9 +7,12 @@ a nested read, a converted body).
 """
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
-MARK = "# v1bridge:"
+from codemod.plan import MARK, NOTE
+_LINE_REF = re.compile(r"(?:\s(?:at|on))?\s?\bline \d+(?::\s)?")
 
 
 def _splice(value: str, spans) -> str:
@@ -83,11 +86,27 @@ def has_comment(node: cst.CSTNode, text: str) -> bool:
     return False
 
 
+def comment_text(rule: str, cause: str | None, remedy: str) -> str:
+    """`# v1bridge: RULE <cause>: <remedy>` on one line (the cause alone when it already gives the remedy)."""
+    # line numbers shift as comments go in: the comment names none (the summary does)
+    if cause == NOTE:
+        return f"{MARK} {rule} {NOTE} {remedy}".rstrip()
+    cause = _LINE_REF.sub("", " ".join((cause or "").split()))
+    if not cause or cause == remedy:
+        body = remedy
+    elif remedy and remedy in cause:
+        body = cause
+    else:
+        body = f"{cause}: {remedy}" if remedy else cause
+    return f"{MARK} {rule} {body}".rstrip()
+
+
 def build_comment(change, plan):
-    """A flag's comment: `# v1bridge: RULE remedy` (the remedy from mappings/data/rules.yaml)."""
+    """A flag's comment: `# v1bridge: RULE <cause>: <remedy>` (the remedy from mappings/data/rules.yaml)."""
     from codemod.plan import Edit
 
-    return Edit("comment", change.node, change.rule, f"{MARK} {change.rule} {plan.rule_text(change.rule)}".rstrip())
+    rule, cause = change.data
+    return Edit("comment", change.node, rule, comment_text(rule, cause, plan.rule_text(rule)))
 
 
 def apply_comment(node: cst.CSTNode, text: str) -> cst.CSTNode:
@@ -95,3 +114,13 @@ def apply_comment(node: cst.CSTNode, text: str) -> cst.CSTNode:
         return node
     line = cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(text))
     return node.with_changes(leading_lines=[*node.leading_lines, line])
+
+
+def apply_uncomment(node: cst.CSTNode, _data) -> cst.CSTNode:
+    """Every `# v1bridge:` line above the statement goes (the comments this run plans are added after)."""
+    lines = getattr(node, "leading_lines", None)
+    if not lines:
+        return node
+    kept = [line for line in lines if line.comment is None or not line.comment.value.startswith(MARK)
+            or line.comment.value.split(" ", 3)[3:4] and line.comment.value.split(" ", 3)[3].startswith(NOTE)]
+    return node if len(kept) == len(lines) else node.with_changes(leading_lines=kept)

@@ -96,8 +96,11 @@ def plan_strings(plan) -> None:
     """A string spelling a v1 address: reported where it is. It changes only with the calls traced through it
     (a constant no traced call uses is left as it is: it may serve code the rewrite cannot see)."""
     used: dict[int, int] = {}
-    for i, cf in enumerate(plan.facts.calls):
-        for info in (cf.site.url, cf.site.base):
+    # calls of this service's v1 whose route is only known at run time count too (units after the calls, as in
+    # codemod.decide): their base moves with them when they go through the run-time translation
+    sites = [cf.site for cf in plan.facts.calls] + [site for site, _path, _candidates in plan.facts.unmatched]
+    for i, site in enumerate(sites):
+        for info in (site.url, site.base):
             for piece in info.pieces if info is not None else ():
                 if piece.node is not None:
                     used.setdefault(id(piece.node), i)

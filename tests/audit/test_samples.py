@@ -21,7 +21,6 @@ def test_mixed_legacy_repo_reports_every_call_site_base_url_and_field():
         ("Q13", "web/api.ts", 16),
         # Python, through the rewrite's detector
         ("L01", "client.py", 4), ("L02", "client.py", 9), ("L01", "client.py", 10), ("R01", "client.py", 14),
-        ("L02", "client.py", 10),  # the call stays v1 with its client: also under the rule of its rewrite comment
         ("L01", "client.py", 18), ("Q02", "client.py", 18),
         ("Q13", "client.py", 23),  # a response field read on an object handed in: found by the detector (attributed=False)
     }
@@ -53,9 +52,12 @@ def test_mixed_legacy_call_sites_carry_route_method_and_v2_target():
     assert listing["route"] == "GET /networkvolumes", "curl without -X or data is a GET"
     assert not any(f["fixable"] for f in data["findings"] if not f["path"].endswith(".py")), \
         "rewrite only fixes Python; other files are never fixable"
-    # the reset on the same BASE has no v2 form, so rewrite leaves the whole client on v1 (never half)
-    assert by_key[("L01", "client.py", 10)]["fixable"] is False
-    assert by_key[("R01", "client.py", 14)]["fixable"] is False, "a removed capability is never fixed by rewrite"
+    # issue 21: the reset on the same BASE has no v2 form; rewrite sends it to v2 through the compat module (and, as
+    # the file reads `desiredStatus` on an object it cannot trace, keeps v1's answers for the other calls the same
+    # way): every call of the client is fixed by rewrite, none left on v1
+    assert by_key[("L01", "client.py", 10)]["fixable"] is True
+    assert by_key[("R01", "client.py", 14)]["fixable"] is True
+    assert by_key[("R01", "client.py", 14)]["message"].startswith("through v1bridge_compat.call_v1: ")
 
 
 def test_mixed_legacy_comment_mentions_and_import_paths_are_not_findings():

@@ -115,7 +115,7 @@ CASES = {
     ''', '''
         import os
         import requests
-        {L01}
+        # v1bridge: L01 v1 base address used where the rewrite cannot follow it to a call; migrate it with its calls by hand (use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path))
         BASE = os.getenv("RUNPOD_API_BASE", "https://rest.runpod.io/v1").rstrip("/")
         class Pods:
             def _url(self, *parts):
@@ -199,7 +199,7 @@ CASES = {
         import requests
         BILLING = "https://rest.runpod.io/v1/billing"
         def _get(path, params):
-            # v1bridge: R10 group v2 per-resource records yourself
+            # v1bridge: R10 the helper _get() stays on v1 with its callers (R10 group v2 per-resource records yourself); group v2 per-resource records yourself
             r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
             r.raise_for_status()
             return r.json()
@@ -209,7 +209,7 @@ CASES = {
     '''),
     # --- a billing `grouping` v2 does natively (mappings `native`: podId on pods, endpointId on serverless) goes;
     #     any other grouping, or one the rewrite would drop with a comment, stays flagged R10
-    "a grouping v2 does not do natively (endpointId on pod billing): flagged R10, nothing dropped": _case('''
+    "a grouping v2 does not do natively (endpointId on pod billing): through the compat module, nothing dropped": _case('''
         import requests
         BILLING = "https://rest.runpod.io/v1/billing"
         def pod_spend(key):
@@ -217,26 +217,25 @@ CASES = {
             return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
     ''', '''
         import requests
-        BILLING = "https://rest.runpod.io/v1/billing"
+        import v1bridge_compat
+        BILLING = "https://api.runpod.io/v2/billing"
         def pod_spend(key):
-            # v1bridge: R10 group v2 per-resource records yourself
             params = {"bucketSize": "day", "grouping": "endpointId"}
-            # v1bridge: R10 group v2 per-resource records yourself
-            return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
+            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers={"Authorization": key}, **kw), "GET", f"{BILLING}/pods", params=params).json()
     '''),
-    "a grouping only known at run time: flagged R10, nothing dropped": _case('''
+    "a grouping only known at run time: through the compat module, nothing dropped": _case('''
         import requests
         BILLING = "https://rest.runpod.io/v1/billing"
         def pod_spend(key, grouping):
             return requests.get(f"{BILLING}/pods", params={"grouping": grouping}, headers={"Authorization": key}).json()
     ''', '''
         import requests
-        BILLING = "https://rest.runpod.io/v1/billing"
+        import v1bridge_compat
+        BILLING = "https://api.runpod.io/v2/billing"
         def pod_spend(key, grouping):
-            # v1bridge: R10 group v2 per-resource records yourself
-            return requests.get(f"{BILLING}/pods", params={"grouping": grouping}, headers={"Authorization": key}).json()
+            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers={"Authorization": key}, **kw), "GET", f"{BILLING}/pods", params={"grouping": grouping}).json()
     '''),
-    "a native grouping with a comment on it: flagged R10 (the drop would lose the comment)": _case('''
+    "a native grouping with a comment on it: through the compat module (the drop would lose the comment)": _case('''
         import requests
         BILLING = "https://rest.runpod.io/v1/billing"
         def pod_spend(key):
@@ -247,15 +246,14 @@ CASES = {
             return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
     ''', '''
         import requests
-        BILLING = "https://rest.runpod.io/v1/billing"
+        import v1bridge_compat
+        BILLING = "https://api.runpod.io/v2/billing"
         def pod_spend(key):
-            # v1bridge: R10 group v2 per-resource records yourself
             params = {
                 "bucketSize": "day",
                 "grouping": "podId",  # one line per pod
             }
-            # v1bridge: R10 group v2 per-resource records yourself
-            return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
+            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers={"Authorization": key}, **kw), "GET", f"{BILLING}/pods", params=params).json()
     '''),
     "a native grouping last in a dict at the call (podId on pod billing): the element goes": _case('''
         import requests
@@ -359,7 +357,7 @@ CASES = {
             if not r.ok:
                 raise RuntimeError(r.json().get("detail"))
     '''),
-    "an error text tested for v1's words (through a variable and a function): the client stays, flagged Q29": _case('''
+    "an error text tested for v1's words (through a variable and a function): the call keeps v1's error shape through the compat module": _case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def _busy(message):
@@ -374,14 +372,13 @@ CASES = {
             return True
     ''', '''
         import requests
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def _busy(message):
             return "not enough free gpus" in (message or "").lower()
         def stop(pod_id):
-            {Q29}
-            r = requests.post(f"{BASE}/pods/{pod_id}/stop", timeout=30)
+            r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, timeout=30, **kw), "POST", f"{BASE}/pods/{pod_id}/stop")
             if not r.ok:
-                {Q29}
                 msg = r.json().get("message")
                 if _busy(msg):
                     return False
@@ -389,7 +386,7 @@ CASES = {
             return True
     '''),
     # --- a family left on v1: the call its helper makes, and the helper's error read, say so too
-    "a helper family left on v1: the helper's call under the rule that keeps most callers, its error read Q29": _case('''
+    "a helper's callers decided one by one: the plain one moves, the one v2 cannot answer goes through the compat module": _case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def _get(path):
@@ -403,19 +400,16 @@ CASES = {
             return _get(f"/pods/{pod_id}")
     ''', '''
         import requests
-        API = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
         def _get(path):
-            # v1bridge: R07 read dataCenterId
             r = requests.get(API + path, timeout=10)
             if r.status_code >= 400:
-                # v1bridge: Q29 read detail (and errors[]) from the problem body
-                raise RuntimeError(r.json()["message"])
+                raise RuntimeError(r.json()["detail"])
             return r.json()
         def machine(pod_id):
-            # v1bridge: R07 read dataCenterId
-            return _get(f"/pods/{pod_id}?includeMachine=true")["machine"]
+            return v1bridge_compat.call_v1(v1bridge_compat.by_method(get=_get), "GET", f"/pods/{pod_id}?includeMachine=true")["machine"]
         def pod(pod_id):
-            {L01}
             return _get(f"/pods/{pod_id}")
     '''),
     # --- /v1 on the v2 host never served v1 (404): nothing to migrate from, a person decides
@@ -428,7 +422,7 @@ CASES = {
         import requests
         OLD = "https://api.runpod.io/v1"
         def pods():
-            {L01}
+            # v1bridge: L01 GET /pods on a v1 prefix of the v2 host, where v1 was never served (the call answered 404): a person must confirm what it should do: use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
             return requests.get(OLD + "/pods").json()
     '''),
     "a verb v1 never had, next to the verbs it had: L04": _case('''
@@ -438,11 +432,10 @@ CASES = {
             return requests.post(f"{BASE}/pods/{pod_id}/resume")
     ''', '''
         import requests
-        {L01}
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def resume(pod_id):
-            {L04}
-            return requests.post(f"{BASE}/pods/{pod_id}/resume")
+            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods/{pod_id}/resume")
     '''),
 }
 
@@ -489,7 +482,9 @@ def test_a_sibling_base_moves_with_every_call_through_it_and_imported_method_con
             '/stop")', '/action", json={"action": "stop"})')}
 
 
-def test_a_sibling_base_one_importer_cannot_migrate_stays_and_every_file_says_why() -> None:
+def test_a_sibling_base_moves_with_an_importer_whose_call_goes_through_the_compat_module() -> None:
+    """Issue 21 withdrew "a base moves only when every call through it can be plain v2": `reset` has no v2 route,
+    so its call goes to v2 through the run-time translation (state 2), and the shared base moves with both files."""
     files = _files(pkg__consts='BASE = "https://rest.runpod.io/v1"\n', pkg__a='''
         import requests
         from pkg.consts import BASE
@@ -504,13 +499,17 @@ def test_a_sibling_base_one_importer_cannot_migrate_stays_and_every_file_says_wh
             requests.post(f"{BASE}/pods/{pod_id}/reset").raise_for_status()
     ''')
     out = _run(files)
-    assert out["pkg/consts.py"] == L01 + "\n" + files["pkg/consts.py"]
-    assert out["pkg/a.py"] == files["pkg/a.py"].replace("    requests.post", "    " + L04 + "\n    requests.post")
-    assert out["pkg/b.py"] == files["pkg/b.py"].replace(
-        "    requests.post", "    # v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart it)\n"
-                            "    requests.post")
-    manual = rewrite_files(files)["pkg/consts.py"].manual
-    assert [(m.line, m.rule) for m in manual] == [(1, "L01")] and "pkg/b.py:5" in manual[0].message
+    assert out["pkg/consts.py"] == 'BASE = "https://api.runpod.io/v2"\n'
+    assert out["pkg/a.py"] == files["pkg/a.py"].replace(
+        'f"{BASE}/pods/{pod_id}/stop")', 'f"{BASE}/pods/{pod_id}/action", json={"action": "stop"})')
+    assert out["pkg/b.py"] == files["pkg/b.py"].replace("from .consts import BASE\n", "from .consts import BASE\nimport v1bridge_compat\n").replace(
+        'requests.post(f"{BASE}/pods/{pod_id}/reset")',
+        'v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", '
+        'f"{BASE}/pods/{pod_id}/reset")')
+    results = rewrite_files(files)
+    assert [m for r in results.values() for m in r.manual] == []
+    assert [(s.state, s.rule) for s in results["pkg/b.py"].states] == [(2, "R01")]
+    assert [(s.state, s.rule) for s in results["pkg/a.py"].states] == [(1, "L04")]
 
 
 def test_a_sibling_base_that_builds_a_url_elsewhere_stays() -> None:
@@ -527,8 +526,13 @@ def test_a_sibling_base_that_builds_a_url_elsewhere_stays() -> None:
             return BASE + "/pods/" + pod_id
     ''')
     out = _run(files)
-    assert out["pkg/consts.py"] == L01 + "\n" + files["pkg/consts.py"]
-    assert out["pkg/a.py"] == files["pkg/a.py"].replace("    requests.post", "    " + L04 + "\n    requests.post")
+    assert out["pkg/consts.py"] == (
+        "# v1bridge: L01 BASE is imported by other files of the run and stays v1 with them (pkg/b.py:4: it builds a "
+        "URL the rewrite cannot follow); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before "
+        "every path)\n" + files["pkg/consts.py"])
+    assert out["pkg/a.py"] == files["pkg/a.py"].replace("    requests.post", "    # v1bridge: L04 left on v1 with "
+        "its client (L01 its constant BASE (from pkg/consts.py) stays v1: pkg/b.py:4: it builds a URL the rewrite "
+        "cannot follow); use PATCH on the resource and POST /v2/pods/{id}/action {action}\n    requests.post")
     assert out["pkg/b.py"] == files["pkg/b.py"]
     assert "pkg/b.py:4: it builds a URL" in rewrite_files(files)["pkg/consts.py"].manual[0].message
 

@@ -29,21 +29,24 @@ def test_findings_carry_rule_route_target_and_position() -> None:
     assert (start.line, start.column) == (7, 12)
     assert start.route == "POST /pods/{podId}/start" and start.v2_target == "POST /v2/pods/{id}/action"
     assert start.fixable and start.source_line.startswith("return requests.post(")
-    reset = by_rule[("R01", "call")]
-    assert not reset.fixable and reset.route == "POST /pods/{podId}/reset" and reset.v2_target is None
+    reset = by_rule[("R01", "call")]  # no v2 route: to v2 through the compat module's run-time translation
+    assert reset.fixable and reset.compat and reset.route == "POST /pods/{podId}/reset" and reset.v2_target is None
+    assert reset.message.startswith("through v1bridge_compat.call_v1: ")
     bases = [(f.line, f.fixable) for f in analysis.findings if f.kind == "base-url"]
-    assert bases == [(3, True), (11, False)]  # the base of start moves; the reset's own URL stays with it
+    assert bases == [(3, True), (11, True)]  # the reset's own URL moves to the v2 host with its compat call
     assert all(isinstance(f, Finding) for f in analysis.findings)
 
 
-def test_a_call_that_cannot_move_keeps_its_whole_client_on_v1() -> None:
-    """Shared base: reset (no v2 form) keeps start on v1 too; both flagged, the base untouched."""
+def test_a_call_v2_lacks_goes_through_the_compat_module_and_its_neighbour_moves_plain() -> None:
+    """Shared base: reset (no v2 form) no longer keeps start on v1 (issue 21 withdrew "a family moves whole or not at
+    all"): start is plain v2 (state 1), reset goes to v2 through the run-time translation (state 2), the base moves."""
     src = SOURCE.replace('f"https://rest.runpod.io/v1/pods/{pod_id}/reset"', 'f"{BASE}/pods/{pod_id}/reset"')
     analysis = analyze_python(src, "client.py")
-    assert analysis.edits and all(e.kind == "comment" for e in analysis.edits)
-    assert [(line, rule) for line, rule, _ in analysis.manual] == [(7, "L04"), (11, "R01")]
-    assert [(f.rule, f.line, f.fixable) for f in analysis.findings if f.kind in ("call", "base-url")] == [
-        ("L01", 3, False), ("L04", 7, False), ("R01", 11, False)]
+    assert sorted(e.kind for e in analysis.edits) == ["add-kwarg", "compat-call", "compat-import", "string", "string"]
+    assert analysis.manual == [] and not analysis.v1_left
+    assert [(s.line, s.state, s.rule) for s in analysis.states] == [(7, 1, "L04"), (11, 2, "R01")]
+    assert [(f.rule, f.line, f.fixable) for f in analysis.findings if f.kind in ("call", "base-url", "compat")] == [
+        ("L01", 3, True), ("L04", 7, True), ("R01", 11, True)]
 
 
 def test_v2_and_runtime_only_code_is_not_v1() -> None:

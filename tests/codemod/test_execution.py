@@ -51,6 +51,17 @@ SPOT_ON_DEMAND = frozenset({"interruptible"})
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def compat_module():
+    """The generated compat module, importable as the rewritten modules import it (`import v1bridge_compat`)."""
+    from codemod import compat
+
+    module = load(compat.render(), compat.MODULE_NAME)
+    sys.modules[compat.MODULE_NAME] = module
+    yield module
+    sys.modules.pop(compat.MODULE_NAME, None)
+
+
 def pair(name: str) -> tuple[str, str]:
     """(original, rewritten): the rewrite runs here and must give the reviewed .after.py exactly."""
     before = (FIXTURES / f"{name}.before.py").read_text()

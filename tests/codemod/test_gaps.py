@@ -91,11 +91,11 @@ CASES = {
         while pod["desiredStatus"] != "RUNNING":
             time.sleep(2)
             pod = requests.get(URL).json()
-    ''', f'''
+    ''', '''
         import time, requests
         URL = "https://api.runpod.io/v2/pods/p1"
         pod = requests.get(URL).json()
-        {Q13}
+        # v1bridge: Q13 (migrated) read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR
         while pod["status"] != "RUNNING":
             time.sleep(2)
             pod = requests.get(URL).json()
@@ -109,12 +109,12 @@ CASES = {
                     break
                 if pod.get("desiredStatus") == "RUNNING":
                     return pod
-    ''', f'''
+    ''', '''
         import requests
         def wait(pod_id):
-            {Q13}
+            # v1bridge: Q13 (migrated) read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR
             while True:
-                pod = requests.get(f"https://api.runpod.io/v2/pods/{{pod_id}}").json()
+                pod = requests.get(f"https://api.runpod.io/v2/pods/{pod_id}").json()
                 if pod["status"] == "RUNNING":
                     break
                 if pod.get("status") == "RUNNING":

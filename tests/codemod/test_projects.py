@@ -259,8 +259,6 @@ def test_a_whole_corpus_rewrites_the_same_at_jobs_1_and_2_and_a_second_run_chang
     assert tree(one) == before
 
 
-@pytest.mark.xfail(strict=True, reason="issue 21: `rewrite --check` passes once the comments are written although "
-                                       "the code is still v1; rw-core's rebuild makes it exit 1 (then drop this mark)")
 def test_check_fails_while_a_v1_dependency_remains(tmp_path):
     root = _copy_corpus("corpus", tmp_path / "corpus")
     rewrite(root)

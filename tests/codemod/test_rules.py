@@ -294,34 +294,33 @@ REWRITES = {
         requests.post("https://api.runpod.io/v2/templates", json={"name": "t", "image": "i", "entrypoint": ["/bin/sh"], "ports": [], "disk": 50, "startSsh": False, "startJupyter": False})
     '''),
     # ---- manual items
-    "R01 reset gets one comment and stays as it was": _case('''
+    "R01 reset goes to v2 through the compat module": _case('''
         import requests
         def reset(pid):
             requests.post(f"https://rest.runpod.io/v1/pods/{pid}/reset")
     ''', '''
         import requests
+        import v1bridge_compat
         def reset(pid):
-            # v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart it)
-            requests.post(f"https://rest.runpod.io/v1/pods/{pid}/reset")
+            v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"https://api.runpod.io/v2/pods/{pid}/reset")
     '''),
-    "R07 response field with no v2 source": _case('''
+    "R07 response field with no v2 source: the call keeps v1's answer through the compat module": _case('''
         import requests
         pod = requests.get("https://rest.runpod.io/v1/pods/p1").json()
         print(pod["machineId"])
     ''', '''
         import requests
-        # v1bridge: R07 read dataCenterId
-        pod = requests.get("https://rest.runpod.io/v1/pods/p1").json()
-        # v1bridge: R07 read dataCenterId
+        import v1bridge_compat
+        pod = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", "https://api.runpod.io/v2/pods/p1").json()
         print(pod["machineId"])
     '''),
-    "Q03 list filter left to a person": _case('''
+    "Q03 list filter v2 ignores: applied at run time by the compat module": _case('''
         import requests
         requests.get("https://rest.runpod.io/v1/pods", params={"gpuTypeId": ["A"]})
     ''', '''
         import requests
-        # v1bridge: Q03 filter the v2 list client-side; fetch related objects explicitly
-        requests.get("https://rest.runpod.io/v1/pods", params={"gpuTypeId": ["A"]})
+        import v1bridge_compat
+        v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", "https://api.runpod.io/v2/pods", params={"gpuTypeId": ["A"]})
     '''),
 }
 
@@ -351,9 +350,9 @@ def test_counts_by_rule_and_manual_items() -> None:
     before, _ = REWRITES["L04 start/stop/restart -> action"]
     result = rewrite_source(before, "c.py")
     assert dict(result.rules) == {"L01": 1, "L04": 2, "Q13": 1}
-    reset, _ = REWRITES["R01 reset gets one comment and stays as it was"]
-    manual = rewrite_source(reset, "r.py").manual
-    assert [(m.line, m.rule) for m in manual] == [(3, "R01")]
+    reset, _ = REWRITES["R01 reset goes to v2 through the compat module"]
+    result = rewrite_source(reset, "r.py")
+    assert result.manual == [] and [(s.line, s.state, s.rule) for s in result.states] == [(3, 2, "R01")]
 
 
 def test_line_endings_and_untouched_text_are_kept() -> None:

@@ -61,7 +61,7 @@ CASES = {
         def stop(pod_id):
             requests.post(f"{BASE}/pods/{pod_id}/action", json={"action": "stop"}).raise_for_status()
     '''),
-    "json.loads of something read elsewhere is not a library's own answer: the family stays": _case('''
+    "json.loads of something read elsewhere is not a library's own answer: the calls keep v1's answers through the compat module": _case('''
         import json
         import requests
         BASE = "https://rest.runpod.io/v1"
@@ -72,12 +72,12 @@ CASES = {
     ''', '''
         import json
         import requests
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def cached(path):
             return [p["id"] for p in json.load(open(path)) if p.get("desiredStatus") == "RUNNING"]
         def stop(pod_id):
-            # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
-            requests.post(f"{BASE}/pods/{pod_id}/stop").raise_for_status()
+            v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods/{pod_id}/stop").raise_for_status()
     '''),
     # --- the action body: positional like the module's other calls of the helper, else the helper's keyword
     "a helper whose other calls pass the body by position: the action body goes by position": _case('''
@@ -308,23 +308,20 @@ CASES = {
             if r.status_code != 200:
                 print(r.json().get("message"))
     '''),
-    "an error read of a v1 call with a run-time verb: flagged with it": _case('''
+    "an error read of a v1 call with a run-time verb: the call goes through the compat module, the read stays": _case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def act(pod_id, verb):
             r = requests.post(f"{API}/pods/{pod_id}/{verb}")
             if r.status_code != 200:
                 print(r.json().get("message"))
-    ''', f'''
+    ''', '''
         import requests
-        {L01}
-        API = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
         def act(pod_id, verb):
-            {L04}
-            {R01}
-            r = requests.post(f"{{API}}/pods/{{pod_id}}/{{verb}}")
+            r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{API}/pods/{pod_id}/{verb}")
             if r.status_code != 200:
-                {Q29}
                 print(r.json().get("message"))
     '''),
     # --- a verb interpolated in the path, guarded to a known set
@@ -336,25 +333,23 @@ CASES = {
                 raise ValueError(verb)
             requests.post(f"https://example.com/pods/{pod_id}/{verb}")
     '''),
-    "a guard that lets reset through: flagged, nothing changes": _case('''
+    "a guard that lets reset through: through the compat module": _case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def act(pod_id, verb):
             if verb not in ("start", "stop", "reset"):
                 raise ValueError(verb)
             requests.post(f"{API}/pods/{pod_id}/{verb}").raise_for_status()
-    ''', f'''
+    ''', '''
         import requests
-        {L01}
-        API = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
         def act(pod_id, verb):
             if verb not in ("start", "stop", "reset"):
                 raise ValueError(verb)
-            {L04}
-            {R01}
-            requests.post(f"{{API}}/pods/{{pod_id}}/{{verb}}").raise_for_status()
+            v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{API}/pods/{pod_id}/{verb}").raise_for_status()
     '''),
-    "a verb that the function reassigns after the guard: flagged": _case('''
+    "a verb that the function reassigns after the guard: through the compat module": _case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def act(pod_id, verb):
@@ -362,17 +357,15 @@ CASES = {
                 return None
             verb = verb.lower()
             requests.post(f"{API}/pods/{pod_id}/{verb}").raise_for_status()
-    ''', f'''
+    ''', '''
         import requests
-        {L01}
-        API = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
         def act(pod_id, verb):
             if verb not in ("start", "stop"):
                 return None
             verb = verb.lower()
-            {L04}
-            {R01}
-            requests.post(f"{{API}}/pods/{{pod_id}}/{{verb}}").raise_for_status()
+            v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{API}/pods/{pod_id}/{verb}").raise_for_status()
     '''),
     "a verb guarded by a module constant: one action call with the verb as its body": _case('''
         import requests
@@ -440,24 +433,23 @@ CASES = {
             print("creating", payload["name"])
             return requests.post(f"{BASE}/pods", json=payload).json()["id"]
     '''),
-    "a statement whose field merges with the literal's (vcpuCount into cpu): flagged, nothing changes": _case('''
+    "a statement whose field merges with the literal's (vcpuCount into cpu): the body converted at run time": _case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def create(name, flavor, vcpus):
             payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": [flavor]}
             payload["vcpuCount"] = vcpus
             return requests.post(f"{BASE}/pods", json=payload).json()["id"]
-    ''', f'''
+    ''', '''
         import requests
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def create(name, flavor, vcpus):
-            payload = {{"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": [flavor]}}
-            {L02}
+            payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": [flavor]}
             payload["vcpuCount"] = vcpus
-            {L02}
-            return requests.post(f"{{BASE}}/pods", json=payload).json()["id"]
+            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods", json=payload).json()["id"]
     '''),
-    "a renamed key read before the call: flagged, nothing changes": _case('''
+    "a renamed key read before the call: the body converted at run time": _case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def create(name, disk):
@@ -465,15 +457,15 @@ CASES = {
             payload["containerDiskInGb"] = disk
             print(payload["imageName"])
             return requests.post(f"{BASE}/pods", json=payload).json()["id"]
-    ''', f'''
+    ''', '''
         import requests
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def create(name, disk):
-            payload = {{"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": ["cpu3c"]}}
+            payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": ["cpu3c"]}
             payload["containerDiskInGb"] = disk
             print(payload["imageName"])
-            {L02}
-            return requests.post(f"{{BASE}}/pods", json=payload).json()["id"]
+            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods", json=payload).json()["id"]
     '''),
     # --- a URL concatenated over several statements
     "a URL of another API built over statements: untouched": _case('''
@@ -515,20 +507,19 @@ CASES = {
             requests.post(start_url, json={"action": "start"}).raise_for_status()
             return requests.get(pod_url(pod_id)).json()["status"]
     '''),
-    "a body value that reads a renamed answer field: flagged, nothing changes": _case('''
+    "a body value that reads a renamed answer field: that call's body converted at run time": _case('''
         import requests
         REST = "https://rest.runpod.io/v1"
         def grow(eid, hi):
             before = requests.get(f"{REST}/endpoints/{eid}").json()
             requests.patch(f"{REST}/endpoints/{eid}", json={"workersMax": max(hi, before["workersMax"])})
-    ''', f'''
+    ''', '''
         import requests
-        REST = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        REST = "https://api.runpod.io/v2"
         def grow(eid, hi):
-            {L01}
-            before = requests.get(f"{{REST}}/endpoints/{{eid}}").json()
-            {L02}
-            requests.patch(f"{{REST}}/endpoints/{{eid}}", json={{"workersMax": max(hi, before["workersMax"])}})
+            before = requests.get(f"{REST}/serverless/{eid}").json()
+            v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "PATCH", f"{REST}/endpoints/{eid}", json={"workersMax": max(hi, before["workers"]["max"])})
     '''),
     # --- a helper that parses the answer into a name and returns that name (aiohttp `async with`)
     "a helper that rebinds the parsed answer before returning it: flagged, nothing changes": _case('''
@@ -541,16 +532,16 @@ CASES = {
         async def volume_ids(session):
             vols = await _call(session, "GET", "/networkvolumes")
             return [v["id"] for v in vols]
-    ''', f'''
+    ''', '''
         BASE = "https://rest.runpod.io/v1"
         async def _call(session, method, path, **kw):
-            {Q02}
-            async with session.request(method, f"{{BASE}}{{path}}", **kw) as resp:
+            # v1bridge: Q02 the helper _call() stays on v1 with its callers (Q02 GET /networkvolumes -> GET /v2/network-volumes wraps the list in an object, and its answer is handed on before it is parsed; migrate it by hand); iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
+            async with session.request(method, f"{BASE}{path}", **kw) as resp:
                 data = await resp.json(content_type=None)
                 data = normalise(data)
                 return data
         async def volume_ids(session):
-            {Q02}
+            # v1bridge: Q02 GET /networkvolumes -> GET /v2/network-volumes wraps the list in an object, and its answer is handed on before it is parsed; migrate it by hand: iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
             vols = await _call(session, "GET", "/networkvolumes")
             return [v["id"] for v in vols]
     '''),
@@ -607,18 +598,18 @@ CASES = {
         def template(tid):
             status, tpl = call(f"/templates/{tid}")
             return tpl["imageName"]
-    ''', f'''
+    ''', '''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(path):
-            {L02}
+            # v1bridge: L02 the helper call() stays on v1 with its callers (L02 v1 field 'imageName' is read on an answer the rewrite cannot trace to its call); send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
             resp = requests.get(BASE + path, timeout=30)
             if resp.ok:
                 return resp.status_code, resp.json()
             return resp.json(), resp.status_code
         def template(tid):
-            {L01}
-            status, tpl = call(f"/templates/{{tid}}")
+            # v1bridge: L01 left on v1 with its client (L02 v1 field 'imageName' is read on an answer the rewrite cannot trace to its call); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
+            status, tpl = call(f"/templates/{tid}")
             return tpl["imageName"]
     '''),
     "a (status, data) tuple handed on whole: flagged, nothing changes": _case('''
@@ -632,16 +623,16 @@ CASES = {
             return answer
         def image(tid):
             return raw_template(tid)[1]["imageName"]
-    ''', f'''
+    ''', '''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(path):
-            {L02}
+            # v1bridge: L02 the helper call() stays on v1 with its callers (L02 v1 field 'imageName' is read on an answer the rewrite cannot trace to its call); send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
             resp = requests.get(BASE + path, timeout=30)
             return resp.status_code, resp.json()
         def raw_template(tid):
-            {L01}
-            answer = call(f"/templates/{{tid}}")
+            # v1bridge: L01 left on v1 with its client (L02 v1 field 'imageName' is read on an answer the rewrite cannot trace to its call); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
+            answer = call(f"/templates/{tid}")
             return answer
         def image(tid):
             return raw_template(tid)[1]["imageName"]
@@ -761,19 +752,19 @@ CASES = {
             return all_templates
     '''),
     # --- a query string encoded into the URL (`"?" + urlencode({...})`): its parameters are read like `params=`
-    "a query string the rewrite cannot read: flagged Q03, nothing changes": _case('''
+    "a query string the rewrite cannot read: converted at run time": _case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def spend(query):
             return sum(r["amount"] for r in requests.get(BASE + "/billing/pods?" + query).json())
     ''', '''
         import requests
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def spend(query):
-            # v1bridge: Q03 filter the v2 list client-side; fetch related objects explicitly
-            return sum(r["amount"] for r in requests.get(BASE + "/billing/pods?" + query).json())
+            return sum(r["amount"] for r in v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", BASE + "/billing/pods?" + query).json())
     '''),
-    "an urlencoded query with a parameter v2 cannot give: flagged R10, nothing changes": _case('''
+    "an urlencoded query with a parameter v2 cannot give: through the compat module": _case('''
         import urllib.parse
         import requests
         BASE = "https://rest.runpod.io/v1"
@@ -782,10 +773,10 @@ CASES = {
     ''', '''
         import urllib.parse
         import requests
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def gpu_spend(gpu):
-            # v1bridge: R10 group v2 per-resource records yourself
-            return requests.get(f"{BASE}/billing/pods?{urllib.parse.urlencode({'gpuTypeId': gpu})}").json()
+            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", f"{BASE}/billing/pods?{urllib.parse.urlencode({'gpuTypeId': gpu})}").json()
     '''),
     "an urlencoded query in a variable: a native grouping goes, the others stay": _case('''
         import urllib.parse

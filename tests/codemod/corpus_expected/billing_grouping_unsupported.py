@@ -20,7 +20,7 @@ def gpu_breakdown(api_key, gpu_type=None, bucket="week"):
     resp.raise_for_status()
     totals = collections.Counter()
     for rec in resp.json():
-        # v1bridge: R10 group v2 per-resource records yourself
+        # v1bridge: R10 v1 field 'gpuTypeId': group v2 per-resource records yourself
         totals[rec.get("gpuTypeId") or "cpu"] += rec["amount"]
     return dict(totals)
 

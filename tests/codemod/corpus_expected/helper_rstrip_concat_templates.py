@@ -24,30 +24,30 @@ def _headers():
 
 
 def _get(path):
-    # v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
+    # v1bridge: Q02 the helper _get() stays on v1 with its callers (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
     r = requests.get(_url(path), headers=_headers(), timeout=20)
     r.raise_for_status()
     return r.json()
 
 
 def _post(path, body):
-    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
+    # v1bridge: L04 the helper _post() stays on v1 with its callers (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); use PATCH on the resource and POST /v2/pods/{id}/action {action}
     r = requests.post(_url(path), headers=_headers(), json=body, timeout=20)
     if not r.ok:
-        # v1bridge: Q29 read detail (and errors[]) from the problem body
+        # v1bridge: Q29 error read ['message'] in the helper _post(), which stays on v1 with its callers; read detail (and errors[]) from the problem body
         logger.error("POST %s failed: %s", path, r.json().get("message"))
         r.raise_for_status()
     return r.json()
 
 
 def _delete(path):
-    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
+    # v1bridge: L01 the helper _delete() stays on v1 with its callers (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
     r = requests.delete(_url(path), headers=_headers(), timeout=20)
     r.raise_for_status()
 
 
 def list_templates():
-    # v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
+    # v1bridge: Q02 left on v1 with its client (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
     return _get("templates")
 
 
@@ -62,7 +62,7 @@ def publish_template(name, image, disk_gb=20, public=False):
         "ports": ["8000/http"],
         "env": {"MODEL_DIR": "/models", "LOG_LEVEL": "info"},
     }
-    # v1bridge: L02 send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
+    # v1bridge: L02 left on v1 with its client (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
     tpl = _post("templates", body)
     logger.info("published %s as %s", image, tpl["id"])
     return tpl
@@ -74,7 +74,7 @@ def retag_template(template_id, image):
 
 
 def delete_template(template_id):
-    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
+    # v1bridge: L01 left on v1 with its client (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
     _delete("templates/" + template_id)
 
 

@@ -45,7 +45,7 @@ class GpuPods:
         return resp.json()
 
     async def wait_for(self, pod_id: str, wanted: str = "RUNNING", attempts: int = 60) -> dict:
-        # v1bridge: Q13 read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR
+        # v1bridge: Q13 (migrated) read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR
         for attempt in range(attempts):
             pod = await self.get(pod_id)
             if pod.get("status") == wanted:

@@ -5,8 +5,9 @@ None of these routes existed in REST v1 (they answered 404 there).
 import os
 
 import requests
+import v1bridge_compat
 
-BASE = "https://rest.runpod.io/v1"
+BASE = "https://api.runpod.io/v2"
 OLD_HOST_BASE = "https://api.runpod.io/v1"
 
 
@@ -15,30 +16,25 @@ def _h():
 
 
 def resume(pod_id):
-    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
-    return requests.post(f"{BASE}/pods/{pod_id}/resume", headers=_h(), timeout=30)
+    return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "POST", f"{BASE}/pods/{pod_id}/resume")
 
 
 def terminate(pod_id):
-    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
-    return requests.post(f"{BASE}/pods/{pod_id}/terminate", headers=_h(), timeout=30)
+    return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "POST", f"{BASE}/pods/{pod_id}/terminate")
 
 
 def gpu_types():
-    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
-    return requests.get(BASE + "/gpuTypes", headers=_h(), timeout=30)
+    return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "GET", BASE + "/gpuTypes")
 
 
 def first_pods(limit=10):
-    # v1bridge: Q30 request again with cursor = pagination.nextCursor while pagination.hasNextPage is true, keeping every other parameter unchanged
-    return requests.get(f"{BASE}/pods?limit={limit}", headers=_h(), timeout=30)
+    return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "GET", f"{BASE}/pods?limit={limit}")
 
 
 def volumes():
-    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
-    return requests.get(BASE + "/network-volumes", headers=_h(), timeout=30)
+    return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "GET", BASE + "/network-volumes")
 
 
 def pods_on_wrong_host():
-    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
+    # v1bridge: L01 GET /pods on a v1 prefix of the v2 host, where v1 was never served (the call answered 404): a person must confirm what it should do: use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
     return requests.get(OLD_HOST_BASE + "/pods", headers=_h(), timeout=30)

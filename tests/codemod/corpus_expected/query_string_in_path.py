@@ -9,7 +9,7 @@ REST = os.environ.get("RUNPOD_REST_URL", "https://rest.runpod.io/v1")
 
 
 def _get(url, api_key):
-    # v1bridge: R07 read dataCenterId
+    # v1bridge: R07 the helper _get() stays on v1 with its callers (R07 read dataCenterId); read dataCenterId
     r = requests.get(url, headers={"Authorization": f"Bearer {api_key}"}, timeout=30)
     r.raise_for_status()
     return r.json()
@@ -24,7 +24,7 @@ def pods_with_machines(api_key):
 def pod_machine(api_key, pod_id):
     # v1bridge: R07 read dataCenterId
     pod = _get(f"{REST}/pods/{pod_id}?includeMachine=true", api_key)
-    # v1bridge: R07 read dataCenterId
+    # v1bridge: R07 v1 field 'machine': read dataCenterId
     machine = pod.get("machine") or {}
     return machine.get("gpuTypeId"), machine.get("dataCenterId")
 
@@ -45,7 +45,7 @@ def export_csv(api_key):
     w = csv.writer(buf)
     w.writerow(["id", "name", "status", "datacenter"])
     for p in pods_with_machines(api_key):
-        # v1bridge: R07 read dataCenterId
+        # v1bridge: R07 v1 field 'machine': read dataCenterId
         w.writerow([p["id"], p["name"], p["desiredStatus"], (p.get("machine") or {}).get("dataCenterId", "")])
     return buf.getvalue()
 

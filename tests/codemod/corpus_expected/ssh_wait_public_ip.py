@@ -5,23 +5,21 @@ import sys
 import time
 
 import requests
+import v1bridge_compat
 
-RUNPOD_REST_API_URL = os.getenv("RUNPOD_REST_API_URL", "https://rest.runpod.io/v1")
+RUNPOD_REST_API_URL = os.getenv("RUNPOD_REST_API_URL", "https://api.runpod.io/v2")
 
 
 def _req(method, path, **kw):
     headers = {"Authorization": "Bearer " + os.environ["RUNPOD_API_KEY"]}
-    # v1bridge: Q28 read runtime.ports[] {private, public, ip}; take the public IP from a tcp port
     r = requests.request(method, RUNPOD_REST_API_URL + path, headers=headers, timeout=60, **kw)
     if r.status_code >= 400:
-        # v1bridge: Q29 read detail (and errors[]) from the problem body
-        raise SystemExit(f"{method} {path}: {r.json()['message']}")
+        raise SystemExit(f"{method} {path}: {r.json()['detail']}")
     return r.json() if r.content else None
 
 
 def launch(name, gpu):
-    # v1bridge: R05 choose dataCenterIds from /v2/catalog/gpus availability instead
-    return _req("POST", "/pods", json={
+    return v1bridge_compat.call_v1(lambda method, path, json=None, **kw: _req(method=method, path=path, json=json, **kw), "POST", "/pods", json={
         "name": name,
         "imageName": "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
         "gpuTypeIds": [gpu],
@@ -36,11 +34,8 @@ def launch(name, gpu):
 def wait_ssh(pod_id, timeout_s=600, every=10):
     deadline = time.time() + timeout_s
     while time.time() < deadline:
-        # v1bridge: Q28 read runtime.ports[] {private, public, ip}; take the public IP from a tcp port
-        pod = _req("GET", f"/pods/{pod_id}")
-        # v1bridge: Q28 read runtime.ports[] {private, public, ip}; take the public IP from a tcp port
+        pod = v1bridge_compat.call_v1(lambda method, path, json=None, **kw: _req(method=method, path=path, json=json, **kw), "GET", f"/pods/{pod_id}")
         if pod.get("desiredStatus") == "RUNNING" and pod.get("publicIp") and pod.get("portMappings"):
-            # v1bridge: Q28 read runtime.ports[] {private, public, ip}; take the public IP from a tcp port
             return pod["publicIp"], pod["portMappings"]["22"]
         time.sleep(every)
     raise TimeoutError(pod_id)
@@ -60,11 +55,8 @@ def main(argv=None):
 
 def scenario(base_url, api_key, ids):
     pod = launch("devgpu", "NVIDIA RTX A5000")
-    # v1bridge: Q28 read runtime.ports[] {private, public, ip}; take the public IP from a tcp port
-    got = _req("GET", f"/pods/{pod['id']}")
-    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
+    got = v1bridge_compat.call_v1(lambda method, path, json=None, **kw: _req(method=method, path=path, json=json, **kw), "GET", f"/pods/{pod['id']}")
     _req("DELETE", f"/pods/{pod['id']}")
-    # v1bridge: Q28 read runtime.ports[] {private, public, ip}; take the public IP from a tcp port
     return {"status": got["desiredStatus"], "has_ports": isinstance(got.get("portMappings"), dict)}
 
 

@@ -6,10 +6,11 @@ import logging
 import os
 
 import requests
+import v1bridge_compat
 
 log = logging.getLogger("grab")
 
-RUNPOD_API_BASE = os.environ.get("RUNPOD_API_BASE", "https://rest.runpod.io/v1")
+RUNPOD_API_BASE = os.environ.get("RUNPOD_API_BASE", "https://api.runpod.io/v2")
 PREFERRED = ["NVIDIA H100 80GB HBM3", "NVIDIA A100 80GB PCIe", "NVIDIA RTX A6000"]
 STOCK_OUT_MARKERS = ("no longer any instances available", "no instances available", "not enough free gpus")
 
@@ -20,13 +21,11 @@ def _is_stock_out(message):
 
 
 def create_pod(api_key, name, gpu_type, image):
-    # v1bridge: Q29 read detail (and errors[]) from the problem body
-    resp = requests.post(
+    resp = v1bridge_compat.call_v1(
+        lambda method, url, **kw: requests.request(method, url, headers={"Authorization": f"Bearer {api_key}"}, timeout=90, **kw), "POST",
         f"{RUNPOD_API_BASE}/pods",
-        headers={"Authorization": f"Bearer {api_key}"},
         json={"name": name, "imageName": image, "gpuTypeIds": [gpu_type], "gpuCount": 1,
               "cloudType": "SECURE", "volumeInGb": 0, "containerDiskInGb": 30},
-        timeout=90,
     )
     return resp
 
@@ -37,7 +36,6 @@ def grab(api_key, name, image, candidates=PREFERRED):
         resp = create_pod(api_key, name, gpu, image)
         if resp.ok:
             return resp.json()
-        # v1bridge: Q29 read detail (and errors[]) from the problem body
         last = resp.json().get("message", resp.text)
         if _is_stock_out(last):
             log.warning("%s out of stock, trying next", gpu)
@@ -47,7 +45,6 @@ def grab(api_key, name, image, candidates=PREFERRED):
 
 
 def release(api_key, pod_id):
-    # v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
     requests.delete(f"{RUNPOD_API_BASE}/pods/{pod_id}", headers={"Authorization": f"Bearer {api_key}"}, timeout=30)
 
 

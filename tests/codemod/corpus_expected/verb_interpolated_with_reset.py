@@ -9,8 +9,9 @@ import os
 import sys
 
 import requests
+import v1bridge_compat
 
-API = os.environ.get("RUNPOD_API_BASE", "https://rest.runpod.io/v1")
+API = os.environ.get("RUNPOD_API_BASE", "https://api.runpod.io/v2")
 ACTIONS = ["start", "stop", "restart", "reset"]
 
 
@@ -22,19 +23,21 @@ def _auth():
 
 
 def cmd_list(args):
-    # v1bridge: Q02 iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
-    pods = requests.get(f"{API}/pods", headers=_auth(), timeout=15).json()
+    pods, paging = [], {}
+    while True:
+        page = requests.get(f"{API}/pods", headers=_auth(), timeout=15, params=paging).json()
+        pods += page["pods"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = {"cursor": page["pagination"]["nextCursor"]}
     for pod in pods:
-        print(f"{pod['id']:<16} {pod['desiredStatus']:<10} {pod['name']}")
+        print(f"{pod['id']:<16} {pod['status']:<10} {pod['name']}")
     return 0
 
 
 def cmd_action(args):
-    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
-    # v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart it)
-    r = requests.post(f"{API}/pods/{args.pod_id}/{args.action}", headers=_auth(), timeout=60)
+    r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_auth(), timeout=60, **kw), "POST", f"{API}/pods/{args.pod_id}/{args.action}")
     if r.status_code != 200:
-        # v1bridge: Q29 read detail (and errors[]) from the problem body
         print(f"{args.action} failed: {r.json().get('message', r.text)}", file=sys.stderr)
         return 1
     print(f"{args.action}: ok")

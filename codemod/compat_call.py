@@ -1,0 +1,292 @@
+"""State 2 at a call site: the `v1bridge_compat` call that replaces a call the rules cannot make plain v2.
+
+The rules make a call plain v2 (state 1) when they can read its route, body,
+query and answer reads. When one part is out of their reach (a GPU fallback
+list, `reset`, a verb or query only known at run time, a body built
+elsewhere, a v1-only field read on the answer), the decision
+(`codemod.decide`) asks this module whether the call can go through the
+generated compat module's run-time translation instead
+(`v1bridge_compat.call_v1(send, method, url, json=..., params=...)`, see
+/work/notes/compat-api.md): the call's own method, URL, body and query are
+handed over unchanged, `send` is the client's own request (same receiver,
+headers, timeouts, retries, test mocks), and the answer comes back in v1's
+shape, so the reads of it stay as they are. A call this module cannot wrap
+(urllib, aiohttp, a body sent as `data=`, a method only known at run time)
+is left to state 3 (flagged).
+
+Nothing is built until the decision keeps the change: `plan_wrap` returns
+the `Wrap` data, `apply` (the `compat-call` edit kind) makes it on the tree
+from the call's own argument nodes, `apply_import` (`compat-import`) adds the
+module's import once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from codemod.analysis.syntax import dotted, str_of
+
+MODULE_NAME = "v1bridge_compat"
+CALL_V1 = "call_v1"
+ACALL_V1 = "acall_v1"
+
+# HTTP layers whose one `request(method, url, **kw)` can stand for the call (its receiver or module)
+_REQUEST_LAYERS = ("requests", "httpx", "client")
+_VERBS = ("get", "post", "put", "patch", "delete")
+
+
+@dataclass(frozen=True)
+class Wrap:
+    """What the call becomes: `call_v1(<send>, "<METHOD>", <url>, json=<body>, params=<params>)`."""
+
+    send: str  # source of the `send` callable (a lambda calling the client's request, or by_method(...))
+    method: str
+    url: int  # index in the call's arguments of the URL (or path)
+    body: int | None  # ... of the JSON body
+    params: int | None  # ... of the query
+    others: tuple[int, ...]  # ... of the other keyword arguments (headers, timeout): handed to the client's request
+    is_async: bool
+
+
+def _at(call: cst.Call, node) -> int | None:
+    return next((i for i, a in enumerate(call.args) if node is not None and a.value is node), None)
+
+
+def _wrap(call, send: str, site, others) -> tuple["Wrap | None", str]:
+    url, body, params = _at(call, site.url_expr), _at(call, site.body_expr), _at(call, site.params_expr)
+    if url is None or (site.body_expr is not None and body is None) or (site.params_expr is not None and params is None):
+        return None, "its URL, body or query is not an argument of the call"
+    return Wrap(send, site.method, url, body, params, tuple(_at(call, a.value) for a in others), site.is_async), ""
+
+
+def plan_wrap(an, site) -> tuple[Wrap | None, str]:
+    """(the wrap, "") when the call can go through the run-time translation; (None, why not) otherwise."""
+    call = site.call
+    if site.url is not None and site.url.kind == "wrong-host":
+        return None, "it calls /v1 on the v2 host, where v1 was never served: what it should do is not known"
+    if site.method is None:
+        return None, "its HTTP method is only known at run time"
+    if site.url_expr is None:
+        return None, "its URL cannot be read"
+    if site.body_kw not in (None, "json") and site.body_expr is not None:
+        return None, "its body is sent encoded (data=), which the run-time translation cannot read"
+    unsupported = _unsupported_query(an, site)
+    if unsupported:
+        return None, f"v2 cannot answer its v1 query parameter {unsupported!r}, not even at run time"
+    if site.library == "helper":
+        return _helper_wrap(an, site)
+    if site.library not in _REQUEST_LAYERS or not isinstance(call.func, cst.Attribute):
+        return None, f"calls through {site.library}, which the run-time translation does not drive"
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return None, "its arguments are unpacked (*args/**kwargs)"
+    attr = call.func.attr.value
+    if attr in ("request", "stream"):
+        if len(positional) > 2 or attr == "stream":
+            return None, "its request is streamed or has extra positional arguments"
+    elif len(positional) > 1:
+        return None, "it has positional arguments after the URL"
+    taken = {"json", "params", "url", "method"}
+    others = tuple(a for a in call.args if a.keyword is not None and a.keyword.value not in taken)
+    if any(a.keyword.value in ("data", "content", "files") for a in others):
+        return None, "its body is sent encoded (data=), which the run-time translation cannot read"
+    receiver = an.code_of(call.func.value)
+    if "\n" in receiver:
+        return None, "its client expression spans several lines"
+    return _wrap(call, f"lambda method, url, **kw: {receiver}.request(method, url, **kw)", site, others)
+
+
+def _unsupported_query(an, site) -> str | None:
+    """A query parameter of the call (a literal key of its `params` dict, at the call or in the one dict its
+    variable is bound to, or `params["k"] = v` on it) that mappings/data/queries.yaml marks `unsupported`."""
+    route = site.route
+    qid = route.op.query if route is not None else None
+    if qid is None or site.params_expr is None:
+        return None
+    spec = an.kb.mappings.queries[qid].params
+    node, keys = site.params_expr, []
+    if isinstance(node, cst.Name):
+        scope = an.scope_of(site.call)
+        assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(node.value, [])
+        for use in an.ix.names.get(id(scope) if scope else None, {}).get(node.value, []):
+            sub = an.parent(use)
+            if isinstance(sub, cst.Subscript) and sub.value is use and isinstance(sub.slice[0].slice, cst.Index):
+                keys.append(str_of(sub.slice[0].slice.value))
+        node = assigned[0][0] if len(assigned) == 1 else None
+    if isinstance(node, cst.Dict):
+        keys += [str_of(el.key) for el in node.elements if isinstance(el, cst.DictElement)]
+    return next((k for k in keys if k in spec and spec[k].unsupported), None)
+
+
+def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
+    """A call through the module's own helper: `send` is the helper itself (`_request(method, path, json=)`), or
+    the module's per-verb helpers joined by `v1bridge_compat.by_method(get=_get, post=_post, ...)`."""
+    helper, call = site.helper, site.call
+    if helper.tail_at is not None:
+        return None, "its helper joins the path to a partial base (.../v1/billing)"
+    if not _path_ends_url(helper):
+        return None, "its helper joins something after the path, where the translation puts the query"
+    if helper.json_at is not None or _returns_tuple(helper.fn):
+        return None, "its helper answers a tuple, not the answer itself"
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value  # type: ignore[union-attr]
+    head = an.code_of(func.value) + "." if isinstance(func, cst.Attribute) else ""
+    if "\n" in head:
+        return None, "its helper expression spans several lines"
+    if any(a.star for a in call.args):
+        return None, "its arguments are unpacked (*args/**kwargs)"
+    taken = {helper.path_param, helper.method_param, helper.body_param, site.body_kw, "params"}
+    bound = an._bind(helper, call)
+    by_node = {id(v): p for p, v in bound.items()}
+    if any(by_node.get(id(a.value)) not in taken for a in call.args if a.keyword is None):
+        return None, "its helper takes positional arguments the run-time translation cannot pass on"
+    others = tuple(a for a in call.args if a.keyword is not None and a.keyword.value not in taken)
+    if site.params_expr is not None and helper.kwargs_param is None and "params" not in helper.params:
+        return None, "its helper has no query channel"
+    body_arg = _param_arg(helper, "json")
+    if helper.method_param:
+        tail = (f", {body_arg}" if body_arg else "") + (", **kw" if helper.kwargs_param else "")
+        send = (f"lambda method, path, json=None{', **kw' if helper.kwargs_param else ''}: {head}{name}("
+                f"{helper.method_param}=method, {helper.path_param}=path{tail})")
+        return _wrap(call, send, site, others)
+    verbs = _verb_helpers(an, helper, name)
+    if site.method.lower() not in verbs:
+        return None, f"no helper of the module sends {site.method}"
+    if others or site.params_expr is not None:
+        return None, "its per-verb helper takes other arguments the run-time translation cannot pass on"
+    send = f"{MODULE_NAME}.by_method(" + ", ".join(f"{v}={head}{fn}" for v, fn in sorted(verbs.items())) + ")"
+    return _wrap(call, send, site, ())
+
+
+def _path_ends_url(helper) -> bool:
+    """Does the path the helper is given end the URL it requests (at every helper level)?"""
+    while helper is not None:
+        inner = helper.inner
+        if inner is None or inner.url is None or not inner.url.pieces:
+            return False
+        if inner.helper is None:
+            return inner.url.pieces[-1].param == helper.path_param
+        helper = inner.helper
+    return False
+
+
+def _returns_tuple(fn: cst.FunctionDef) -> bool:
+    """Does the helper return a tuple anywhere (`return resp.status_code, resp.json()`)?"""
+    found = []
+
+    class _Returns(cst.CSTVisitor):
+        def visit_Return(self, node: cst.Return) -> None:
+            if isinstance(node.value, cst.Tuple):
+                found.append(node)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+    fn.visit(_Returns())
+    return bool(found)
+
+
+def _param_arg(helper, kw: str) -> str | None:
+    """How the JSON body reaches the helper: its body parameter, or `json=` through its **kwargs."""
+    if helper.body_param:
+        return f"{helper.body_param}={kw}"
+    if helper.kwargs_param:
+        return f"json={kw}"
+    return None
+
+
+def _verb_helpers(an, helper, name: str) -> dict[str, str]:
+    """The module's per-verb helpers beside `name` (`_get`, `_post`, ...: one method each, path first, the body
+    second when there is one), on the same base: verb -> function name."""
+    out: dict[str, str] = {}
+    for fname, fns in an.ix.functions.items():
+        if len(fns) != 1:
+            continue
+        other = an._helper(fns[0])
+        if other is None or other.method_param or other.method is None or other.is_async != helper.is_async:
+            continue
+        if other.tail_at is not None or other.json_at is not None or other.params[:1] != [other.path_param]:
+            continue
+        if other.body_param is not None and other.params[1:2] != [other.body_param]:
+            continue
+        base, mine = other.base, helper.base
+        if (base is None) != (mine is None) or base is not None and [p.node for p in base.pieces] != [
+                p.node for p in mine.pieces]:
+            continue
+        out.setdefault(other.method.lower(), fname)
+    return {v: f for v, f in out.items() if v in _VERBS}
+
+
+def apply(node: cst.CSTNode, wrap: Wrap) -> cst.CSTNode:
+    """The compat call, made of the call's own (already edited) argument nodes, their formatting kept."""
+    if not isinstance(node, cst.Call):
+        return node
+    args = node.args
+    send = cst.parse_expression(wrap.send)
+    if wrap.others and isinstance(send, cst.Lambda) and isinstance(send.body, cst.Call):
+        inner = list(send.body.args)
+        at = len(inner) - 1 if inner and inner[-1].star == "**" else len(inner)
+        inner[at:at] = [_bare(args[i]) for i in wrap.others]
+        send = send.with_changes(body=send.body.with_changes(args=inner))
+    # the call's own URL, body and query arguments keep their place, keyword and layout (a call written one
+    # argument a line stays so); the send and the method lead, on the first argument's line
+    kept = sorted(i for i in (wrap.url, wrap.body, wrap.params) if i is not None)
+    first_comma = args[0].comma if isinstance(args[0].comma, cst.Comma) else cst.MaybeSentinel.DEFAULT
+    new_args = [cst.Arg(send), cst.Arg(cst.SimpleString(f'"{wrap.method}"'), comma=first_comma)]
+    for n, i in enumerate(kept):
+        arg = args[i]
+        if i == wrap.url:
+            arg = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+        elif i == wrap.body and (arg.keyword is None or arg.keyword.value != "json"):
+            arg = _kw("json", arg.value).with_changes(comma=arg.comma)
+        elif i == wrap.params and (arg.keyword is None or arg.keyword.value != "params"):
+            arg = _kw("params", arg.value).with_changes(comma=arg.comma)
+        if n == len(kept) - 1:
+            arg = arg.with_changes(comma=args[-1].comma)  # the call's own last comma (a trailing one, a newline)
+        elif isinstance(args[kept[n + 1] - 1].comma, cst.Comma):
+            arg = arg.with_changes(comma=args[kept[n + 1] - 1].comma)
+        new_args.append(arg)
+    fn = ACALL_V1 if wrap.is_async else CALL_V1
+    return cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=new_args,
+                    lpar=node.lpar, rpar=node.rpar, whitespace_before_args=node.whitespace_before_args,
+                    whitespace_after_func=node.whitespace_after_func)
+
+
+def _bare(arg: cst.Arg) -> cst.Arg:
+    return arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+
+
+def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(value, keyword=cst.Name(name), equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                                       cst.SimpleWhitespace("")))
+
+
+def apply_import(node: cst.CSTNode, line: str) -> cst.CSTNode:
+    """The compat module's import, after the module's last top-level import (or its docstring and `__future__`
+    imports); nothing when the module imports it already."""
+    if not isinstance(node, cst.Module):
+        return node
+    body = list(node.body)
+    last = -1
+    for i, stmt in enumerate(body):
+        smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+        if smalls and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in smalls):
+            for s in smalls:
+                names = [a for a in s.names] if not isinstance(s.names, cst.ImportStar) else []
+                if any(dotted(a.name) == MODULE_NAME for a in names):
+                    return node
+            last = i
+        elif i == 0 and smalls and isinstance(smalls[0], cst.Expr) and isinstance(smalls[0].value, cst.SimpleString):
+            last = 0  # the docstring
+        elif last >= 0 or i > 1:
+            break
+    new = cst.parse_statement(line.rstrip("\n") + "\n")
+    if last < 0 and body:
+        new = new.with_changes(leading_lines=body[0].leading_lines)
+        body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine()])
+    body.insert(last + 1, new)
+    return node.with_changes(body=body)
