@@ -50,6 +50,7 @@ DOCS_BENCH = ROOT / "docs" / "bench.md"
 SECTIONS: list[tuple[str, str, str, str]] = [
     ("states", "Where the rewrite leaves each v1 call site (issue 21)", "rewrite_states", "section"),
     ("large-files", "Large files: rewrite and audit", "large_file_bench", "section"),
+    ("graphql", "GraphQL against REST v1 through the proxy", "graphql_bench", "section"),
 ]
 CORE = ("proxy", "sandbox", "memory", "files")
 # soak: RSS may grow by at most this much between the end of warm-up and the end of the soak

@@ -59,18 +59,24 @@ class _ParserErrorFilter(logging.Filter):
         return True
 
 
+# a key in a query string (GraphQL clients send ?api_key=): the request line (%r) and path+query (%U%q) carry it
+_QUERY_KEY = re.compile(r"([?&](?:api_key|apikey|api-key|key|token)=)[^&\s\"]*", re.IGNORECASE)
+
+
 class _AccessLogFilter(logging.Filter):
-    """aiohttp.access: an Authorization value that a log format (%{Authorization}i) put in the line is replaced."""
+    """aiohttp.access: an Authorization value that a log format (%{Authorization}i) put in the line is replaced,
+    and so is a key in the query string (`?api_key=`) of the request line or path a format logs."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         headers = getattr(record, "request_header", None)
+        message = record.getMessage()
         if isinstance(headers, dict):
-            message = record.getMessage()
             for name, value in list(headers.items()):
                 if name.lower() in _SECRET_HEADERS and value:
                     message = message.replace(value, _REDACTED)
                     headers[name] = _REDACTED
-            record.msg, record.args = message, ()
+        message = _QUERY_KEY.sub(lambda m: m.group(1) + _REDACTED, message)
+        record.msg, record.args = message, ()
         return True
 
 

@@ -28,6 +28,7 @@ from mappings.converters import (
 )
 from mappings.errors import PolicyRefused, Unsupported
 from mappings.loader import Mappings, default_mappings
+from mappings.records import aggregate_records, is_unset
 from mappings.models import RequestMap, ResponseMap
 
 __all__ = [
@@ -92,7 +93,7 @@ class _CompiledRequest:
         # v1's spellings of "not set" (requests.yaml `unset`, per field) count as omitted
         if self.unset:
             body = {name: value for name, value in body.items()
-                    if name not in self.unset or not _is_unset(value, self.unset[name])}
+                    if name not in self.unset or not is_unset(value, self.unset[name])}
         templated = bool(spec.template_field and body.get(spec.template_field))
         family = None
         if spec.compute_field:
@@ -182,12 +183,6 @@ class _CompiledRequest:
         result.rules = rules
         result.notes = ctx.notes
         return result
-
-
-def _is_unset(value: Any, spellings: list[Any]) -> bool:
-    """Equal to one of the field's "not set" spellings, type included (0 is not False, "" is not [])."""
-    kind = type(value)
-    return any(kind is type(spelling) and value == spelling for spelling in spellings)
 
 
 _Getter = Callable[[dict[str, Any], ResponseContext], Any]
@@ -328,16 +323,7 @@ class _CompiledResponse:
     def translate_records(self, records: list[dict[str, Any]], ctx: ResponseContext) -> list[dict[str, Any]]:
         aggregate = self.spec.aggregate
         if aggregate is not None:
-            buckets: dict[Any, dict[str, Any]] = {}
-            for record in records:
-                key = record.get(aggregate.by)
-                bucket = buckets.get(key)
-                if bucket is None:
-                    buckets[key] = dict(record)
-                    continue
-                for name in aggregate.sum:
-                    bucket[name] = round((bucket.get(name) or 0) + (record.get(name) or 0), 10)
-            records = list(buckets.values())
+            records = aggregate_records(records, aggregate.by, aggregate.sum)
         return [self.translate(record, ctx) for record in records]
 
 

@@ -17,10 +17,11 @@ from aiohttp import web
 
 from mappings import default_mappings, redact
 from proxy import embedded, ops
-from proxy.app_keys import (ACCESS, CONFIG, METRICS, PASSTHROUGH, SANDBOX_URL, SERVICE, TABLE, UPSTREAM,
+from proxy.app_keys import (ACCESS, CONFIG, GRAPHQL, METRICS, PASSTHROUGH, SANDBOX_URL, SERVICE, TABLE, UPSTREAM,
                             UPSTREAM_URL, USAGE)
 from proxy.config import ProxyConfig, config_from_env
 from proxy.confine import PassThroughRoutes
+from proxy.graphql.service import GraphQLService
 from proxy.middleware import middleware_for
 from proxy.passthrough import passthrough
 from proxy.routes import RouteTable
@@ -29,7 +30,7 @@ from proxy.telemetry import AccessLog, Metrics, UsageLog
 from proxy.upstream import Upstream
 from proxy.v1 import V1Service
 
-__all__ = ["ACCESS", "CONFIG", "METRICS", "PASSTHROUGH", "SANDBOX_URL", "SERVICE", "TABLE", "UPSTREAM",
+__all__ = ["ACCESS", "CONFIG", "GRAPHQL", "METRICS", "PASSTHROUGH", "SANDBOX_URL", "SERVICE", "TABLE", "UPSTREAM",
            "UPSTREAM_URL", "USAGE", "add_routes", "create_proxy_app", "gunicorn_app"]
 
 
@@ -45,6 +46,7 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
     app[USAGE] = UsageLog(config.usage_dir, metrics=app[METRICS])
     app[ACCESS] = AccessLog(config.access_log, metrics=app[METRICS])
     app[SERVICE] = V1Service(table, config, lambda: app[UPSTREAM])
+    app[GRAPHQL] = GraphQLService(app[SERVICE], config)
     app.middlewares.append(middleware_for(app))
     add_routes(app)
     app.cleanup_ctx.append(_embedded_sandbox)
@@ -55,8 +57,9 @@ def create_proxy_app(config: ProxyConfig) -> web.Application:
 
 
 def add_routes(app: web.Application) -> None:
-    """Every route the proxy serves: v1 (one per mapped operation), `/v2/...` as is, health and metrics."""
-    table, service = app[TABLE], app[SERVICE]
+    """Every route the proxy serves: v1 (one per mapped operation), GraphQL (`POST /graphql`), `/v2/...` as is,
+    health and metrics."""
+    table, service, graphql = app[TABLE], app[SERVICE], app[GRAPHQL]
     for route in table:
         handler, method = service.handler(route), route.op.v1.method
         # `/v1/pods/` is served as `/v1/pods`, and every GET answers HEAD (headers, no body) as v1 did
@@ -64,6 +67,7 @@ def add_routes(app: web.Application) -> None:
             app.router.add_route(method, path, handler, name=name)
             if method == "GET":
                 app.router.add_route("HEAD", path, handler, name=name)
+    app.router.add_post(graphql.path, graphql.handle, name="graphql")
     app.router.add_route("*", table.v2_prefix + "/{tail:.*}", passthrough, name="v2_passthrough")
     ops.add_routes(app)
 

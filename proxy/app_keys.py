@@ -5,6 +5,7 @@ from aiohttp import web
 
 from proxy.config import ProxyConfig
 from proxy.confine import PassThroughRoutes
+from proxy.graphql.service import GraphQLService
 from proxy.routes import RouteTable
 from proxy.telemetry import AccessLog, Metrics, UsageLog
 from proxy.upstream import Upstream
@@ -20,3 +21,4 @@ SERVICE: web.AppKey[V1Service] = web.AppKey("service", V1Service)
 TABLE: web.AppKey[RouteTable] = web.AppKey("routes", RouteTable)
 SANDBOX_URL: web.AppKey[str] = web.AppKey("sandbox_url", str)
 PASSTHROUGH: web.AppKey[PassThroughRoutes] = web.AppKey("passthrough", PassThroughRoutes)
+GRAPHQL: web.AppKey[GraphQLService] = web.AppKey("graphql", GraphQLService)

@@ -10,9 +10,10 @@ from typing import Any, Iterable
 
 import orjson
 
+from mappings.records import group_records, passes
 from mappings.translate import ResponseContext, translators
 
-from proxy.forward import Filter, Plan
+from proxy.forward import Plan
 from proxy.routes import Route, RouteTable
 
 
@@ -97,19 +98,19 @@ class Backward:
             if not filters and not extra_items:  # the plain list: one compiled translator over every item
                 translate = self.translators.responses[op.response].translate
                 return [translate(item, ctx) for item in self.items(route, data)]
-            items = [i for i in self.items(route, data) if _passes(i, filters)]
+            items = [i for i in self.items(route, data) if passes(i, filters)]
             seen = {i.get("id") for i in items}
             for extra in extra_items:
-                if extra.get("id") not in seen and _passes(extra, plan.filters):
+                if extra.get("id") not in seen and passes(extra, plan.filters):
                     items.append(extra)
                     seen.add(extra.get("id"))
             return [self.translators.response(op.response, item, ctx) for item in items]
         if shape == "billing":
             records = self.translators.records(op.response, self.items(route, data), ctx)
             post = [f for f in plan.filters if f.after_translation]
-            records = [r for r in records if _passes(r, post)]
+            records = [r for r in records if passes(r, post)]
             if plan.grouping:
-                records = _group(records, plan.grouping_drop)
+                records = group_records(records, plan.grouping_drop)
             return records
         if not isinstance(data, dict):
             return data
@@ -135,7 +136,7 @@ class ListBuilder:
     def add(self, data: Any, ctx: ResponseContext) -> None:
         items = self.backward.items(self.route, data)
         if self.filters:
-            items = [i for i in items if _passes(i, self.filters)]
+            items = [i for i in items if passes(i, self.filters)]
         if self.track:
             self.seen.update(i.get("id") for i in items)
         if items:
@@ -149,7 +150,7 @@ class ListBuilder:
 
     def finish(self, extra: Iterable[dict[str, Any]], ctx: ResponseContext | None) -> bytes:
         for item in extra:
-            if item.get("id") not in self.seen and _passes(item, self.filters):
+            if item.get("id") not in self.seen and passes(item, self.filters):
                 self.seen.add(item.get("id"))
                 self.chunks.append(orjson.dumps(self.translate(item, ctx or ResponseContext())))
         return b"[" + b",".join(self.chunks) + b"]"
@@ -169,59 +170,3 @@ def _rename(text: str, pairs: list[tuple[str, str]], bare) -> str:
         text = re.sub(r"(['\"`])" + escaped + r"\1", lambda m, v1=v1: m.group(1) + v1 + m.group(1), text)
         text = re.sub(r"(\$\.)" + escaped + r"(?![\w.])", lambda m, v1=v1: m.group(1) + v1, text)
     return text
-
-
-def values_at(obj: Any, path: str) -> list[Any]:
-    """Every value at a dotted path, walking into lists (mounts.network.volumeId) unless indexed (.0.)."""
-    parts = path.split(".")
-    current = [obj]
-    for index, part in enumerate(parts):
-        indexed_next = index + 1 < len(parts) and parts[index + 1].isdigit()
-        nxt: list[Any] = []
-        for item in current:
-            if isinstance(item, dict):
-                value = item.get(part)
-                if isinstance(value, list) and not indexed_next:
-                    nxt.extend(value)
-                elif value is not None:
-                    nxt.append(value)
-            elif isinstance(item, list) and part.isdigit() and int(part) < len(item):
-                nxt.append(item[int(part)])
-        current = nxt
-    return current
-
-
-def _passes(item: dict[str, Any], filters: list[Filter]) -> bool:
-    for f in filters:
-        if f.kind == "compute_type":
-            if not any(item.get(key) for key in (f.allowed or ())):
-                return False
-            continue
-        found = [str(v) for v in values_at(item, f.field) if not isinstance(v, (dict, list))]
-        if f.kind == "in_values":
-            if not any(v in (f.allowed or ()) for v in found):
-                return False
-        elif f.kind in ("equals", "in_list", "any_equals"):
-            if not any(v in f.values for v in found):
-                return False
-    return True
-
-
-def _group(records: list[dict[str, Any]], drop: frozenset[str]) -> list[dict[str, Any]]:
-    """v1 grouping: the other grouping keys dropped, records with equal remaining keys summed."""
-    buckets: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for record in records:
-        kept = {k: v for k, v in record.items() if k not in drop}
-        key = tuple(sorted((k, v) for k, v in kept.items() if not _numeric(v)))
-        bucket = buckets.get(key)
-        if bucket is None:
-            buckets[key] = kept
-            continue
-        for name, value in kept.items():
-            if _numeric(value):
-                bucket[name] = round((bucket.get(name) or 0) + value, 10)
-    return list(buckets.values())
-
-
-def _numeric(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)

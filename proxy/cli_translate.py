@@ -108,7 +108,7 @@ def _graphql(args: argparse.Namespace, body: object) -> int:
     result = translate_graphql(document, variables if isinstance(variables, dict) else None, name,
                                frozenset(args.strict), frozenset(args.emulate))
     print(json.dumps(result, indent=2))
-    return 0
+    return 1 if "errors" in result["graphql"] else 0  # as for v1: 1 when the proxy would refuse the request
 
 
 def _is_document(text: str) -> bool:

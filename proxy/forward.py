@@ -14,6 +14,7 @@ from typing import Any, Generator, Iterable, Mapping
 from mappings.index import paginated_lists
 from mappings.loader import Mappings, load_schema
 from mappings.models import Lookup, Ordering, QueryParam
+from mappings.records import Filter
 from mappings.errors import ClientInputError, NeedsLookup, PolicyRefused, TranslationError, Unsupported
 from mappings.translate import Catalog, RequestTranslation, translators
 
@@ -78,18 +79,6 @@ class Need:
 
 # what a need is answered with: the value planned with (catalog, template or current state)
 Answers = Generator[Need, Any, "Plan"]
-
-
-@dataclass
-class Filter:
-    """A v1 list filter the proxy applies because v2 ignores it (Q03)."""
-
-    name: str
-    kind: str
-    field: str
-    values: tuple[str, ...]
-    allowed: frozenset[str] | None = None  # in_values / compute_type: the v2 values/keys it stands for
-    after_translation: bool = False  # billing joins filter the rebuilt v1 records
 
 
 @dataclass

@@ -15,8 +15,9 @@ from multidict import istr
 from mappings import default_mappings
 from mappings.errors import ClientInputError, V1bridgeError
 from proxy import ops
-from proxy.app_keys import ACCESS, CONFIG, METRICS, TABLE, USAGE
+from proxy.app_keys import ACCESS, CONFIG, GRAPHQL, METRICS, TABLE, USAGE
 from proxy.context import INFO, RequestInfo
+from proxy.graphql.service import Observer, error_response
 from proxy.telemetry import Recorder, RouteRecords
 
 log = logging.getLogger("v1bridge.proxy")
@@ -57,6 +58,8 @@ def middleware_for(app: web.Application):
     recorder = Recorder(metrics, app[USAGE], app[ACCESS], config.fingerprint_salt, policy_header)
     prepare = recorder.route
     record = recorder.record
+    graphql_path = app[GRAPHQL].path
+    observe_graphql = Observer(app[GRAPHQL], recorder)  # one record per GraphQL operation run
     clock = time.perf_counter_ns
     observe_failed: list[bool] = []  # logged once per process
     limit = config.max_inflight or 0
@@ -66,6 +69,8 @@ def middleware_for(app: web.Application):
     inflight = 0
 
     def render(info: RequestInfo, status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+        if info.api == "graphql":
+            return error_response(status, message, headers)
         if info.api == "v2":
             body = {"title": _title(status), "status": status, "detail": message}
             return web.Response(status=status, body=orjson.dumps(body), content_type=_PROBLEM, headers=headers)
@@ -110,6 +115,10 @@ def middleware_for(app: web.Application):
                     records = by_operation[route.op_id] = prepare(api, route.op_id, route.label, request.method)
         elif api == "v2":
             records = prepare(api, None, v2_label, request.method)
+        elif api == "graphql":
+            transport = request.transport
+            observe_graphql(request, info, status, nanoseconds, transport is not None and not transport.is_closing())
+            return
         else:
             records = prepare(api, None, request.path if api == "ops" else "UNKNOWN", request.method)
         transport = request.transport
@@ -126,6 +135,8 @@ def middleware_for(app: web.Application):
             info = RequestInfo("v1", auth)
         elif path.startswith(v2_prefix):
             info = RequestInfo("v2", auth)
+        elif path == graphql_path:
+            info = RequestInfo("graphql", auth)
         else:
             info = RequestInfo("ops" if path in ops_paths else "other", auth)
         request[INFO] = info

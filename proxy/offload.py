@@ -55,8 +55,8 @@ from multidict import CIMultiDict, CIMultiDictProxy
 
 from mappings.converters import ResponseContext
 from mappings.errors import UpstreamError, V1bridgeError
-from proxy.backward import _group, _passes, values_at
-from proxy.forward import Filter, Plan
+from mappings.records import Filter, group_records, passes, values_at
+from proxy.forward import Plan
 from proxy.failures import upstream_headers
 from proxy.upstream import UpstreamResponse, no_room
 
@@ -355,7 +355,7 @@ def translate_list(job: Job, found: Found, lookups: dict[str, Any], out: str | N
             if written == 0 and sink.tell() == 0:
                 sink.write(b"[")
             for item in _items(job, found):
-                if filters and not _passes(item, filters):
+                if filters and not passes(item, filters):
                     continue
                 if seen is not None:
                     seen.add(item.get("id"))
@@ -392,7 +392,7 @@ def finish_list(op_id: str, filters: tuple[Filter, ...], includes: frozenset[str
             if written == 0 and sink.tell() == 0:
                 sink.write(b"[")
             for item in extra:
-                if item.get("id") not in seen and _passes(item, list(filters)):
+                if item.get("id") not in seen and passes(item, list(filters)):
                     seen.add(item.get("id"))
                     v1_item = orjson.dumps(translate(item, ctx))
                     sink.write(b"," + v1_item if written else v1_item)
@@ -423,9 +423,9 @@ def translate_billing(job: Job, found: Found, lookups: dict[str, Any]) -> tuple[
             records = (compiled.translate(item, ctx) for item in items)
         post = [f for f in plan.filters if f.after_translation]
         if post:
-            records = (r for r in records if _passes(r, post))
+            records = (r for r in records if passes(r, post))
         if plan.grouping:
-            records = iter(_group(records, plan.grouping_drop))
+            records = iter(group_records(records, plan.grouping_drop))
         with open(out, "wb", buffering=_WRITE_BUFFER) as sink:
             sink.write(b"[")
             first = True

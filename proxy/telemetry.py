@@ -498,7 +498,7 @@ class RouteRecords:
 
 
 class Recorder:
-    """Metrics, the access-log line and (v1) the usage record of every request that is not an ops probe.
+    """Metrics, the access-log line and (v1 and GraphQL) the usage record of every request that is not an ops probe.
 
     A line is its route's pattern (line_pattern) filled with the request's values as JSON bytes: the stamp, the
     status, the duration, and memoised client fingerprints, User-Agents, request ids and rule lists. The same
@@ -532,7 +532,7 @@ class Recorder:
                                        ("operation", operation), ("status", VALUE), ("duration_ms", VALUE),
                                        ("client", VALUE), ("emulations", VALUE), ("request_id", VALUE),
                                        ("delivered", VALUE), ("outcome", VALUE)])
-            if api == "v1" and self.usage.enabled:
+            if api in ("v1", "graphql") and self.usage.enabled:  # who still calls the retiring APIs
                 usage = line_pattern([("time", VALUE), ("operation", operation), ("route", label), ("method", method),
                                       ("status", VALUE), ("client", VALUE), ("user_agent", VALUE),
                                       ("emulations", VALUE), ("rules", VALUE), ("ignored", VALUE),

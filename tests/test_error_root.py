@@ -12,9 +12,10 @@ BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
                                if isinstance(value, type) and issubclass(value, BaseException))
 # control-flow signals, raised and caught inside one function or module, never shown to anyone:
 # a typed read that falls back to dicts, a duplicate key met while streaming, a call the pagination rule leaves,
-# a GraphQL null propagating to its nullable parent,
+# a GraphQL null propagating to its nullable parent, a compiled GraphQL completer handing a value to the exact one,
 # and the pass-through's abort, which must stay a ConnectionResetError for aiohttp
 SIGNALS = frozenset({"mappings/typed.py:Ambiguous", "proxy/offload.py:_Twice", "proxy/graphql/views.py:_Null",
+                     "proxy/graphql/views.py:_Slow",
                      "codemod/rules/q30_list_pagination.py:CannotPage", "proxy/passthrough.py:UpstreamBodyBroken"})
 
 

@@ -151,6 +151,12 @@ def _rule_link(f: AuditFinding) -> str:
     return (f'<a class="tag" href="{escape(rule_url(f.rule))}" title="{escape(title)}" style="background:{COLOURS.get(f.rule_class, "#555")}">{escape(f.rule)}</a>')
 
 
+def _via(f: AuditFinding) -> str:
+    """Where a call through a helper gets its base (helper first, base last): why a neutral path is v1."""
+    return "".join(f'<br><span class="muted via">via <code>{escape(path)}:{line}</code> {escape(what)}</span>'
+                   for path, line, what in f.related)
+
+
 def _row(f: AuditFinding, first: str) -> str:
     search = " ".join((f.path, f.rule, f.name, f.route or "", f.message, f.source_line, f.language)).lower()
     # grouped by file: the group names the file, the row its line; grouped by rule: the full location
@@ -166,7 +172,7 @@ def _row(f: AuditFinding, first: str) -> str:
         f"<td>{escape(f.rule_class)}<br><span class=muted>{escape(f.severity)}"
         f"{', fixable' if f.fixable else ''}</span>{new}</td>"
         f"<td><code>{escape(f.route or '')}</code></td>"
-        f"<td>{escape(f.message)}<br><code>{escape(f.source_line)}</code></td>"
+        f"<td>{escape(f.message)}<br><code>{escape(f.source_line)}</code>{_via(f)}</td>"
         f"<td>{escape(f.remedy)}</td></tr>"
     )
 

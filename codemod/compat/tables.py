@@ -63,7 +63,7 @@ def request_maps(m: Mappings) -> dict[str, Any]:
             "compute_default": spec.compute_default,
             "template_field": spec.template_field,
             "fields": {name: _dump(f, exclude={"orders"}) for name, f in spec.fields.items()},
-            "constants": {name: c.value for name, c in spec.constants.items()},
+            "constants": {name: _dump(c, exclude={"rule"}) for name, c in spec.constants.items()},
             "composers": list(spec.composers),
             "finalizers": list(spec.finalizers),
         }
@@ -200,6 +200,9 @@ TABLES = {
     "QUERY_MAPS": ("queries.yaml: every v1 query parameter and how its meaning is kept", query_maps),
     "VALUE_MAPS": ("values.yaml: enum values between v1 and v2", value_maps),
     "LOOKUPS": ("conventions.yaml lookups: the v2 reads some v1 answers and bodies need", lookups),
+    "POLICIES": ("policies.yaml: v1 behaviours v2 dropped; a strict one is refused with its message",
+                 lambda m: {key: {"default": p.default, "strict_message": p.strict_message}
+                            for key, p in m.policies.items()}),
     "FALLBACKS": ("policies.yaml + requests.yaml: fallback lists (R02): when to try the next choice, when to wait",
                   fallbacks),
     "CONVENTIONS": ("conventions.yaml: facts of the whole API (list keys, pagination, errors)", conventions),

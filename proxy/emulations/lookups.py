@@ -11,7 +11,8 @@ from mappings.converters import get_path
 from mappings.errors import UpstreamError, V1bridgeError
 from mappings.translate import Catalog
 
-from proxy.backward import Backward, values_at
+from mappings.records import values_at
+from proxy.backward import Backward
 from proxy.failures import Failures, kind
 from proxy.routes import SAFE_ID, RouteTable
 

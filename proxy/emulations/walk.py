@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from mappings.converters import get_path, set_path
 from mappings.errors import ClientInputError, UpstreamError, V1bridgeError
 from mappings.models import WalkAnswer, WalkWait
+from mappings.records import retry_after
 
 from proxy.failures import Failures
 from proxy.forward import Plan, V2Request
@@ -174,16 +173,3 @@ class Walk:
             alternatives[target] = ordered
             set_path(body, target, ordered[0])
 
-
-def retry_after(value: str | None) -> float | None:
-    """RFC 9110 Retry-After: delay-seconds or an HTTP-date; None when absent or unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, moment.timestamp() - time.time())

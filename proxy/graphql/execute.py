@@ -26,7 +26,7 @@ from proxy.failures import not_an_answer
 from proxy.forward import Plan, V2Request
 from proxy.graphql.operations import Invocation, Operation, finish_plan
 from proxy.graphql.schema import Prepared, error_object
-from proxy.graphql.views import Views, _Null
+from proxy.graphql.views import Views, _Null, _Slow
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -57,7 +57,7 @@ class Request:
         self.ends = time.monotonic() + config.request_deadline
         self.emulations: list[str] = []
         self.rules: list[str] = []
-        self.operations: list[str] = []
+        self.operations: list[tuple[str, int]] = []  # (graphql.yaml id, status) of each operation run
         self.v2_paths: list[str] = []
         self.errors: list[dict[str, Any]] = []
         self.unauthorized: V1bridgeError | None = None
@@ -99,6 +99,9 @@ class Executor:
         if prepared.kind == "mutation":
             for key, nodes in fields.items():
                 data[key] = await self._root(req, root, key, nodes)
+        elif len(fields) == 1:  # one field: nothing to run together
+            for key, nodes in fields.items():
+                data[key] = await self._root(req, root, key, nodes)
         else:
             gate = asyncio.Semaphore(self.concurrency)
             values = await asyncio.gather(*(self._gated(gate, req, root, key, nodes) for key, nodes in fields.items()))
@@ -128,20 +131,25 @@ class Executor:
             if time.monotonic() >= req.ends:
                 raise UpstreamError(f"the request reached its {req.config.request_deadline:g}s deadline; "
                                     f"{operation.op.selection} was not run", status=504)
-            args = get_argument_values(field_def, nodes[0], req.variables)
-            value = await self.resolve(req, operation, args)
+            value = await self.resolve(req, operation, field_def, nodes[0])
+            req.operations.append((operation.op.id, 200))
         except V1bridgeError as exc:
+            req.operations.append((operation.op.id, exc.status))
             req.errors.append(_error(exc, nodes[0], path, operation))
             if exc.status == 401 and req.unauthorized is None:
                 req.unauthorized = exc
             return None
-        errors: list[dict[str, Any]] = []
         try:
-            done = self.views.complete(req.prepared, field_def.type, nodes, value, list(path), req.variables, errors)
-        except _Null:
-            done = None
-        req.errors.extend(errors)
-        return done
+            return self.views.completer(req.prepared, field_def.type, nodes, req.variables)(value)
+        except _Slow:  # exactly, with each error's path
+            errors: list[dict[str, Any]] = []
+            try:
+                done = self.views.complete(req.prepared, field_def.type, nodes, value, list(path), req.variables,
+                                           errors)
+            except _Null:
+                done = None
+            req.errors.extend(errors)
+            return done
 
     def _root_type(self, req: Request) -> GraphQLObjectType:
         root = self.schema.mutation_type if req.prepared.kind == "mutation" else self.schema.query_type
@@ -152,7 +160,7 @@ class Executor:
                          gate: asyncio.Semaphore | None) -> Any:
         """A grouping field (`myself`): each of its selected fields is an operation of its own."""
         fields = self.views.collect(req.prepared, gtype, nodes, req.variables)
-        if gate is None:
+        if gate is None or len(fields) == 1:
             values = [await self._root(req, gtype, key, fnodes, path) for key, fnodes in fields.items()]
         else:
             # the container holds its parent's slot: its own fields run in a gate of their own, as bounded
@@ -163,11 +171,21 @@ class Executor:
 
     # ------------------------------------------------------------------ resolving
 
-    async def resolve(self, req: Request, operation: Operation, args: dict[str, Any]) -> Any:
+    async def resolve(self, req: Request, operation: Operation, field_def: Any, node: FieldNode) -> Any:
         """The v2 value an operation answers (a record, a list of records, or a scalar)."""
-        inv = operation.invocation(args)
+        prepared = req.prepared
+        if prepared.operation.variable_definitions:  # the arguments depend on this request's variables
+            args = get_argument_values(field_def, node, req.variables)
+            inv = operation.invocation(args)
+        else:  # inline literals only: the same invocation every time this document runs
+            key = ("invocation", id(node))
+            found = prepared.collected.get(key)
+            if found is None:
+                args = get_argument_values(field_def, node, None)
+                found = prepared.collected[key] = (args, operation.invocation(args))
+            args, inv = found
+            inv = inv.fresh()
         serve = operation.serve
-        req.operations.append(operation.op.id)
         req.engaged([], inv.rules)
         if serve.answer == "gap":
             raise Unsupported(f"{operation.op.selection} has no v2 equivalent ({operation.op.id}): "
@@ -228,7 +246,7 @@ class Executor:
             return outcome.followed
         if resp.status == 204 or route.op.shape == "empty" or not resp.body:
             return None
-        if plan.request is not None and not plan.steps:
+        if plan.request is not None and not plan.steps and not route.list_key:  # a list: checked page by page
             problem = not_an_answer(route, resp, f"{plan.request.method} {plan.request.path}", creates=route.creates)
             if problem is not None:
                 raise problem
@@ -242,9 +260,9 @@ class Executor:
         pages = self.service.emulations.pages
         request = plan.request
         assert request is not None
-        if not isinstance(first, dict):
+        if not isinstance(first, dict) or not isinstance(first.get(route.list_key), list):
             raise not_a_page(route.label, 1)
-        records = list(first.get(route.list_key) or [])
+        records = list(first[route.list_key])
         seen: set[str] = set()
         page, current = 1, first
         while route.paginated and pages.more(current):
@@ -254,7 +272,9 @@ class Executor:
                                                route.op_id, route.label)
             if current is None:
                 raise UpstreamError(f"{route.label}: page {page} of the v2 list is too large to read here")
-            records.extend(current.get(route.list_key) or [])
+            if not isinstance(current.get(route.list_key), list):
+                raise not_a_page(route.label, page)
+            records.extend(current[route.list_key])
         return records
 
     async def _check_same(self, req: Request, call: Call, inv: Invocation) -> None:

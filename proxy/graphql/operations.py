@@ -9,6 +9,7 @@ Both finish the plan with `finish_plan`, so both show and send the same v2 calls
 from __future__ import annotations
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,10 @@ class Invocation:
     same_as: list[tuple[str, Any, str | None]] = field(default_factory=list)  # (v2 field, value, rule)
     finds: list[tuple[str, GraphQLFind, str]] = field(default_factory=list)  # (param, how, name)
     rules: list[str] = field(default_factory=list)
+
+    def fresh(self) -> "Invocation":
+        """A copy one request may change (ids found by name go into its params); the rest is read only."""
+        return copy.copy(self) if not self.finds else dataclasses.replace(self, params=dict(self.params))
 
     def direct_request(self) -> V2Request:
         method, path = self.direct or ("GET", "")

@@ -22,8 +22,8 @@ from mappings import default_mappings
 from mappings.errors import MappingError
 
 from proxy.config import ProxyConfig
-from proxy.context import INFO
-from proxy.graphql.execute import Executor, Request
+from proxy.context import INFO, RequestInfo
+from proxy.graphql.execute import CODES, Executor, Request
 from proxy.graphql.operations import Operation
 from proxy.graphql.schema import Documents, GraphQLRequestError, error_object, schema
 from proxy.graphql.views import Views
@@ -58,13 +58,17 @@ class GraphQLService:
                     policy = m.policies[spec.policy]
                     walk.walk_on.setdefault(spec.choices_at, list(policy.walk_on))
                     walk.wait_on.setdefault(spec.choices_at, list(policy.wait_on))
+        # telemetry: one usage record and metric per operation run, labelled as the audit names the operation
+        self.labels = {op.id: f"POST {inventory.endpoint.paths[0]} {op.kind} {op.selection}"
+                       for op in inventory.operations}
+        self.path = inventory.endpoint.paths[0]
         conv = m.conventions
         self.emulation_header, self.rule_header = istr(conv.emulation_header), istr(conv.rule_header)
         self.policy_header = {pid: p.header for pid, p in m.policies.items()}
         self.deprecation = _deprecation(inventory.endpoint)
 
     async def handle(self, request: web.Request) -> web.Response:
-        info = request[INFO]
+        info = request.get(INFO) or RequestInfo("graphql")
         headers: dict[str, str] = {"Deprecation": self.deprecation}
         try:
             auth = _credentials(request)
@@ -115,7 +119,8 @@ class GraphQLService:
                                                     "PAYLOAD_TOO_LARGE")], status=413)
         try:
             async with asyncio.timeout(self.config.client_timeout):
-                raw = await _read_bounded(request, limit)
+                # a body of announced length is bounded by aiohttp (client_max_size = --max-body); chunked by us
+                raw = await request.read() if length is not None else await _read_bounded(request, limit)
         except TimeoutError:
             raise GraphQLRequestError([error_object(
                 f"the request body did not arrive within {self.config.client_timeout:g}s", "TIMEOUT")],
@@ -126,6 +131,14 @@ class GraphQLService:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
             raise GraphQLRequestError([error_object("the request body is not valid JSON", "BAD_REQUEST")]) from None
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
+    """An error the proxy answers for a GraphQL request outside the endpoint (overload 503, 405, 413), in
+    GraphQL's shape."""
+    code = CODES.get(status, "INTERNAL_SERVER_ERROR" if status >= 500 else "BAD_REQUEST")
+    return web.Response(status=status, body=orjson.dumps({"errors": [error_object(message, code)]}),
+                        content_type=_JSON, headers=headers)
 
 
 async def _read_bounded(request: web.Request, limit: int) -> bytes:
@@ -176,6 +189,8 @@ def _fields(body: Any) -> tuple[str, Any, str | None]:
 
 
 def _variables(gschema: Any, prepared: Any, variables: dict[str, Any]) -> Any:
+    if not prepared.operation.variable_definitions:  # nothing to coerce (extra variables are ignored, as graphql-js)
+        return None
     from graphql.execution.values import get_variable_values
 
     got = get_variable_values(gschema, prepared.operation.variable_definitions or (), variables, max_errors=20)
@@ -216,8 +231,27 @@ def _deprecation(endpoint: Any) -> str:
     return f"@{timegm(moment.utctimetuple())}"
 
 
-def register(app: web.Application, service: V1Service, config: ProxyConfig, path: str = "/graphql") -> GraphQLService:
-    """Add `POST /graphql` to a proxy app (the app factory calls this; so every worker and gunicorn serve it)."""
-    endpoint = GraphQLService(service, config)
-    app.router.add_post(path, endpoint.handle, name="graphql")
-    return endpoint
+class Observer:
+    """The middleware's record of a GraphQL request: one metric sample, access-log line and usage record per
+    operation it ran (route "POST /graphql <kind> <operation>", operation = the G rule id, status = that
+    operation's: 200, or its error's), so `audit --traffic` lists GraphQL operations by client. A request that
+    ran none (refused as a whole: syntax, validation, limits, key) is recorded once, as "POST /graphql"."""
+
+    def __init__(self, endpoint: GraphQLService, recorder: Any) -> None:
+        self.labels = endpoint.labels
+        self.path = endpoint.path
+        self.prepare = recorder.route
+        self.record = recorder.record
+        self.records: dict[str | None, Any] = {}
+
+    def __call__(self, request: web.Request, info: Any, status: int, nanoseconds: int, delivered: bool) -> None:
+        ran = info.graphql or ((None, status),)
+        emulations = info.emulations
+        for op_id, op_status in ran:
+            records = self.records.get(op_id)
+            if records is None:
+                label = self.labels.get(op_id or "", f"{request.method} {self.path}")
+                records = self.records[op_id] = self.prepare("graphql", op_id, label, request.method)
+            self.record(records, op_status if status < 400 else status, nanoseconds, request.headers, info.auth,
+                        emulations, info.rules, delivered, info.outcome)
+            emulations = ()  # each policy counted once per request

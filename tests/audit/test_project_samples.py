@@ -168,3 +168,12 @@ def test_a_helper_whose_request_fixes_the_method_decides_the_route(reports):
     ts = reports["ts_mcp.expected.yaml"]
     assert {f["route"] for f in ts["findings"] if f["path"] == "src/tools/pods.ts" and f["line"] == 22} == \
         {"DELETE /pods/{podId}"}
+
+
+def test_html_shows_where_the_base_is_set():
+    """Guards the HTML report's reader: a call with a neutral path shows the helper and base that make it v1."""
+    from codemod.audit import report_html
+    from codemod.audit.engine import audit_paths
+
+    page = report_html.render(audit_paths([str(PROJECTS / "go_runpod")]))
+    assert 'via <code>runpod/client.go:16</code> v1 base `DefaultBaseURL` set here' in page

@@ -4,7 +4,7 @@ from __future__ import annotations
 import aiohttp
 import httpx
 
-from tests.codemod.compat.conftest import AUTH, AVAILABLE_GPU, UNAVAILABLE_GPU, pod_body
+from tests.codemod.compat.tools import AUTH, AVAILABLE_GPU, UNAVAILABLE_GPU, pod_body
 
 
 async def test_httpx_async_client_fallback_reset_pages_and_call_v1(cm, sandbox, v1):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.codemod.compat.conftest import AVAILABLE_GPU, Client, V1Client, pod_body, start_sandbox
+from tests.codemod.compat.tools import AVAILABLE_GPU, Client, V1Client, pod_body, start_sandbox
 from tests.conftest import FakeClock
 from tests.live_server import LiveServer
 

@@ -8,7 +8,7 @@ import pytest
 
 from mappings.translate import translators
 
-from tests.codemod.compat.conftest import AVAILABLE_GPU, UNAVAILABLE_GPU, Client
+from tests.codemod.compat.tools import AVAILABLE_GPU, UNAVAILABLE_GPU, Client
 
 BODIES = [
     ("pods.create", {"name": "a", "imageName": "img", "gpuTypeIds": ["A", "B"], "gpuCount": 2}),
@@ -91,3 +91,76 @@ def test_v2_route(cm):
     assert cm.v2_route("GET", "/models") is None
     with pytest.raises(cm.CompatError, match="no single v2 call"):
         cm.v2_route("POST", "/pods/p1/reset")
+
+
+# ------------------------------------------------------------------ the same translation as the proxy, on any body
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-2, max_value=50), st.sampled_from(["", "GPU", "CPU", "x", "/w",
+                                                                                       "REQUEST_COUNT", "t1"]),
+    st.lists(st.sampled_from(["A", "B", "cpu3c", "8888/http"]), max_size=3), st.just({"K": "V"}),
+)
+_OPS = [op for op, spec in (
+    (o.id, o.request) for o in __import__("mappings.loader", fromlist=["x"]).default_mappings().operations)
+    if spec]
+
+
+@st.composite
+def _v1_bodies(draw):
+    op = draw(st.sampled_from(_OPS))
+    request_map = translators().mappings.operations_by_id[op].request
+    names = sorted(translators().mappings.requests[request_map].fields)
+    chosen = draw(st.lists(st.sampled_from(names), unique=True, max_size=6))
+    return op, request_map, {name: draw(_VALUES) for name in chosen}
+
+
+def _outcome(run):
+    """("ok", v2 body), (error kind, message) for a refusal, or ("crash", exception type) for a shape neither takes."""
+    try:
+        return ("ok", run())
+    except Exception as exc:  # noqa: BLE001 - the two sides' classes differ (the module defines its own)
+        kind = type(exc).__name__
+        if kind in ("InvalidValue", "NeedsLookup", "PolicyRefused", "Unsupported"):
+            return (kind, str(exc))
+        return ("crash", kind)
+
+
+@given(_v1_bodies())
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None, derandomize=True)
+def test_any_v1_body_translates_as_the_proxy_translates_it(cm, case):
+    op, request_map, body = case
+    expected = _outcome(lambda: translators().request(request_map, body).body)
+    got = _outcome(lambda: cm.v2_body(op, body))
+    assert got == expected, body
+
+
+def test_a_policy_the_mapping_makes_strict_is_refused_with_its_message(tmp_path):
+    """policies.yaml `default: strict` (e.g. interruptible, R03): the module refuses the body as the proxy does."""
+    import shutil
+
+    import yaml
+
+    from codemod import compat
+    from mappings.loader import DATA_DIR, load
+    from mappings.translate import Translators
+
+    from tests.codemod.compat.tools import load_module
+
+    data = tmp_path / "data"
+    shutil.copytree(DATA_DIR, data)
+    policies = yaml.safe_load((data / "policies.yaml").read_text())
+    next(p for p in policies if p["id"] == "interruptible")["default"] = "strict"
+    (data / "policies.yaml").write_text(yaml.safe_dump(policies, sort_keys=False))
+    m = load(data)
+    compat.write(tmp_path / "v1bridge_compat.py", m)
+    module = load_module(tmp_path / "v1bridge_compat.py", "v1bridge_compat_strict")
+    body = {"imageName": "img", "gpuTypeIds": ["A"], "interruptible": True}
+    with pytest.raises(module.PolicyRefused) as raised:
+        module.v2_body("pods.create", body)
+    with pytest.raises(Exception) as reference:
+        Translators(m).request("pod.create", body)
+    assert raised.value.policy == "interruptible" and str(raised.value) == str(reference.value)
+    assert module.v2_body("pods.create", {**body, "interruptible": False})["gpu"]["id"] == "A"

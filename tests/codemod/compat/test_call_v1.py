@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import requests
 
-from tests.codemod.compat.conftest import AVAILABLE_GPU, UNAVAILABLE_GPU, Client, pod_body
+from tests.codemod.compat.tools import AVAILABLE_GPU, UNAVAILABLE_GPU, Client, pod_body
 
 V1_POD = {"name": "v1-pod", "imageName": "runpod/base:0.6.2", "gpuTypeIds": [UNAVAILABLE_GPU, AVAILABLE_GPU],
           "gpuTypePriority": "custom", "ports": ["22/tcp"], "volumeInGb": 10}
@@ -176,3 +176,15 @@ def test_locked_without_a_send_to_patch_with_is_refused_before_anything_is_creat
     with pytest.raises(cm.CompatError, match="pass send"):
         cm.with_v1_body(client.create_pod, "pods.create", {"imageName": "img", "gpuTypeIds": ["A"], "locked": True})
     assert client.calls == []
+
+
+@pytest.mark.parametrize("query", [{}, {"includeRunpodTemplates": "true"}, {"includePlatformTemplates": "true"},
+                                   {"includePublicTemplates": "true", "includeEndpointBoundTemplates": "true"}])
+def test_template_lists_with_catalog_templates_equal_the_proxys(cm, client, v1, query):
+    """include*Templates add catalog templates to the account's own (Q27), as v1 listed them."""
+    client.send("POST", "/templates", json={"name": "own-tpl", "image": "img:1"})
+    answer = cm.call_v1(client.send, "GET", "/templates", params=query)
+    assert answer.status_code == 200, answer.json()
+    assert answer.json() == v1.get("/templates", params=query)
+    if query:
+        assert len(answer.json()) > len(cm.call_v1(client.send, "GET", "/templates").json())

@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 import requests
 
-from tests.codemod.compat.conftest import AUTH, AVAILABLE_GPU, UNAVAILABLE_GPU, pod_body
+from tests.codemod.compat.tools import AUTH, AVAILABLE_GPU, UNAVAILABLE_GPU, pod_body
 
 
 def test_the_pod_is_created_on_the_next_type_when_the_first_is_out_of_capacity(cm, client):

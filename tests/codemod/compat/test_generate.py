@@ -14,7 +14,7 @@ from codemod import compat
 from codemod.walk import is_generated
 from mappings.loader import DATA_DIR, load
 
-from tests.codemod.compat.conftest import load_module
+from tests.codemod.compat.tools import load_module
 
 
 def test_identical_inputs_give_a_byte_identical_module(tmp_path):
@@ -34,6 +34,14 @@ def test_rewriting_an_unchanged_module_writes_nothing_and_a_stale_one_is_replace
     path.write_text(compat.render(version="0.0.1"), encoding="utf-8")
     assert compat.write(path) is True
     assert path.read_text(encoding="utf-8") == compat.render()
+
+
+def test_a_users_own_file_of_that_name_is_never_overwritten(tmp_path):
+    path = tmp_path / "v1bridge_compat.py"
+    path.write_text("def mine():\n    return 1\n")
+    with pytest.raises(FileExistsError, match="not written by v1bridge"):
+        compat.write(path)
+    assert path.read_text() == "def mine():\n    return 1\n"
 
 
 def test_the_module_says_it_is_generated_and_by_which_version():
@@ -80,15 +88,17 @@ def test_the_public_names_are_the_modules_all(cm):
         assert hasattr(cm, name), name
 
 
-def test_the_conversions_are_those_of_mappings_converters_not_a_copy_by_hand(compat_path):
-    """Every converter the data names is in the module with the very source of mappings/converters.py."""
+def test_the_conversions_are_those_of_mappings_not_a_copy_by_hand(compat_path):
+    """Every converter the data names, and the record helpers, are in the module with the very source of mappings/."""
     import inspect
 
-    from mappings import converters
+    from mappings import converters, records
 
     text = compat_path.read_text(encoding="utf-8")
     for name in ("runtime_public_ip", "runtime_port_mappings", "pod_mounts", "endpoint_gpu_pools", "first_item"):
         assert inspect.getsource(getattr(converters, name)) in text, name
+    for name in ("passes", "values_at", "group_records", "aggregate_records", "retry_after"):
+        assert inspect.getsource(getattr(records, name)) in text, name
     assert "from mappings." not in text and "import mappings" not in text
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.codemod.compat.conftest import PAGE, Client, pod_body, start_sandbox
+from tests.codemod.compat.tools import PAGE, Client, pod_body, start_sandbox
 
 
 @pytest.fixture(scope="module")

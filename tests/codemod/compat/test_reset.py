@@ -6,7 +6,7 @@ import time
 import pytest
 import requests
 
-from tests.codemod.compat.conftest import Client, pod_body, start_sandbox
+from tests.codemod.compat.tools import Client, pod_body, start_sandbox
 
 
 @pytest.fixture(scope="module")

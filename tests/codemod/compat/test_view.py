@@ -9,7 +9,7 @@ import pytest
 
 from mappings.translate import ResponseContext, translators
 
-from tests.codemod.compat.conftest import Client, pod_body
+from tests.codemod.compat.tools import Client, pod_body
 
 
 def _pod(client, **extra):

@@ -12,14 +12,8 @@ KEY = "graphql-test-key"
 
 
 def graphql_app(config: ProxyConfig) -> web.Application:
-    """The proxy app; POST /graphql is registered by the factory itself."""
-    app = create_proxy_app(config)
-    if not any(r.name == "graphql" for r in app.router.routes()):  # before the factory registers it
-        from proxy.app import CONFIG, SERVICE
-        from proxy.graphql.service import register
-
-        register(app, app[SERVICE], app[CONFIG])
-    return app
+    """The proxy app, as the factory makes it (POST /graphql included)."""
+    return create_proxy_app(config)
 
 
 @pytest.fixture(scope="module")

@@ -46,3 +46,8 @@ def test_the_cli_takes_a_document_or_a_graphql_request_body(capsys):
     assert main(["translate", "POST", "/graphql", body]) == 0
     field = json.loads(capsys.readouterr().out)["graphql"]["fields"][0]
     assert field["v2"] == {"method": "GET", "path": "/v2/pods/p2"}
+
+
+def test_the_cli_exits_1_for_a_document_the_proxy_would_refuse(capsys):
+    assert main(["translate", "{ myself { nope } }"]) == 1
+    assert json.loads(capsys.readouterr().out)["graphql"]["status"] == 400
