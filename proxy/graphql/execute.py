@@ -47,13 +47,14 @@ class Request:
     engaged (policies, rules) and which operations ran (telemetry: one record each)."""
 
     def __init__(self, request: web.Request, info: RequestInfo, config: ProxyConfig, upstream: Upstream,
-                 prepared: Prepared, variables: Any) -> None:
+                 prepared: Prepared, variables: Any, raw_variables: dict[str, Any] | None = None) -> None:
         self.request = request
         self.info = info
         self.config = config
         self.upstream = upstream
         self.prepared = prepared
         self.variables = variables
+        self.raw_variables = raw_variables or {}
         self.ends = time.monotonic() + config.request_deadline
         self.emulations: list[str] = []
         self.rules: list[str] = []
@@ -120,6 +121,8 @@ class Executor:
         path = [*(path or []), key]
         if name == "__typename":
             return parent.name
+        if name in ("__schema", "__type"):
+            return self._introspection(req, key, nodes)
         field_def = parent.fields[name]
         if name in self.containers:
             return await self._container(req, field_def.type, nodes, path, gate)
@@ -150,6 +153,22 @@ class Executor:
                 done = None
             req.errors.extend(errors)
             return done
+
+    def _introspection(self, req: Request, key: str, nodes: list[FieldNode]) -> Any:
+        """`__schema` / `__type`: answered by graphql-core's executor from the schema alone (no v2 call)."""
+        from graphql import DocumentNode, OperationDefinitionNode, OperationType, SelectionSetNode, execute_sync
+
+        prepared = req.prepared
+        document = DocumentNode(definitions=(
+            OperationDefinitionNode(operation=OperationType.QUERY, selection_set=SelectionSetNode(
+                selections=tuple(nodes)), variable_definitions=prepared.operation.variable_definitions or (),
+                directives=()),
+            *prepared.fragments.values()))
+        result = execute_sync(self.schema, document, variable_values=req.raw_variables)
+        for error in result.errors or ():
+            req.errors.append({"message": error.message, "path": list(error.path or [key]),
+                               "extensions": {"code": "INTERNAL_SERVER_ERROR"}})
+        return (result.data or {}).get(key)
 
     def _root_type(self, req: Request) -> GraphQLObjectType:
         root = self.schema.mutation_type if req.prepared.kind == "mutation" else self.schema.query_type

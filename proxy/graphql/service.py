@@ -80,7 +80,7 @@ class GraphQLService:
             if auth is None:
                 return self._answer(401, {"errors": [error_object(
                     "no API key: send Authorization: Bearer <key> or ?api_key=<key>", "UNAUTHENTICATED")]}, headers)
-            req = Request(request, info, self.config, self.service.upstream, prepared, coerced)
+            req = Request(request, info, self.config, self.service.upstream, prepared, coerced, variables)
             try:
                 data = await self.executor.run(req)
             finally:

@@ -193,3 +193,12 @@ async def test_current_spend_is_the_sum_of_the_running_pods(client):
     pods = body["data"]["myself"]["pods"]
     assert body["data"]["myself"]["currentSpendPerHr"] == pytest.approx(
         sum(p["costPerHr"] for p in pods if p["desiredStatus"] == "RUNNING"))
+
+
+async def test_introspection_is_answered_by_graphql_core(client, recorder):
+    resp, body = await gql(client, "{ __schema { queryType { name } mutationType { name } } }")
+    assert resp.status == 200 and body == {"data": {"__schema": {"queryType": {"name": "Query"},
+                                                                 "mutationType": {"name": "Mutation"}}}}
+    resp, body = await gql(client, '{ __type(name: "CloudTypeEnum") { enumValues { name } } }')
+    assert [v["name"] for v in body["data"]["__type"]["enumValues"]] == ["ALL", "SECURE", "COMMUNITY"]
+    assert list(recorder) == []
