@@ -34,6 +34,7 @@ import resource
 import shutil
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 
@@ -340,7 +341,8 @@ def commit() -> str:
 
 def docs_page(report: str, command: str, started: str, load_before: float, revision: str) -> str:
     """docs/bench.md: how to read the figures, then this run's tables, under the run's own header."""
-    intro = __doc__.split("\n\n", 1)[1].split("Writes docs/bench.md")[0].strip()
+    commands, _, method = __doc__.split("\n\n", 1)[1].split("Writes docs/bench.md")[0].partition("\n\n")
+    intro = "```sh\n" + textwrap.dedent(commands).strip() + "\n```\n\n" + method.strip()
     return "\n".join([
         "# Measured figures", "",
         "Written by `bench/run_all.py` from its own run; do not edit by hand. Every figure of v1bridge lives here,",

@@ -140,3 +140,12 @@ def test_run_all_writes_the_figures_page_with_its_run(tmp_path):
     assert "| commit | `abc1234` |" in page and "| load average before | 0.50 |" in page
     assert "| rewrite | 100 | 180 | x1.80 |" in page
     assert "## Memory" not in page  # a section that did not run prints nothing, never stale figures
+    assert "```sh\n.venv/bin/python bench/run_all.py --quick" in page  # the commands read as commands
+
+
+def test_the_figures_page_is_one_run_of_run_all():
+    """docs/bench.md is only ever written by bench/run_all.py: its header names the run that made every figure."""
+    page = (ROOT / "docs" / "bench.md").read_text()
+    assert page.startswith("# Measured figures\n\nWritten by `bench/run_all.py` from its own run")
+    for row in ("| command | `.venv/bin/python bench/run_all.py --", "| started | ", "| commit | `", "| load average before | "):
+        assert row in page
