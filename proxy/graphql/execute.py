@@ -263,6 +263,8 @@ class Executor:
             raise service.failures.error_from(resp, call, route)
         if outcome.followed is not None:
             return outcome.followed
+        if resp.spool is not None:  # a large first page was spooled by the walk: GraphQL reads it whole
+            resp.load()
         if resp.status == 204 or route.op.shape == "empty" or not resp.body:
             return None
         if plan.request is not None and not plan.steps and not route.list_key:  # a list: checked page by page

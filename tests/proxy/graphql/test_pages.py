@@ -40,3 +40,15 @@ async def test_a_failed_page_is_an_error_not_a_short_list(aiohttp_client, proxy_
     body = await resp.json()
     assert resp.status == 200 and body["data"] == {"myself": {"pods": None}}
     assert body["errors"][0]["path"] == ["myself", "pods"] and "page 2" in body["errors"][0]["message"]
+
+
+async def test_a_large_first_page_spooled_to_a_file_is_read_whole(aiohttp_client, proxy_config):
+    client = await aiohttp_client(create_proxy_app(dataclasses.replace(proxy_config, large_answer=200)))
+    made = []
+    for n in range(2):
+        resp = await client.post("/graphql", headers=AUTH, json={"query": 'mutation { podFindAndDeployOnDemand(input: '
+                                 '{name: "big%d", imageName: "i", gpuTypeId: "NVIDIA A40", cloudType: SECURE}) { id } }' % n})
+        made.append((await resp.json())["data"]["podFindAndDeployOnDemand"]["id"])
+    resp = await client.post("/graphql", headers=AUTH, json={"query": "{ myself { pods { id } } }"})
+    body = await resp.json()
+    assert "errors" not in body and sorted(p["id"] for p in body["data"]["myself"]["pods"]) == sorted(made)
