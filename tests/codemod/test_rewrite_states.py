@@ -18,8 +18,8 @@ import rewrite_states  # noqa: E402
 
 # The share of v1 call sites in states 1 + 2 with no v1 spelling left, at least, on the issue-11 corpus and on
 # everything (issue 21's aim is 0.90; raised as the rebuilt rewrite lands, never lowered).
-SHARE_AT_LEAST = {"corpus": 0.75, "all": 0.56}
-CAUSELESS_TODAY = 29  # flagged call sites whose comment names no cause (issue 21: none); may only go down
+SHARE_AT_LEAST = {"corpus": 0.85, "all": 0.63}
+CAUSELESS_TODAY = 13  # flagged call sites whose comment names no cause (issue 21: none); may only go down
 
 # Call sites of the multi-module projects (tests/codemod/projects/) not yet in the state their manifest names
 # (today: all but one silent): a ratchet, the set may only shrink; emptied as the rebuilt rewrite lands.
