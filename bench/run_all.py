@@ -52,6 +52,7 @@ SECTIONS: list[tuple[str, str, str, str]] = [
     ("states", "Where the rewrite leaves each v1 call site (issue 21)", "rewrite_states", "section"),
     ("large-files", "Large files: rewrite and audit", "large_file_bench", "section"),
     ("graphql", "GraphQL against REST v1 through the proxy", "graphql_bench", "section"),
+    ("answers", "Answers in flight: concurrent 100,000-pod lists, compressed answers", "answers_in_flight", "section"),
 ]
 CORE = ("proxy", "sandbox", "memory", "files")
 # soak: RSS may grow by at most this much between the end of warm-up and the end of the soak

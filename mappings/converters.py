@@ -295,9 +295,12 @@ def endpoint_cpu(values: dict[str, Any], out: dict[str, Any], ctx: ComposeContex
     flavors = values.get("cpuFlavorIds")
     if not flavors:
         if ctx.mode == "update" and "vcpuCount" in ctx.explicit:
-            current = (ctx.current or {}).get("cpu") if ctx.current is not None else None
-            if current is None:
+            if ctx.current is None:
                 raise NeedsLookup("current", "a cpu entry needs its flavor on update")
+            current = ctx.current.get("cpu")
+            if not isinstance(current, list) or not current:
+                raise InvalidValue("vcpuCount applies to an endpoint's CPU flavors and this endpoint has none "
+                                   "(a GPU endpoint); give cpuFlavorIds with it")
             out["cpu"] = [{"id": entry["id"], "vcpuCount": values["vcpuCount"]} for entry in current]
         return
     vcpus = values.get("vcpuCount") or 2

@@ -180,20 +180,28 @@ class TypedReader:
         self.translate = translate
         self.item = item
         self.object_decoder = msgspec.json.Decoder(item)
-        self._pages: dict[tuple[str, str, str, str], msgspec.json.Decoder] = {}
+        self._pages: dict[tuple[str, str, str, str, bool], msgspec.json.Decoder] = {}
 
-    def page_decoder(self, list_key: str, block: str, more: str, cursor: str) -> msgspec.json.Decoder:
+    def page_decoder(self, list_key: str, block: str, more: str, cursor: str,
+                     paginated: bool = False) -> msgspec.json.Decoder:
         """A list page: the list under `list_key` (required: without it the dict path answers its error) and the
-        pagination block's `more` flag and `cursor`."""
-        key = (list_key, block, more, cursor)
+        pagination block's `more` flag and `cursor`. `paginated`: the block is required as v2.json has it (a
+        boolean flag, a string or null cursor); a page without it is left to the dict path, which refuses it."""
+        key = (list_key, block, more, cursor, paginated)
         decoder = self._pages.get(key)
         if decoder is None:
-            if not all(_plain(name) for name in key) or more == cursor:
+            if not all(_plain(name) for name in key[:4]) or more == cursor:
                 raise ValueError(f"{self.spec.id}: page keys {key} are not plain names")
-            pagination = msgspec.defstruct(f"{self.spec.id}_pagination", [(more, Any, None), (cursor, Any, None)],
-                                           gc=False)
+            if paginated:
+                pagination = msgspec.defstruct(f"{self.spec.id}_pagination", [(more, bool), (cursor, Optional[str])],
+                                               gc=False)
+                block_field: tuple[Any, ...] = (block, pagination)
+            else:
+                pagination = msgspec.defstruct(f"{self.spec.id}_pagination", [(more, Any, None), (cursor, Any, None)],
+                                               gc=False)
+                block_field = (block, Optional[pagination], None)
             page = msgspec.defstruct(f"{self.spec.id}_page", [(list_key, list[self.item]),  # type: ignore[name-defined]
-                                                              (block, Optional[pagination], None)], gc=False)
+                                                              block_field], gc=False)
             decoder = self._pages[key] = msgspec.json.Decoder(page)
         return decoder
 
@@ -203,10 +211,11 @@ class TypedReader:
         except Exception:  # noqa: BLE001 - refused, ambiguous, or a value the dict path fails on: it decides
             return None
 
-    def read_page(self, body: bytes, list_key: str, block: str, more: str, cursor: str) -> TypedPage | None:
+    def read_page(self, body: bytes, list_key: str, block: str, more: str, cursor: str,
+                  paginated: bool = False) -> TypedPage | None:
         """One page of a v2 list: its v1 items, and whether more follow (the `more` flag exactly true)."""
         try:
-            page = self.page_decoder(list_key, block, more, cursor).decode(body)
+            page = self.page_decoder(list_key, block, more, cursor, paginated).decode(body)
             translate = self.translate
             items = orjson.dumps([translate(item) for item in getattr(page, list_key)])
         except Exception:  # noqa: BLE001 - refused, ambiguous, or a value the dict path fails on: it decides

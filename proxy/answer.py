@@ -40,6 +40,7 @@ class Answer:
         self.pages = emulations.pages
         # large answers (config.large_answer bytes and up) are translated in this pool, made at the first one
         self.pool: AnswerPool | None = None
+        self.budget = Budget(config.answer_memory)
         self.typed = _typed_readers(backward)
 
     def _reader(self, plan: Plan) -> TypedReader | None:
@@ -50,8 +51,11 @@ class Answer:
         return self.typed.get(plan.route.op_id)
 
     def _read_page(self, reader: TypedReader, plan: Plan, body: bytes) -> TypedPage | None:
+        """A page read typed; a paginated list's page must carry its pagination block (else None: the dict path
+        says why it is not a page)."""
         pagination = self.pages.pagination
-        return reader.read_page(body, plan.route.list_key, pagination.block, pagination.more, pagination.next)
+        return reader.read_page(body, plan.route.list_key, pagination.block, pagination.more, pagination.next,
+                                plan.route.paginated)
 
     def _typed(self, plan: Plan, resp: UpstreamResponse) -> bytes | TypedPage | None:
         """The v1 body read from typed structs; the first page of a list that has more (TypedPage); None: answer
@@ -95,7 +99,7 @@ class Answer:
                 if problem is not None:
                     raise problem
             data = resp.json()
-            if route.paginated and self.pages.more(data):
+            if route.paginated and self.pages.checked_more(data, 1, route.label):
                 return await self._pages(call, plan, resp, data)
         status = self.v1_status(call, plan, resp)
         headers = upstream_headers(resp)
@@ -124,7 +128,8 @@ class Answer:
         """A v1 list from every page of the v2 list: each page filtered, expanded, translated and serialised into
         the v1 array, then dropped (memory holds the v1 answer, not the v2 pages). A page the typed reader reads
         comes translated already (TypedPage); any other is read as dicts. Any failed page is a 502: never a 2xx
-        with part of the list. The client's own query never carries a cursor (v1 had none)."""
+        with part of the list. The client's own query never carries a cursor (v1 had none). The v1 entries held
+        count against the process's `Budget`: once it is spent, the rest of the list is built on disk."""
         route = plan.route
         request = plan.request
         assert request is not None
@@ -137,41 +142,55 @@ class Answer:
         seen: set[str] = set()
         page = 1
         current = first
-        while True:
-            if isinstance(current, TypedPage):
-                builder.add_json(current.items)
-                more, cursor = current.more, current.cursor
-            else:
-                if plan.lookups:
-                    lookups, more_extra = await self.lookups.for_answer(call, plan, current, cache)
-                    extra.extend(more_extra)
+        budget = self.budget
+        held = 0
+        on_disk = False
+        try:
+            while True:
+                if isinstance(current, TypedPage):
+                    builder.add_json(current.items)
+                    more, cursor = current.more, current.cursor
                 else:
-                    lookups = {}
-                ctx = self.backward.context(plan, lookups)
-                builder.add(current, ctx)
-                more = self.pages.more(current)
-                cursor = current[pagination.block].get(pagination.next) if more else None
-            if not more:
-                break
-            cursor = self.pages.checked_cursor(cursor, page, seen, route.label)
-            page += 1
-            resp = await self.pages.page_response(call, request.method, request.path, request.query, cursor, page,
-                                                  route.op_id, route.label, self.config.large_answer)
-            if resp.spool is not None:  # a large later page: this page and the rest from files (offload.py)
-                from proxy import offload
+                    if plan.lookups:
+                        lookups, more_extra = await self.lookups.for_answer(call, plan, current, cache)
+                        extra.extend(more_extra)
+                    else:
+                        lookups = {}
+                    more = self.pages.checked_more(current, page, route.label)
+                    ctx = self.backward.context(plan, lookups)
+                    builder.add(current, ctx)
+                    cursor = current[pagination.block].get(pagination.next) if more else None
+                if not more:
+                    break
+                grown = builder.size - held
+                if budget.take(grown):
+                    held += grown
+                else:  # the process's budget is spent: this list goes on from files (its next page spooled)
+                    on_disk = True
+                cursor = self.pages.checked_cursor(cursor, page, seen, route.label)
+                page += 1
+                resp = await self.pages.page_response(call, request.method, request.path, request.query, cursor,
+                                                      page, route.op_id, route.label,
+                                                      1 if on_disk else self.config.large_answer)
+                if resp.spool is not None:  # a large later page: this page and the rest from files (offload.py)
+                    from proxy import offload
 
-                return await offload.continue_pages(self, call, plan, resp, page, builder.chunks,
-                                                    builder.seen if builder.track else None, cache, extra, seen)
-            typed = self._read_page(reader, plan, resp.body) if reader is not None else None
-            if typed is not None:
-                current = typed
-                continue
-            current = resp.json()
-            if not isinstance(current, dict):
-                raise not_a_page(route.label, page)
-            problem = not_an_answer(route, resp, f"{request.method} {request.path} (page {page})")
-            if problem is not None:
-                raise problem
+                    budget.give(held)  # what was built so far goes to the output file first
+                    held = 0
+                    return await offload.continue_pages(self, call, plan, resp, page, builder.chunks,
+                                                        builder.seen if builder.track else None, cache, extra, seen)
+                typed = self._read_page(reader, plan, resp.body) if reader is not None else None
+                if typed is not None:
+                    current = typed
+                    continue
+                current = resp.json()
+                if not isinstance(current, dict):
+                    raise not_a_page(route.label, page)
+                problem = not_an_answer(route, resp, f"{request.method} {request.path} (page {page})")
+                if problem is not None:
+                    raise problem
+        finally:
+            budget.give(held)
         body = builder.finish(extra, ctx)
         return web.Response(status=route.op.v1_status, body=body, content_type=_JSON, headers=upstream_headers(resp))
 
@@ -191,6 +210,28 @@ class Answer:
         pool, self.pool = self.pool, None
         if pool is not None:
             pool.close()
+
+
+class Budget:
+    """The memory one process gives to v1 lists built page by page in memory, all requests together
+    (`--answer-memory`; 0: no bound). Each list holds its translated entries against it; a list whose next page
+    would pass it continues from files (its later pages spooled, its entries appended to a file: offload.py), so
+    eight concurrent 100,000-pod lists hold the budget, not eight whole lists."""
+
+    __slots__ = ("limit", "held")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held = 0
+
+    def take(self, size: int) -> bool:
+        if self.limit and self.held + size > self.limit:
+            return False
+        self.held += size
+        return True
+
+    def give(self, size: int) -> None:
+        self.held -= size
 
 
 def _typed_readers(backward: Backward) -> dict[str, TypedReader]:

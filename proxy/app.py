@@ -27,6 +27,7 @@ from proxy.passthrough import passthrough
 from proxy.routes import RouteTable
 from proxy.serving import gunicorn_metrics_dir, serving_for_life
 from proxy.telemetry import AccessLog, Metrics, UsageLog
+from proxy import http1
 from proxy.upstream import Upstream
 from proxy.v1 import V1Service
 
@@ -92,9 +93,11 @@ async def _client_session(app: web.Application) -> AsyncIterator[None]:
     ClientSession, each bounded to `upstream_connections`."""
     config = app[CONFIG]
     metrics = app[METRICS]
+    # one verifying TLS context for both clients (--upstream-ca, else SSL_CERT_FILE, else the system's)
+    tls = http1.tls_context(config.upstream_ca)
     # bounded: a fan-out (include* lookups, a burst of clients) queues for a connection instead of opening thousands
     connector = aiohttp.TCPConnector(limit=config.upstream_connections, limit_per_host=0, ttl_dns_cache=300,
-                                     enable_cleanup_closed=True)
+                                     enable_cleanup_closed=True, ssl=tls)
     session = aiohttp.ClientSession(
         connector=connector,
         auto_decompress=True,
@@ -110,6 +113,8 @@ async def _client_session(app: web.Application) -> AsyncIterator[None]:
         connections=config.upstream_connections,
         stream_idle_timeout=config.stream_idle_timeout,
         observe=metrics.observe_upstream,
+        ssl_context=tls,
+        max_answer=config.max_answer,
     )
     try:
         yield

@@ -132,6 +132,7 @@ class ListBuilder:
         self.track = any(spec.extends_list for _, spec in plan.lookups)
         self.seen: set[Any] = set()
         self.chunks: list[bytes] = []
+        self.size = 0  # bytes held in chunks (answer.Budget counts them)
 
     def add(self, data: Any, ctx: ResponseContext) -> None:
         items = self.backward.items(self.route, data)
@@ -141,12 +142,15 @@ class ListBuilder:
             self.seen.update(i.get("id") for i in items)
         if items:
             translate = self.translate
-            self.chunks.append(orjson.dumps([translate(item, ctx) for item in items])[1:-1])
+            chunk = orjson.dumps([translate(item, ctx) for item in items])[1:-1]
+            self.chunks.append(chunk)
+            self.size += len(chunk)
 
     def add_json(self, items: bytes) -> None:
         """A page translated already: its v1 items as a JSON array (a typed reader's, mappings/typed.py)."""
         if items != b"[]":
             self.chunks.append(items[1:-1])
+            self.size += len(items) - 2
 
     def finish(self, extra: Iterable[dict[str, Any]], ctx: ResponseContext | None) -> bytes:
         for item in extra:

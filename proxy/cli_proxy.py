@@ -5,6 +5,7 @@ import argparse
 import logging
 import multiprocessing
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -44,6 +45,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--large-answer", type=int, default=ProxyConfig.large_answer, metavar="BYTES",
                         help="v2 answers this large or larger are translated in a worker process, off the event "
                              "loop (default 1 MiB; 0: never)")
+    parser.add_argument("--answer-memory", type=int, default=ProxyConfig.answer_memory, metavar="BYTES",
+                        help="memory for v1 lists built page by page, all requests of a process together; a list "
+                             "past it goes on from files (default 64 MiB; 0: no bound)")
+    parser.add_argument("--max-answer", type=int, default=ProxyConfig.max_answer, metavar="BYTES",
+                        help="a v2 answer larger than this once decoded (gzip, deflate) is refused with a 502 "
+                             "(default 256 MiB)")
+    parser.add_argument("--upstream-ca", metavar="FILE",
+                        help="CA bundle (PEM) that verifies an https upstream (default: SSL_CERT_FILE, else the "
+                             "system's); verification is never off. Egress proxies: HTTPS_PROXY, HTTP_PROXY, NO_PROXY")
     parser.add_argument("--answer-processes", type=int, default=ProxyConfig.answer_processes, metavar="N",
                         help="worker processes for large answers, per proxy process (default 2)")
     parser.add_argument("--max-body", type=int, default=1024 * 1024, metavar="BYTES",
@@ -94,6 +104,9 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
         lookup_concurrency=max(1, args.lookup_concurrency),
         max_body=args.max_body,
         large_answer=max(0, args.large_answer),
+        answer_memory=max(0, args.answer_memory),
+        max_answer=max(1, args.max_answer),
+        upstream_ca=args.upstream_ca,
         answer_processes=max(1, args.answer_processes),
         usage_dir=args.usage_dir,
         fingerprint_salt=default_salt(),
@@ -209,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
         children.append(sandbox)
         config.upstream = url
     config.metrics_dir, made = shared_metrics_dir(os.environ)
+    if config.fingerprint_salt is None and config.usage_dir is None:  # one salt for all workers of this start
+        config.fingerprint_salt = secrets.token_hex(16)
     signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop: workers drain, the parent cleans up
     workers = [ctx.Process(target=_worker, args=(config,), daemon=False) for _ in range(config.workers)]
     children.extend(workers)

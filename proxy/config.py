@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -13,9 +12,10 @@ ENV_SALT = "V1BRIDGE_FINGERPRINT_SALT"
 EVENT_LOOPS = ("asyncio", "uvloop")  # `--loop`: proxy.serving.event_loop
 
 
-def default_salt() -> str:
-    """A salt from the environment (stable fingerprints across restarts) or a random one per start."""
-    return os.environ.get(ENV_SALT) or secrets.token_hex(16)
+def default_salt() -> str | None:
+    """The salt from the environment; None: the one kept with the usage records (telemetry.stored_salt), or
+    without a usage directory a random one per process."""
+    return os.environ.get(ENV_SALT) or None
 
 
 @dataclass
@@ -38,7 +38,7 @@ class ProxyConfig:
     total_timeout: float = 30.0
     max_body: int = 1024 * 1024
     usage_dir: str | None = None
-    fingerprint_salt: str = field(default_factory=default_salt)
+    fingerprint_salt: str | None = field(default_factory=default_salt, repr=False)  # never in a log line
     # embedded sandbox only
     keys: list[str] = field(default_factory=list)
     db_path: str | None = None
@@ -64,6 +64,13 @@ class ProxyConfig:
     client_timeout: float = 30.0
     # v2 answers of this many bytes and more are translated in a worker process, off the event loop (0: never)
     large_answer: int = 1024 * 1024
+    # memory (bytes) for v1 lists built page by page, all requests of the process together; a list past it goes
+    # on from files (answer.Budget; 0: no bound)
+    answer_memory: int = 64 * 1024 * 1024
+    # a v2 answer larger than this once decoded (gzip, deflate) is refused (502)
+    max_answer: int = 256 * 1024 * 1024
+    # CA bundle that verifies an https upstream (default: SSL_CERT_FILE / SSL_CERT_DIR, else the system's)
+    upstream_ca: str | None = None
     # ... in a pool of this many processes per proxy process, started at the first large answer
     answer_processes: int = 2
     # how long catalog lookups are reused
@@ -115,6 +122,9 @@ def config_from_env(env: Mapping[str, str]) -> ProxyConfig:
         lookup_concurrency=max(1, int(env.get("V1BRIDGE_LOOKUP_CONCURRENCY", ProxyConfig.lookup_concurrency))),
         max_body=int(env.get("V1BRIDGE_MAX_BODY", 1024 * 1024)),
         large_answer=max(0, int(env.get("V1BRIDGE_LARGE_ANSWER", ProxyConfig.large_answer))),
+        answer_memory=max(0, int(env.get("V1BRIDGE_ANSWER_MEMORY", ProxyConfig.answer_memory))),
+        max_answer=max(1, int(env.get("V1BRIDGE_MAX_ANSWER", ProxyConfig.max_answer))),
+        upstream_ca=env.get("V1BRIDGE_UPSTREAM_CA") or None,
         answer_processes=max(1, int(env.get("V1BRIDGE_ANSWER_PROCESSES", ProxyConfig.answer_processes))),
         usage_dir=env.get("V1BRIDGE_USAGE_DIR") or None,
         keys=keys,

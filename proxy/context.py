@@ -76,8 +76,18 @@ class Call:
     # ------------------------------------------------------------ v2 calls
 
     async def send(self, req: V2Request, label: str, spool_over: int = 0) -> UpstreamResponse:
-        """One v2 call of this request, with its credentials and request id; a 2xx body of `spool_over` bytes
-        or more is spooled to a file (offload.py)."""
+        """One v2 call of this request, with its credentials and request id; a 2xx body of `spool_over` bytes or
+        more is spooled to a file (offload.py). The request's deadline bounds every call: none starts past it, and
+        a read (a page, a lookup) is cut at it (504)."""
+        if req.method == "GET":
+            return await self.upstream.call("GET", req.path, authorization=self.auth, query=req.query,
+                                            body=req.body, label=label, request_id=self.request_id,
+                                            spool_over=spool_over, ends=self.ends)
+        # a change is never started past the deadline; once sent it is finished (within the upstream timeout), so
+        # the caller learns what it did instead of "unknown"
+        if self.remaining() <= 0:
+            raise UpstreamError(f"the request reached its {self.seconds:g}s deadline; {req.method} {req.path} was "
+                                "not sent", status=504)
         return await self.upstream.call(req.method, req.path, authorization=self.auth, query=req.query,
                                         body=req.body, label=label, request_id=self.request_id,
                                         spool_over=spool_over)
@@ -85,7 +95,7 @@ class Call:
     async def read(self, path: str, query: Any = None, label: str = "lookup") -> UpstreamResponse:
         """A GET the proxy makes on the caller's behalf (lookups, the state after a failed step)."""
         return await self.upstream.call("GET", path, authorization=self.auth, query=query or None, label=label,
-                                        request_id=self.request_id)
+                                        request_id=self.request_id, ends=self.ends)
 
     # ------------------------------------------------------ what happened
 

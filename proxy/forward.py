@@ -15,7 +15,7 @@ from mappings.index import paginated_lists
 from mappings.loader import Mappings, load_schema
 from mappings.models import Lookup, Ordering, QueryParam
 from mappings.records import Filter
-from mappings.errors import ClientInputError, NeedsLookup, PolicyRefused, TranslationError, Unsupported
+from mappings.errors import ClientInputError, NeedsLookup, PolicyRefused, TranslationError, Unsupported, UpstreamError
 from mappings.translate import Catalog, RequestTranslation, translators
 
 from proxy.routes import SAFE_ID, Route, RouteTable
@@ -207,7 +207,8 @@ class Forward:
     def planning(self, route: Route, params: Mapping[str, str], query: Iterable[tuple[str, str]] = (),
                  body: Any = None) -> Answers:
         """The one planner of the proxy and the CLI: yields each `Need` the translation declares, is sent the
-        value that answers it, and returns the plan. A need asked twice, or one the route cannot supply, is a
+        value that answers it, and returns the plan. A need asked again after its read was answered is v2's
+        failure (502: the read lacked what the translation needs); one the route cannot supply is a
         TranslationError (never a loop)."""
         query = list(query)
         given: dict[str, Any] = {}
@@ -215,7 +216,10 @@ class Forward:
             try:
                 return self.plan(route, params, query, body, **given)
             except NeedsLookup as need:
-                if need.what in given or need.what not in ("catalog", "template", "current"):
+                if need.what in given:  # read once already: v2's answer lacks what the translation needs
+                    raise UpstreamError(f"the translation needs {need.what} from v2 ({need.reason}) and v2's answer "
+                                        "did not hold it") from None
+                if need.what not in ("catalog", "template", "current"):
                     raise TranslationError(f"the translation needs {need.what} and it could not be fetched") from None
                 given[need.what] = yield self.need(route, params, body, need)
 

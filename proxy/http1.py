@@ -13,17 +13,28 @@ Content-Length, the path and query quoted by yarl exactly as aiohttp quotes them
 sent as it is, which is what yarl would send). A kept-alive connection that closes before any byte of the answer
 is re-sent once on a new connection for idempotent methods (RFC 9112 §9.3.1, as aiohttp does); POST and PATCH
 are never re-sent.
+
+Egress: the standard proxy variables (`HTTPS_PROXY` / `HTTP_PROXY`, `NO_PROXY`, read once per pool, as curl and
+urllib read them) are honoured: an https upstream is reached through a `CONNECT` tunnel, an http one by sending the
+absolute-form request target to the proxy. TLS is always verified, against the CA bundle given (`--upstream-ca`,
+else `SSL_CERT_FILE` / `SSL_CERT_DIR`, else the system's) by `tls_context`.
+
+Answers are bounded after decoding (`max_answer`): compressed bytes are inflated in pieces of at most
+`DECODE_PIECE`, so a small gzip answer that inflates to gigabytes is refused at the bound, never held.
 """
 from __future__ import annotations
 
 import asyncio
 import collections
+import ipaddress
 import os
 import re
+import base64
 import socket
 import ssl
+import urllib.request
 import zlib
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Iterator, Mapping
 
 import aiohappyeyeballs
 import httptools
@@ -45,6 +56,10 @@ MAX_HEAD = 64 * 1024
 DNS_TTL = 300.0
 # a streamed (spooled) body stops reading the socket past this much unread data
 STREAM_HIGH_WATER = 1024 * 1024
+# compressed input is inflated into pieces of at most this many bytes (a gzip bomb never inflates in one call)
+DECODE_PIECE = 256 * 1024
+# an answer (decoded) larger than this is refused unless the pool is told otherwise
+MAX_ANSWER = 256 * 1024 * 1024
 
 
 class HTTPClientError(V1bridgeError):
@@ -69,6 +84,71 @@ class BrokenAnswer(HTTPClientError):
 
 class MalformedAnswer(HTTPClientError):
     """Bytes that are not an HTTP/1.1 answer, or one the proxy did not ask for (an encoding it did not offer)."""
+
+
+class AnswerTooLarge(HTTPClientError):
+    """The answer's body, decoded, is larger than the pool's `max_answer`."""
+
+
+def tls_context(ca_file: str | None = None, env: Mapping[str, str] | None = None) -> ssl.SSLContext:
+    """The verifying context of every upstream call: `ca_file` (`--upstream-ca`), else `SSL_CERT_FILE` /
+    `SSL_CERT_DIR`, else the system's authorities. Verification is never switched off."""
+    env = os.environ if env is None else env
+    ca_file = ca_file or env.get("SSL_CERT_FILE") or None
+    ca_dir = None if ca_file else env.get("SSL_CERT_DIR") or None
+    return ssl.create_default_context(cafile=ca_file, capath=ca_dir)
+
+
+class EgressProxy:
+    """The forward proxy an upstream is reached through (from HTTPS_PROXY / HTTP_PROXY, minus NO_PROXY)."""
+
+    __slots__ = ("url", "host", "port", "authorization")
+
+    def __init__(self, url: str) -> None:
+        parsed = URL(url if "://" in url else "http://" + url)
+        if parsed.scheme != "http" or not parsed.raw_host:
+            raise ValueError(f"the egress proxy must be an http:// URL, not {url!r}")
+        self.url = str(parsed.with_user(None).with_path(""))
+        self.host = parsed.raw_host
+        self.port = parsed.port or 80
+        self.authorization: str | None = None
+        if parsed.user is not None:
+            pair = f"{parsed.user}:{parsed.password or ''}".encode()
+            self.authorization = "Basic " + base64.b64encode(pair).decode("ascii")
+
+    def __repr__(self) -> str:  # never the credentials
+        return f"EgressProxy({self.url})"
+
+
+def egress_proxy(base: str, env: Mapping[str, str] | None = None) -> EgressProxy | None:
+    """The forward proxy for `base` per the standard variables (lower case first, as curl reads them), or None
+    (none set, the host listed in NO_PROXY, or a loopback host: the embedded sandbox, a local test upstream)."""
+    env = os.environ if env is None else env
+    url = URL(base)
+    if _loopback(url.raw_host or ""):  # no egress proxy can reach this machine's loopback (Go's rule too)
+        return None
+    names = ("https_proxy", "HTTPS_PROXY") if url.scheme == "https" else ("http_proxy", "HTTP_PROXY")
+    proxy = next((env[n] for n in names if env.get(n)), None)
+    if proxy is None:
+        return None
+    no_proxy = env.get("no_proxy") or env.get("NO_PROXY") or ""
+    if no_proxy and _bypassed(url.raw_host or "", url.port, no_proxy):
+        return None
+    return EgressProxy(proxy)
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _bypassed(host: str, port: int | None, no_proxy: str) -> bool:
+    """NO_PROXY as urllib reads it (`*`, host names and domain suffixes, optional :port)."""
+    return bool(urllib.request.proxy_bypass_environment(f"{host}:{port}" if port else host, {"no": no_proxy}))
 
 
 _NO_HEADERS: CIMultiDictProxy[str] = CIMultiDictProxy(CIMultiDict())
@@ -105,20 +185,29 @@ class _Deflate:
     def __init__(self) -> None:
         self._z: Any = None
 
-    def decompress(self, data: bytes) -> bytes:
+    def decompress(self, data: bytes, max_length: int = 0) -> bytes:
         if self._z is None:
             if not data:
                 return b""
             self._z = zlib.decompressobj(zlib.MAX_WBITS if data[0] & 0x0F == 8 else -zlib.MAX_WBITS)
-        return self._z.decompress(data)
+        return self._z.decompress(data, max_length)
 
-    def flush(self) -> bytes:
-        return self._z.flush() if self._z is not None else b""
+    @property
+    def unconsumed_tail(self) -> bytes:
+        return self._z.unconsumed_tail if self._z is not None else b""
 
 
-def _decode(decoder: Any, data: bytes) -> bytes:
+def _inflate(decoder: Any, data: bytes) -> Iterator[bytes]:
+    """`data` decoded, in pieces of at most DECODE_PIECE bytes (zlib's max_length: input that would inflate past
+    it waits in unconsumed_tail)."""
     try:
-        return decoder.decompress(data)
+        while True:
+            piece = decoder.decompress(data, DECODE_PIECE)
+            if piece:
+                yield piece
+            data = decoder.unconsumed_tail
+            if not data and len(piece) < DECODE_PIECE:
+                return
     except zlib.error as exc:
         raise MalformedAnswer(f"the v2 upstream's compressed answer does not decompress ({exc})") from None
 
@@ -227,9 +316,12 @@ class Connection(asyncio.Protocol):
     def on_body(self, body: bytes) -> None:
         self.chunks.append(body)
         self.unread += len(body)
-        if self.streaming and self.unread >= STREAM_HIGH_WATER and not self.paused:
-            self.paused = True
-            self.transport.pause_reading()  # type: ignore[union-attr]
+        if self.streaming:
+            if self.unread >= STREAM_HIGH_WATER and not self.paused:
+                self.paused = True
+                self.transport.pause_reading()  # type: ignore[union-attr]
+        elif self.unread > self.pool.max_answer:  # a buffered answer is bounded before it is decoded, too
+            raise self._too_large()
         self._wake()
 
     def on_message_complete(self) -> None:
@@ -300,6 +392,10 @@ class Connection(asyncio.Protocol):
         value = self.headers.get("Content-Length")
         return int(value) if value is not None and value.isdigit() else None
 
+    def _too_large(self) -> AnswerTooLarge:
+        return AnswerTooLarge(f"the v2 upstream's answer is larger than {self.pool.max_answer} bytes "
+                              "(decoded; the proxy's --max-answer)")
+
     async def body(self) -> bytes:
         while not self.complete:
             await self.wait()
@@ -311,12 +407,23 @@ class Connection(asyncio.Protocol):
         if encoding is not None:
             decoder = _decoder(encoding)
             if decoder is not None:
-                data = _decode(decoder, data) + decoder.flush()
+                limit = self.pool.max_answer
+                pieces = []
+                size = 0
+                for piece in _inflate(decoder, data):
+                    size += len(piece)
+                    if size > limit:
+                        raise self._too_large()
+                    pieces.append(piece)
+                data = b"".join(pieces)
         return data
 
     async def stream(self) -> AsyncIterator[bytes]:
-        """The body in pieces as they arrive (decoded), reading paused while STREAM_HIGH_WATER is unread."""
+        """The body in pieces as they arrive (decoded, each at most DECODE_PIECE bytes when compressed), reading
+        paused while STREAM_HIGH_WATER is unread; past `max_answer` decoded bytes, AnswerTooLarge."""
         decoder = _decoder(self.headers.get("Content-Encoding"))
+        limit = self.pool.max_answer
+        size = 0
         while True:
             if self.chunks:
                 data = b"".join(self.chunks)
@@ -325,13 +432,19 @@ class Connection(asyncio.Protocol):
                 if self.paused and not self.closed:
                     self.paused = False
                     self.transport.resume_reading()  # type: ignore[union-attr]
-                yield _decode(decoder, data) if decoder is not None else data
+                if decoder is None:
+                    size += len(data)
+                    if size > limit:
+                        raise self._too_large()
+                    yield data
+                    continue
+                for piece in _inflate(decoder, data):
+                    size += len(piece)
+                    if size > limit:
+                        raise self._too_large()
+                    yield piece
                 continue
             if self.complete:
-                if decoder is not None:
-                    tail = decoder.flush()
-                    if tail:
-                        yield tail
                 return
             await self.wait()
 
@@ -349,7 +462,8 @@ class Pool:
     """Kept-alive connections to one upstream, at most `limit` open; callers past that wait their turn (FIFO)."""
 
     def __init__(self, base: str, *, limit: int, connect_timeout: float, keepalive: float = 15.0,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None, max_answer: int = MAX_ANSWER,
+                 egress: EgressProxy | None | str = "environment") -> None:
         url = URL(base)
         if url.scheme not in ("http", "https") or not url.raw_host:
             raise ValueError(f"the upstream must be an http(s) URL, not {base!r}")
@@ -358,9 +472,18 @@ class Pool:
         self.port = url.port or (443 if url.scheme == "https" else 80)
         self.ssl: ssl.SSLContext | None = None
         if url.scheme == "https":
-            self.ssl = ssl_context or ssl.create_default_context()
+            self.ssl = ssl_context or tls_context()
         host = f"[{self.host}]" if ":" in self.host else self.host
         self.authority = host if url.is_default_port() else f"{host}:{url.port}"
+        self.max_answer = max_answer
+        # through a forward proxy: a CONNECT tunnel to host:port (https), or absolute-form targets (http)
+        self.egress = egress_proxy(base) if egress == "environment" else egress
+        via = self.egress
+        self.tunnel = f"{host}:{self.port}" if via is not None and self.ssl is not None else None
+        self.absolute = f"http://{self.authority}" if via is not None and self.ssl is None else ""
+        self.proxy_head = (f"Proxy-Authorization: {via.authorization}\r\n"
+                           if via is not None and via.authorization and self.ssl is None else "")
+        self.dial = (via.host, via.port) if via is not None else (self.host, self.port)
         self.prefix = url.raw_path.rstrip("/")
         self.limit = max(1, limit)
         self.connect_timeout = connect_timeout
@@ -401,7 +524,8 @@ class Pool:
         return url.raw_path_qs
 
     def request(self, method: str, target: str, headers: dict[str, str], body: bytes | None) -> bytes:
-        lines = [f"{method} {target} HTTP/1.1\r\nHost: {self.authority}\r\nAccept-Encoding: {ACCEPT_ENCODING}\r\n"]
+        lines = [f"{method} {self.absolute}{target} HTTP/1.1\r\nHost: {self.authority}\r\n"
+                 f"Accept-Encoding: {ACCEPT_ENCODING}\r\n{self.proxy_head}"]
         for name, value in headers.items():
             if "\n" in value or "\r" in value:
                 raise ValueError(f"header {name} holds a line break")
@@ -451,7 +575,7 @@ class Pool:
         """The upstream's addresses, resolved at most every DNS_TTL seconds (as aiohttp's connector cached them)."""
         loop = self.loop
         if self._addresses_until < loop.time():
-            self._address_infos = await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
+            self._address_infos = await loop.getaddrinfo(*self.dial, type=socket.SOCK_STREAM)
             self._addresses_until = loop.time() + DNS_TTL
         return self._address_infos
 
@@ -463,6 +587,12 @@ class Pool:
                 # connects over IPv4 after 0.25 s instead of waiting out the connect timeout on the first address
                 sock = await aiohappyeyeballs.start_connection(await self._addresses(), happy_eyeballs_delay=0.25,
                                                                interleave=1)
+                if self.tunnel is not None:
+                    try:
+                        await self._connect_tunnel(sock)
+                    except BaseException:
+                        sock.close()
+                        raise
                 _, conn = await loop.create_connection(lambda: Connection(self), sock=sock, ssl=self.ssl,
                                                        server_hostname=self.host if self.ssl else None)
         except TimeoutError:
@@ -470,10 +600,35 @@ class Pool:
         except ssl.SSLError as exc:
             raise ConnectFailed(f"TLS: {exc.reason or exc}") from None
         except socket.gaierror as exc:
-            raise ConnectFailed(f"{self.host}: {exc.strerror}") from None
+            raise ConnectFailed(f"{self.dial[0]}: {exc.strerror}") from None
         except OSError as exc:  # asyncio words it "Connect call failed (address)"; the errno says why
             raise ConnectFailed(os.strerror(exc.errno) if exc.errno else str(exc)) from None
         return conn  # type: ignore[return-value]
+
+    async def _connect_tunnel(self, sock: socket.socket) -> None:
+        """CONNECT host:port through the egress proxy on `sock`; on a 2xx the socket is the tunnel (TLS follows)."""
+        loop = self.loop
+        via = self.egress
+        assert via is not None and self.tunnel is not None
+        auth = f"Proxy-Authorization: {via.authorization}\r\n" if via.authorization else ""
+        await loop.sock_sendall(sock, f"CONNECT {self.tunnel} HTTP/1.1\r\nHost: {self.tunnel}\r\n{auth}\r\n"
+                                .encode("ascii"))
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = await loop.sock_recv(sock, 4096)
+            if not chunk:
+                raise ConnectFailed(f"the egress proxy {via.url} closed the connection during CONNECT {self.tunnel}")
+            head += chunk
+            if len(head) > MAX_HEAD:
+                raise ConnectFailed(f"the egress proxy {via.url} sent an oversized answer to CONNECT")
+        line, _, _ = head.partition(b"\r\n")
+        parts = line.split(None, 2)
+        status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+        if not 200 <= status < 300:
+            said = line.decode("latin-1")[:200]
+            raise ConnectFailed(f"the egress proxy {via.url} refused CONNECT {self.tunnel} ({said})")
+        if not head.endswith(b"\r\n\r\n"):  # the upstream speaks only after the TLS client hello
+            raise ConnectFailed(f"the egress proxy {via.url} sent bytes after its answer to CONNECT")
 
     def _wake_one(self) -> None:
         while self.waiters:
@@ -530,7 +685,10 @@ class Pool:
                 conn.begin(request, head_only=method == "HEAD")
                 await conn.head()
                 status = conn.status
-                if spool_over and 200 <= status < 300 and (conn.content_length() or spool_over) >= spool_over:
+                # spooled: a 2xx of spool_over bytes or more, of unannounced length, or compressed (its decoded
+                # size is known only once decoded: it is decoded into the spool piece by piece)
+                if spool_over and 200 <= status < 300 and ((conn.content_length() or spool_over) >= spool_over
+                                                           or "Content-Encoding" in conn.headers):
                     conn.streaming = True
                     kept = await spool(conn.stream(), spool_over)
                     return Answer(status, conn.headers, b""), kept

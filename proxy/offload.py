@@ -103,7 +103,7 @@ class _Checks:
     """The in-loop path's own checks, used by the worker as they are (failures.py, emulations/pages.py)."""
 
     _not_an_answer: Any
-    more_pages: Any
+    checked_more: Any
     not_a_page: Any
 
 
@@ -122,7 +122,7 @@ def _start(parent: int) -> None:
     from proxy.routes import RouteTable
 
     table = RouteTable(default_mappings())
-    _WORKER = (table, Backward(table), _Checks(failures.not_an_answer, pages.more_pages, pages.not_a_page))
+    _WORKER = (table, Backward(table), _Checks(failures.not_an_answer, pages.checked_more, pages.not_a_page))
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -239,12 +239,15 @@ def _lone_surrogate(f: BinaryIO) -> bool:
         return _LONE_SURROGATE.search(whole) is not None
 
 
+_ABSENT = object()  # no pagination block in the body
+
+
 def skeleton(f: BinaryIO, key: str | None, block: str) -> tuple[Any, Any]:
-    """(a value of the body's shape, the pagination block or None): what the in-loop check looks at, read from the
+    """(a value of the body's shape, the pagination block or _ABSENT): what the in-loop check looks at, read from the
     body's parse events without building it. Raises _INVALID errors for a body that is not JSON, _Twice."""
     events = iter(ijson.basic_parse(f, use_float=True))
     event, value = next(events)
-    page = None
+    page: Any = _ABSENT
     if event == "start_map":
         shape: Any = {}
         for event, value in events:
@@ -286,7 +289,7 @@ def inspect(job: Job, lookup_ids: tuple[tuple[str, str], ...] = (), page: int = 
     try:
         with _open(job.source) as f:
             if _blank(f):
-                shape, block, body = None, None, b""
+                shape, block, body = None, _ABSENT, b""
             else:
                 f.seek(0)
                 try:
@@ -295,15 +298,17 @@ def inspect(job: Job, lookup_ids: tuple[tuple[str, str], ...] = (), page: int = 
                     f.seek(0)
                     shape, block = skeleton(f, key, pagination.block)
                 except _INVALID:
-                    shape, block = None, None
+                    shape, block = None, _ABSENT
                 body = b"{}"
         if page > 1 and not isinstance(shape, dict):
             raise v1.not_a_page(route.label, page)
         problem = v1._not_an_answer(route, _response(job, body, shape), job.call, creates=job.creates)
         if problem is not None:
             raise problem
-        page_data = {pagination.block: block} if block is not None else {}
-        more = route.paginated and v1.more_pages(pagination, page_data)
+        page_data = {pagination.block: block} if block is not _ABSENT else {}
+        # a paginated list's page is checked as the in-loop pager checks it (its block, from the parse events)
+        more = route.paginated and v1.checked_more(pagination, page_data if isinstance(shape, dict) else shape,
+                                                   page, route.label)
         prefix = f"{key}.item" if isinstance(shape, dict) else "item"
         ids: dict[str, list[str]] = {}
         if lookup_ids:
@@ -647,6 +652,8 @@ async def continue_pages(service, call, plan: Plan, resp: UpstreamResponse, page
     except OSError as exc:
         await _release(resp)
         raise no_room(exc) from None
+    written = 1 if chunks else 0
+    chunks.clear()  # on disk now: the in-loop pager's list no longer holds them
     try:
         job = job_for(plan, resp, f"{plan.request.method} {plan.request.path} (page {page})", False)
         found = await _run(service, inspect, job, _id_lookups(plan), page)
@@ -655,8 +662,7 @@ async def continue_pages(service, call, plan: Plan, resp: UpstreamResponse, page
         if resp.spool is not None:
             await _release(resp)
         raise
-    return await pages(service, call, plan, resp, job, found, page, out, (1 if chunks else 0, seen), cache, extra,
-                       cursors)
+    return await pages(service, call, plan, resp, job, found, page, out, (written, seen), cache, extra, cursors)
 
 
 def new_pool(processes: int) -> ProcessPoolExecutor:

@@ -16,8 +16,10 @@ import hashlib
 import logging
 from bisect import bisect_left
 import os
+import secrets
 import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Sequence
@@ -409,6 +411,42 @@ class LineBuffer:
         self.flush()
 
 
+SALT_FILE = "fingerprint-salt"
+
+
+def stored_salt(directory: str | Path) -> str:
+    """The salt in `directory/SALT_FILE`, created once if missing. Created atomically and safely with concurrent
+    workers: written whole to a private temporary file (mode 0600), then hard-linked into place; a process whose
+    link finds the file already there uses the one that won. Never logged."""
+    path = os.path.join(directory, SALT_FILE)
+    try:
+        return _read_salt(path)
+    except FileNotFoundError:
+        pass
+    os.makedirs(directory, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{SALT_FILE}-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(secrets.token_hex(16).encode("ascii") + b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another worker's salt is in place: use it
+    finally:
+        os.unlink(temporary)
+    return _read_salt(path)
+
+
+def _read_salt(path: str) -> str:
+    with open(path, "rb") as f:
+        salt = f.read().strip().decode("ascii", "replace")
+    if not salt:
+        raise ValueError(f"{path} is empty; remove it to have a new fingerprint salt made")
+    return salt
+
+
 class UsageLog:
     """JSON Lines, one file per process (docs/CONTRACTS.md); opened lazily in the serving process."""
 
@@ -425,6 +463,14 @@ class UsageLog:
         if self.directory is None:
             return None
         return self.directory / f"usage-{socket.gethostname()}-{os.getpid()}.jsonl"
+
+    def salt(self) -> str:
+        """The fingerprint salt kept with these records (`SALT_FILE`), made by the first process that needs it:
+        every worker and every restart writing here fingerprints a key alike. Without a directory, a salt for
+        this process only."""
+        if self.directory is None:
+            return secrets.token_hex(16)
+        return stored_salt(self.directory)
 
     @property
     def enabled(self) -> bool:
@@ -505,13 +551,14 @@ class Recorder:
     bytes as orjson writes for the record dict (tests/proxy/test_telemetry.py), at a fraction of the cost.
     """
 
-    def __init__(self, metrics: Metrics, usage: UsageLog, access: AccessLog, salt: str,
+    def __init__(self, metrics: Metrics, usage: UsageLog, access: AccessLog, salt: str | None,
                  policy_headers: dict[str, str]) -> None:
+        """`salt`: the configured fingerprint salt; None: the one kept with the usage records (`UsageLog.salt`)."""
         self.metrics = metrics
         self.usage = usage
         self.access = access
         self.policy_headers = policy_headers
-        self.clients = Fingerprints(salt)
+        self.clients = Fingerprints(salt or usage.salt())
         self.agents = JsonValues()
         self.request_ids = JsonValues()
         self._statuses: dict[int, bytes] = {}

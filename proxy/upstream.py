@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import math
 import os
+import ssl
 import tempfile
 import time
 import weakref
@@ -141,6 +142,14 @@ async def _read_spooling(pieces: AsyncIterator[bytes], over: int) -> tuple[bytes
     return b"", Spool(path, size)
 
 
+def redirected(method: str, path: str, status: int, location: str | None) -> UpstreamError:
+    """A v2 answer that redirects: never followed (the caller's Authorization would go wherever it points) nor
+    handed to a v1 client (whose library would follow it); the upstream's failure, named."""
+    where = f" to {location[:300]!r}" if location else " without a Location"
+    return UpstreamError(f"the v2 upstream answered {method} {path} with a redirect ({status}){where}; the proxy "
+                         "follows no redirect and passes none on", status=502, upstream_status=status)
+
+
 class Deadlines:
     """The total time of upstream calls, bounded with one loop timer per deadline instead of one per call.
 
@@ -159,14 +168,15 @@ class Deadlines:
         self._groups: dict[float, set[asyncio.Task[Any]]] = {}
         self._expired: dict[asyncio.Task[Any], None] = {}
 
-    def enter(self, seconds: float) -> tuple[asyncio.Task[Any], set[asyncio.Task[Any]], int]:
-        """Bound the current task's call to `seconds`: (task, its group, the task's cancellations before)."""
+    def enter(self, seconds: float, round_up: bool = True) -> tuple[asyncio.Task[Any], set[asyncio.Task[Any]], int]:
+        """Bound the current task's call to `seconds`: (task, its group, the task's cancellations before).
+        `round_up` False: a hard end (a request's deadline), grouped by rounding down instead."""
         loop = asyncio.get_running_loop()
         task = asyncio.current_task(loop)
         assert task is not None
         when = loop.time() + seconds
         if seconds >= 5:
-            when = math.ceil(when)
+            when = math.ceil(when) if round_up else math.floor(when)
         group = self._groups.get(when)
         if group is None:
             group = self._groups[when] = set()
@@ -237,13 +247,21 @@ class Upstream:
         connections: int = 100,
         stream_idle_timeout: float = 60.0,
         observe: Callable[[str, float], None] | None = None,
+        ssl_context: ssl.SSLContext | None = None,
+        max_answer: int = http1.MAX_ANSWER,
     ) -> None:
         self.session = session
         self.base = base.rstrip("/")
         # The whole call (the wait for a free pooled connection, sending, the answer and its body) is bounded by
         # `total_timeout` through `Deadlines` (one loop timer per second of deadlines, not one per call); the TCP
         # handshake by `connect_timeout` (so a full pool is not reported as an upstream that refuses connections)
-        self.pool = http1.Pool(self.base, limit=connections, connect_timeout=connect_timeout)
+        self.pool = http1.Pool(self.base, limit=connections, connect_timeout=connect_timeout,
+                               ssl_context=ssl_context, max_answer=max_answer)
+        # the pass-through goes the same way: through the same egress proxy (CONNECT for https), same CA bundle
+        egress = self.pool.egress
+        self.stream_proxy = egress.url if egress is not None else None
+        self.stream_proxy_headers = ({"Proxy-Authorization": egress.authorization}
+                                     if egress is not None and egress.authorization else None)
         self.deadlines = Deadlines()
         self._headers = {"Accept": "application/json", "User-Agent": USER_AGENT}  # copied per call
         # streams may last for hours; the response head is bounded by `total_timeout` (open_stream), each later
@@ -270,9 +288,12 @@ class Upstream:
         label: str = "",
         request_id: str | None = None,
         spool_over: int = 0,
+        ends: float | None = None,
     ) -> UpstreamResponse:
         """One buffered call. `spool_over`: a 2xx body of that many bytes or more goes to a temporary file
-        (`UpstreamResponse.spool`) instead of memory."""
+        (`UpstreamResponse.spool`) instead of memory. `ends`: the caller's deadline (time.monotonic()): the call
+        is not started past it and is cut at it (504), whichever of it and `total_timeout` comes first. A redirect
+        is never followed nor handed on: the caller's credentials stay with the configured upstream (502)."""
         headers = self._headers.copy()
         if authorization is not None:
             headers["Authorization"] = authorization
@@ -290,8 +311,16 @@ class Upstream:
         attempts = 1 + (self.get_retries if method == "GET" else 0)
         deadlines = self.deadlines
         for attempt in range(attempts):
+            seconds = self.total_timeout
+            by_deadline = False
+            if ends is not None:
+                left = ends - time.monotonic()
+                if left <= 0:
+                    raise UpstreamError(f"the request reached its deadline; {method} {path} was not sent", status=504)
+                if left < seconds:
+                    seconds, by_deadline = left, True
             started = time.perf_counter()
-            task, group, cancelling = deadlines.enter(self.total_timeout)
+            task, group, cancelling = deadlines.enter(seconds, not by_deadline)
             try:
                 try:
                     answer, spooled = await pool.exchange(method, request, spool_over=spool_over, spool=_read_spooling)
@@ -306,6 +335,9 @@ class Upstream:
                 raise UpstreamError(f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s", status=504) from None
             except asyncio.TimeoutError:
                 self.observe(label, time.perf_counter() - started)
+                if by_deadline:
+                    raise UpstreamError(f"the request reached its deadline while the v2 upstream answered {method} "
+                                        f"{path}", status=504) from None
                 raise UpstreamError(f"the v2 upstream did not answer within {self.total_timeout:g}s", status=504) from None
             except http1.BrokenAnswer as exc:
                 self.observe(label, time.perf_counter() - started)
@@ -316,14 +348,17 @@ class Upstream:
                     await asyncio.sleep(0.05 * (attempt + 1))
                     continue
                 raise UpstreamError(f"the v2 upstream is unreachable ({exc})", status=502) from None
-            except http1.MalformedAnswer as exc:
+            except (http1.MalformedAnswer, http1.AnswerTooLarge) as exc:
                 self.observe(label, time.perf_counter() - started)
                 raise UpstreamError(str(exc), status=502) from None
             self.observe(label, time.perf_counter() - started)
+            status = answer.status
+            if 300 <= status < 400:
+                raise redirected(method, path, status, answer.headers.get("Location"))
             if spooled is not None:
                 raw, spool = spooled
-                return UpstreamResponse(answer.status, answer.headers, raw, spool=spool)
-            return UpstreamResponse(answer.status, answer.headers, answer.body)
+                return UpstreamResponse(status, answer.headers, raw, spool=spool)
+            return UpstreamResponse(status, answer.headers, answer.body)
         raise UpstreamError("the v2 upstream is unreachable", status=502)  # pragma: no cover - loop always returns or raises
 
     async def open_stream(self, method: str, path_qs: str, headers: CIMultiDict[str], data: Any) -> aiohttp.ClientResponse:
@@ -340,6 +375,8 @@ class Upstream:
                     auto_decompress=False,
                     allow_redirects=False,
                     skip_auto_headers=("Accept-Encoding", "User-Agent", "Content-Type"),
+                    proxy=self.stream_proxy,
+                    proxy_headers=self.stream_proxy_headers,
                 )
         except aiohttp.ConnectionTimeoutError:
             raise UpstreamError(f"the v2 upstream did not accept a connection within {self.connect_timeout:g}s", status=504) from None

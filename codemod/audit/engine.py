@@ -491,8 +491,7 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
 
 
 def _python_segments(results: list[FileResult], root: Path) -> ProjectIndex:
-    """Python facts across modules: calls of a v1 helper imported from another module (`project.python_helpers`),
-    path segments kept in their own constant and joined later (`project.python_segments`)."""
+    """Python path segments kept in their own constant and joined later get their finding (`project.python_segments`)."""
     @lru_cache(maxsize=64)
     def read(rel: str) -> str | None:
         try:
@@ -504,16 +503,10 @@ def _python_segments(results: list[FileResult], root: Path) -> ProjectIndex:
     def marker_map(rel: str):
         return markers_mod.parse(read(rel) or "")
 
-    def markers_of(rel: str, line: int):
-        return marker_map(rel).lookup(line)
-
-    helpers = project.python_helpers(results, read)
-    if helpers.uses:
-        project.apply_python_helpers(results, helpers, read, markers_of)
     index = project.python_segments(results, read)
     if index.definitions:
-        project.apply_segments(results, index, read, markers_of)
-    return index.merged(helpers)
+        project.apply_segments(results, index, read, lambda rel, line: marker_map(rel).lookup(line))
+    return index
 
 
 def _cross_file(results: list[FileResult], root: Path) -> None:

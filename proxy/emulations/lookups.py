@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from proxy.upstream import UpstreamResponse
 
 
+# what a planner's need reads, in a message
+_NEEDED = {"current": "the resource's current state", "template": "the referenced template"}
+
+
 class Lookups:
     def __init__(self, table: RouteTable, config: ProxyConfig, backward: Backward, failures: Failures,
                  pages: Pages) -> None:
@@ -43,11 +47,14 @@ class Lookups:
             return await self.catalog(call)
         got = await call.read(need.path)
         if not got.ok:
-            raise self.failures.error_from(got, None, call.route)
+            if got.status in (401, 403, 404, 429):  # the caller's to see: no such resource, no access, slow down
+                raise self.failures.error_from(got, None, call.route)
+            raise self.failures.lookup_error(f"{_NEEDED[need.what]} (GET {need.path})", got)
         value = got.json()
-        if need.what == "template":
-            return value if isinstance(value, dict) else {}
-        return value or {}
+        if not isinstance(value, dict):  # never planned over a stand-in: the read failed, named (502)
+            raise UpstreamError(f"{_NEEDED[need.what]} (GET {need.path}) answered {got.status} with "
+                                f"{kind(got, value)} where an object was expected")
+        return value
 
     async def catalog(self, call: Call) -> Catalog:
         cached = self._catalog
@@ -160,7 +167,7 @@ class Lookups:
                     collected.extend(items)
             elif isinstance(items, list):
                 collected.extend(items)
-            if spec.path not in self.table.paginated or not self.pages.more(value):
+            if spec.path not in self.table.paginated or not self.pages.checked_more(value, page, what):
                 break
             cursor = self.pages.next_cursor(value, page, seen, what)
             page += 1

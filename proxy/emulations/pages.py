@@ -18,9 +18,49 @@ _SUFFIX = "; the list is answered whole or not at all, so no partial list is ret
 
 
 def more_pages(pagination, data: Any) -> bool:
-    """The page says more follow. A body without the block is a whole list (a server before paging)."""
+    """The page says more follow (a page already checked by `checked_more`, or a list that does not paginate)."""
     block = data.get(pagination.block) if isinstance(data, dict) else None
     return isinstance(block, dict) and block.get(pagination.more) is True
+
+
+def page_problem(pagination, data: Any) -> str | None:
+    """Why a page of a paginated v2 list is not one, or None. v2.json: an object whose `pagination` block is
+    required, with `hasNextPage` a boolean and `nextCursor` a string or null (the list itself is checked by
+    failures.not_an_answer). A bare array, a block missing, null or a string, or `hasNextPage: "true"` would
+    otherwise be read as the whole list, or as its last page."""
+    if not isinstance(data, dict):
+        return f"a JSON {'null' if data is None else type(data).__name__} where a page object was expected"
+    block = data.get(pagination.block, _MISSING)
+    if block is _MISSING:
+        return f"no {pagination.block!r} block"
+    if not isinstance(block, dict):
+        return f"{pagination.block!r} {_shown(block)} where an object was expected"
+    more = block.get(pagination.more, _MISSING)
+    if type(more) is not bool:
+        return (f"no {pagination.block}.{pagination.more}" if more is _MISSING else
+                f"{pagination.block}.{pagination.more} {_shown(more)} where true or false was expected")
+    cursor = block.get(pagination.next, _MISSING)
+    if cursor is _MISSING:
+        return f"no {pagination.block}.{pagination.next}"
+    if cursor is not None and not isinstance(cursor, str):
+        return f"{pagination.block}.{pagination.next} {_shown(cursor)} where a string or null was expected"
+    return None
+
+
+def checked_more(pagination, data: Any, page: int, what: str) -> bool:
+    """Do more pages follow this page of a paginated v2 list? A page that is not one is a 502 naming it."""
+    problem = page_problem(pagination, data)
+    if problem is not None:
+        raise UpstreamError(f"{what}: page {page} of the v2 list is not a v2 list page ({problem}){_SUFFIX}")
+    return data[pagination.block][pagination.more]
+
+
+_MISSING = object()
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class Pages:
@@ -31,6 +71,9 @@ class Pages:
 
     def more(self, data: Any) -> bool:
         return more_pages(self.pagination, data)
+
+    def checked_more(self, data: Any, page: int, what: str) -> bool:
+        return checked_more(self.pagination, data, page, what)
 
     def next_cursor(self, data: dict[str, Any], page: int, seen: set[str], what: str) -> str:
         return self.checked_cursor(data[self.pagination.block].get(self.pagination.next), page, seen, what)
@@ -56,8 +99,9 @@ class Pages:
         req = V2Request(method, path, [*query, (self.pagination.cursor, cursor)])
         try:
             got = await call.send(req, label, spool_over)
-        except UpstreamError as exc:
-            raise UpstreamError(f"{what}: page {page} of the v2 list failed: {exc.message}{_SUFFIX}") from None
+        except UpstreamError as exc:  # a 504 (too slow, the deadline) stays one
+            raise UpstreamError(f"{what}: page {page} of the v2 list failed: {exc.message}{_SUFFIX}",
+                                status=exc.status if exc.status == 504 else None) from None
         if not got.ok:
             detail = self.backward.problem_message(got.body, None, got.status)
             raise UpstreamError(f"{what}: page {page} of the v2 list failed (v2 status {got.status}): {detail}{_SUFFIX}",

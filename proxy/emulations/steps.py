@@ -77,6 +77,8 @@ class Steps:
         route = call.route
         if route.current is None or route.state_field is None:
             return "its state is unknown"
+        if call.remaining() <= 0:  # nothing is sent past the deadline, not even this read
+            return "its state was not read (the request's deadline had passed)"
         try:
             got = await call.read(route.current.v2_url_path(call.params))
         except UpstreamError:

@@ -2,6 +2,7 @@
 over both workers (fresh connections, SO_REUSEPORT); every scrape, whichever worker answers it, counts them all."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -59,6 +60,13 @@ def _served_by_every_worker_and_counted_by_every_scrape(port: int, usage: Path, 
     per_process = [sum(1 for _ in f.open()) for f in sorted(usage.glob("usage-*.jsonl"))]
     assert len(per_process) == 2 and min(per_process) > 0, per_process  # both workers served requests
     assert sum(per_process) == REQUESTS
+    # one key, one client: both workers fingerprint it with the salt kept beside the records (issue 23 #8)
+    clients = {json.loads(line)["client"] for f in usage.glob("usage-*.jsonl") for line in f.open()}
+    salt = (usage / "fingerprint-salt").read_text().strip()
+    assert len(clients) == 1 and len(salt) == 32
+    assert (usage / "fingerprint-salt").stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in usage.iterdir() if not p.name.startswith("usage-")) == ["fingerprint-salt"]
+    assert salt not in "".join(f.read_text() for f in usage.glob("usage-*.jsonl"))
 
 
 @pytest.mark.skipif(not hasattr(socket, "SO_REUSEPORT"), reason="SO_REUSEPORT needed")

@@ -12,6 +12,7 @@ import pytest
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from mappings.loader import default_mappings
+from mappings.errors import UpstreamError
 from proxy.config import ProxyConfig
 from proxy.emulations import Outcome
 from proxy.routes import RouteTable
@@ -53,8 +54,7 @@ def _answer(op_id: str, v2: Any, typed: bool) -> tuple[int, bytes]:
 
 @pytest.mark.parametrize("op_id, v2", [
     ("pods.list", {"pods": [GPU_POD, CPU_POD], PAGE.block: {PAGE.more: False, PAGE.next: None}}),
-    ("pods.list", {"pods": [GPU_POD, CPU_POD]}),
-    ("pods.list", {"pods": []}),
+    ("pods.list", {"pods": [], PAGE.block: {PAGE.more: False, PAGE.next: None}}),
     # a list v2 does not page, answering a page that says more follow: its one page is the v1 list either way
     ("network_volumes.list", {"networkVolumes": [VOLUME], PAGE.block: {PAGE.more: True, PAGE.next: "c2"}}),
     ("network_volumes.list", {"networkVolumes": [VOLUME, VOLUME]}),
@@ -63,3 +63,16 @@ def test_a_typed_answer_is_the_dict_paths(op_id, v2):
     typed = _answer(op_id, v2, typed=True)
     assert typed == _answer(op_id, v2, typed=False)
     assert typed[0] == 200 and len(orjson.loads(typed[1])) == len(next(iter(v2.values())))
+
+
+@pytest.mark.parametrize("v2", [
+    {"pods": [GPU_POD]},
+    {"pods": [GPU_POD], PAGE.block: None},
+    {"pods": [GPU_POD], PAGE.block: {PAGE.more: "true", PAGE.next: "c2"}},
+])
+def test_a_paginated_page_without_its_block_is_refused_by_both_paths(v2):
+    """A page of a paginated list must carry v2's pagination block: the typed reader leaves such a page to the
+    dict path, which refuses it (502), never a 200 with the first page as the list."""
+    for typed in (True, False):
+        with pytest.raises(UpstreamError, match="page 1 of the v2 list is not a v2 list page"):
+            _answer("pods.list", v2, typed=typed)

@@ -2,12 +2,16 @@
 
 aiohttp's own test server cannot reset a connection mid-body or accept and
 then never answer, so this speaks raw HTTP/1.1 over asyncio streams.
-Behaviour is chosen by the request path's last segment: /v2/pods/<fault>, or by `?fault=<fault>`.
+Behaviour is chosen by the request path's last segment: /v2/pods/<fault>, or by `?fault=<fault>`; or, for a
+whole proxy, by a first segment before /v2 (`--upstream http://host:port/<scenario>`): then every request of that
+proxy meets the scenario (`SCENARIOS`: redirects, list pages that are not pages, slow pages, compressed answers,
+failing lookups).
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 
 import orjson
 
@@ -18,6 +22,49 @@ POD = {
     "runtime": None, "createdAt": "2026-11-20T00:00:00Z", "startedAt": None, "globalNetworking": {"enabled": False},
     "gpu": {"id": "NVIDIA A40", "count": 1},
 }
+
+
+# the scenario's answers: (list pages are /v2/pods; a later page carries `cursor=<n>`)
+ELSEWHERE = "http://other-host.invalid/v2/pods?limit=1000"
+PAGE_DELAY = 0.4  # slow-pages: each page takes this long
+SLOW_PAGES = 10
+LIST_PAGES = 5  # pages: this many pages of PAGE_PODS pods
+PAGE_PODS = 200
+BOMB_DECODED = 64 * 1024 * 1024  # gzip-bomb: this many bytes once decoded (about 64 KiB on the wire)
+GZIP_PODS = 30_000  # gzip-list: this many pods (about 20 MB decoded, well under 1 MiB compressed)
+GPU_ENDPOINT = {"id": "ep1", "name": "e", "computeType": "GPU", "gpu": {"pools": ["AMPERE_48"], "count": 1},
+                "scaling": {"type": "QUEUE_DELAY", "queueDelay": 4}, "workers": {"min": 0, "max": 3}}
+
+
+def _pods_page(pods: list, more: bool = False, cursor: str | None = None) -> dict:
+    return {"pods": pods, "pagination": {"hasNextPage": more, "nextCursor": cursor}}
+
+
+def _gzipped(body: bytes) -> bytes:
+    return gzip.compress(body, compresslevel=9)
+
+
+def _bomb() -> bytes:
+    """A valid pod list whose one pod's name is BOMB_DECODED bytes of 'a', compressed: ~0.1% of its decoded size."""
+    head = b'{"pods":[{"id":"p1","name":"'
+    tail = b'"}],"pagination":{"hasNextPage":false,"nextCursor":null}}'
+    compressor = gzip.GzipFile(fileobj=(buffer := __import__("io").BytesIO()), mode="wb", compresslevel=9)
+    compressor.write(head)
+    block = b"a" * (1024 * 1024)
+    for _ in range(BOMB_DECODED // len(block)):
+        compressor.write(block)
+    compressor.write(tail)
+    compressor.close()
+    return buffer.getvalue()
+
+
+_CACHE: dict[str, bytes] = {}
+
+
+def _once(name: str, make) -> bytes:
+    if name not in _CACHE:
+        _CACHE[name] = make()
+    return _CACHE[name]
 
 
 def _response(status: int, body: bytes, content_type: str = "application/json", extra: str = "") -> bytes:
@@ -34,6 +81,7 @@ class FaultyUpstream:
     def __init__(self, slow_seconds: float = 5.0) -> None:
         self.slow_seconds = slow_seconds
         self.hits: dict[str, int] = {}
+        self.calls: list[str] = []  # scenario requests, as "METHOD /scenario/v2/...?query"
         self._server: asyncio.base_events.Server | None = None
         self._hanging: set[asyncio.Task] = set()
         self.url = ""
@@ -71,7 +119,19 @@ class FaultyUpstream:
                         length = int(value.strip())
                 if length:
                     await reader.readexactly(length)
+                method = request_line.split()[0].decode()
                 path, _, query = request_line.split()[1].decode().partition("?")
+                scenario, _, rest = path.lstrip("/").partition("/")
+                if scenario == "_hits":  # GET /_hits/<scenario>: how many requests that scenario has had
+                    writer.write(_response(200, orjson.dumps({"hits": self.hits.get(rest, 0)})))
+                    await writer.drain()
+                    continue
+                if scenario != "v2" and rest.startswith("v2/"):
+                    self.hits[scenario] = self.hits.get(scenario, 0) + 1
+                    self.calls.append(f"{method} {path}" + (f"?{query}" if query else ""))
+                    if not await self._scenario(scenario, method, "/" + rest, query, writer):
+                        return
+                    continue
                 fault = path.rstrip("/").rsplit("/", 1)[-1]
                 if query.startswith("fault="):  # for routes whose last segment is fixed (/v2/pods/{id}/logs)
                     fault = query[len("fault="):]
@@ -96,6 +156,66 @@ class FaultyUpstream:
         except asyncio.TimeoutError:
             return False
         return not data
+
+    async def _scenario(self, scenario: str, method: str, path: str, query: str,
+                        writer: asyncio.StreamWriter) -> bool:
+        """A whole proxy's upstream misbehaving one way (the first path segment names it)."""
+        params = dict(p.partition("=")[::2] for p in query.split("&") if p)
+        if scenario.startswith("redirect-"):  # redirect-301 ... redirect-308: to another origin
+            status = int(scenario.rsplit("-", 1)[1])
+            writer.write(_response(status, b"", "text/plain", f"Location: {ELSEWHERE}\r\n"))
+        elif scenario == "redirect-relative":  # a redirect within the upstream (relative Location)
+            writer.write(_response(302, b"", "text/plain", "Location: /v2/pods?limit=5\r\n"))
+        elif scenario == "bare-array":  # a JSON array where the page object belongs
+            writer.write(_response(200, orjson.dumps([POD, {**POD, "id": "pod-2"}])))
+        elif scenario == "no-pagination":
+            writer.write(_response(200, orjson.dumps({"pods": [POD]})))
+        elif scenario == "null-pagination":
+            writer.write(_response(200, orjson.dumps({"pods": [POD], "pagination": None})))
+        elif scenario == "string-pagination":
+            writer.write(_response(200, orjson.dumps({"pods": [POD], "pagination": "next"})))
+        elif scenario == "string-more":  # hasNextPage "true": more follow, or not?
+            writer.write(_response(200, orjson.dumps({"pods": [POD], "pagination": {"hasNextPage": "true",
+                                                                                     "nextCursor": "2"}})))
+        elif scenario == "later-page-bare":  # page 1 fine, page 2 a bare array
+            body = [POD] if "cursor" in params else _pods_page([POD], True, "2")
+            writer.write(_response(200, orjson.dumps(body)))
+        elif scenario == "slow-pages":  # SLOW_PAGES pages, each PAGE_DELAY late
+            await asyncio.sleep(PAGE_DELAY)
+            page = int(params.get("cursor", "1"))
+            more = page < SLOW_PAGES
+            body = _pods_page([{**POD, "id": f"pod-{page}"}], more, str(page + 1) if more else None)
+            writer.write(_response(200, orjson.dumps(body)))
+        elif scenario == "pages":  # LIST_PAGES pages of PAGE_PODS pods, answered at once
+            page = int(params.get("cursor", "1"))
+            more = page < LIST_PAGES
+            pods = [{**POD, "id": f"pod-{page}-{i}", "name": f"n{i}"} for i in range(PAGE_PODS)]
+            writer.write(_response(200, orjson.dumps(_pods_page(pods, more, str(page + 1) if more else None))))
+        elif scenario == "gzip-bomb":
+            writer.write(_response(200, _once("bomb", _bomb), extra="Content-Encoding: gzip\r\n"))
+        elif scenario == "gzip-list":  # a large list, small on the wire
+            body = _once("gzip-list", lambda: _gzipped(orjson.dumps(_pods_page(
+                [{**POD, "id": f"pod-{i}", "name": f"n{i}"} for i in range(GZIP_PODS)]))))
+            writer.write(_response(200, body, extra="Content-Encoding: gzip\r\n"))
+        elif scenario.startswith("current-"):  # the GET of an endpoint's current state fails one way
+            how = scenario[len("current-"):]
+            if method == "GET":
+                if how in ("404", "403", "500"):
+                    problem = {"title": "x", "status": int(how), "detail": f"injected {how}"}
+                    writer.write(_response(int(how), orjson.dumps(problem), "application/problem+json"))
+                elif how == "list":
+                    writer.write(_response(200, b"[]"))
+                elif how == "html":
+                    writer.write(_response(200, b"<html>maintenance</html>", "text/html"))
+                else:  # "gpu": a GPU endpoint (no cpu entry)
+                    writer.write(_response(200, orjson.dumps(GPU_ENDPOINT)))
+            else:
+                writer.write(_response(200, orjson.dumps(GPU_ENDPOINT)))
+        else:
+            writer.write(_response(404, orjson.dumps({"title": "no such scenario", "status": 404,
+                                                      "detail": scenario}), "application/problem+json"))
+        await writer.drain()
+        return True
 
     async def _answer(self, fault: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """Write the misbehaviour; False closes the connection afterwards."""

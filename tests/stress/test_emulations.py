@@ -203,9 +203,10 @@ async def test_reset_start_409_retries_end_at_the_request_deadline(make_proxy, a
     assert (r.status, await r.json()) == (504, {"message": (
         f"{RESET} failed at step 2/2 ({START}) after {STOP} succeeded: the request reached its 0.5s deadline; "
         f"step 2/2 ({START}) was not sent ({STOP} succeeded); "
-        "the resource was left with desiredStatus EXITED (v2 status EXITED)")})
+        "its state was not read (the request's deadline had passed)")})
     assert elapsed < 0.5 + 0.5
     assert 2 <= sum(1 for s in saboteur.seen if is_action(s, "start")) <= 8
+    assert saboteur.seen[-1].method == "POST"  # nothing after the deadline, not even the state read
 
 
 # ------------------------------------------------------------------ nothing new after the client left

@@ -1,0 +1,231 @@
+"""Answers in flight (issue 23 #4, #5): the proxy's memory with eight concurrent 100,000-pod lists, and with
+compressed answers that decode to far more than they weigh on the wire.
+
+    .venv/bin/python bench/answers_in_flight.py [--pods 100000] [--concurrent 8] [--code DIR]
+
+Each scenario starts a real proxy process (`python -m v1bridge proxy`, from this checkout or `--code DIR`) over an
+upstream in this process, and reads the proxy's peak RSS (VmHWM, reset after a warm-up call) and its answer
+workers' peak RSS from /proc, while /healthz is polled every 10 ms.
+
+- lists: `--concurrent` lists of `--pods` pods each, in pages of 1,000 (each page under 1 MiB, so no page is a
+  "large answer"), with the default `--answer-memory` and, as the baseline in the same run, `--answer-memory 0`
+  (no bound: every list built in memory, the proxy before the budget);
+- gzip: a list of about 35 MB sent gzip-compressed (a few hundred KB on the wire), against the same list sent
+  plain; and a gzip bomb (a valid list whose one name inflates to 300 MB), answered 502 at `--max-answer`.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import io
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import orjson
+from aiohttp import web
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.live_server import LiveServer  # noqa: E402
+
+PAGE = 1000
+POD = {
+    "id": "pod0000000", "name": "trainer", "status": "RUNNING", "actions": ["stop", "restart", "terminate"],
+    "image": "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04", "args": "python train.py --steps 1000",
+    "disk": 50, "mounts": {"persistent": {"size": 20, "path": "/workspace"}}, "ports": ["8888/http", "22/tcp"],
+    "env": {"MODEL": "llama", "STEPS": "1000"}, "registry": None, "cloud": "SECURE", "dataCenterId": "EU-RO-1",
+    "cudaVersion": None, "ssh": None, "template": None, "cost": 0.39, "locked": False, "runtime": None,
+    "createdAt": "2026-11-20T00:00:00Z", "startedAt": None, "globalNetworking": {"enabled": False},
+    "gpu": {"id": "NVIDIA A40", "count": 1},
+}
+
+
+def _pages(pods: int) -> list[bytes]:
+    count = (pods + PAGE - 1) // PAGE
+    out = []
+    for n in range(count):
+        more = n + 1 < count
+        items = [{**POD, "id": f"pod{n * PAGE + i:07d}", "name": f"trainer-{n * PAGE + i}"}
+                 for i in range(min(PAGE, pods - n * PAGE))]
+        out.append(orjson.dumps({"pods": items, "pagination": {"hasNextPage": more,
+                                                                "nextCursor": str(n + 1) if more else None}}))
+    return out
+
+
+def _bomb(decoded: int) -> bytes:
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", compresslevel=9) as f:
+        f.write(b'{"pods":[{"id":"p1","name":"')
+        block = b"a" * (1 << 20)
+        for _ in range(decoded >> 20):
+            f.write(block)
+        f.write(b'"}],"pagination":{"hasNextPage":false,"nextCursor":null}}')
+    return buffer.getvalue()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _status(pid: int, field: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+async def _load(url: str, path: str, concurrent: int) -> dict:
+    latencies: list[float] = []
+    done = asyncio.Event()
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=900)) as session:
+        async def poll() -> None:
+            while not done.is_set():
+                started = time.perf_counter()
+                async with session.get(f"{url}/healthz") as r:
+                    await r.read()
+                latencies.append(time.perf_counter() - started)
+                await asyncio.sleep(0.01)
+
+        async def one() -> tuple[int, int]:
+            size = 0
+            async with session.get(f"{url}{path}", headers={"Authorization": "Bearer k"}) as r:
+                async for chunk in r.content.iter_chunked(1 << 20):
+                    size += len(chunk)
+                return r.status, size
+
+        poller = asyncio.create_task(poll())
+        await asyncio.sleep(0.2)
+        started = time.perf_counter()
+        answers = await asyncio.gather(*(one() for _ in range(concurrent)))
+        wall = time.perf_counter() - started
+        done.set()
+        await poller
+    return {"wall": wall, "statuses": sorted({s for s, _ in answers}), "v1_bytes": answers[0][1],
+            "worst": max(latencies), "median": statistics.median(latencies)}
+
+
+def measure(code: Path, upstream: str, path: str, concurrent: int, *flags: str) -> dict:
+    """One proxy process: warmed with one call, its peak RSS reset, then `concurrent` calls of `path`."""
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "v1bridge", "proxy", "--upstream", upstream, "--port", str(port),
+                             "--no-access-log", "--timeout", "600", "--deadline", "600", *flags],
+                            cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        ends = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > ends or proc.poll() is not None:
+                    raise SystemExit(f"the proxy did not start: {proc.stderr.read().decode()[-2000:]}")
+                time.sleep(0.1)
+        asyncio.run(_load(url, path, 1))  # warm: imports, first translation, the answer pool if it is used
+        before = _status(proc.pid, "VmRSS")
+        Path(f"/proc/{proc.pid}/clear_refs").write_text("5")  # VmHWM starts again from here
+        for child in _children(proc.pid):
+            Path(f"/proc/{child}/clear_refs").write_text("5")
+        result = asyncio.run(_load(url, path, concurrent))
+        result["proxy_peak"] = _status(proc.pid, "VmHWM") / 1024
+        result["proxy_before"] = before / 1024
+        result["workers"] = [_status(pid, "VmHWM") / 1024 for pid in _children(proc.pid)]
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    return result
+
+
+def _row(label: str, r: dict) -> str:
+    workers = " + ".join(f"{w:.0f}" for w in r["workers"]) or "none"
+    return (f"| {label} | {', '.join(map(str, r['statuses']))} | {r['wall']:.1f} s | {r['proxy_peak']:.0f} MB "
+            f"(+{r['proxy_peak'] - r['proxy_before']:.0f}) | {workers} | "
+            f"{r['proxy_peak'] + sum(r['workers']):.0f} MB | {r['worst'] * 1000:.0f} / {r['median'] * 1000:.1f} ms |")
+
+
+def run(pods: int = 100_000, concurrent: int = 8, code: Path = ROOT) -> list[str]:
+    pages = _pages(pods)
+    big = orjson.dumps({"pods": [{**POD, "id": f"pod{i:07d}"} for i in range(35 * 1024 * 1024 // len(orjson.dumps(POD)))],
+                        "pagination": {"hasNextPage": False, "nextCursor": None}})
+    squeezed = gzip.compress(big, compresslevel=6)
+    bomb = _bomb(300 * 1024 * 1024)
+
+    async def listing(request: web.Request) -> web.Response:
+        scenario = request.match_info["scenario"]
+        if scenario == "lists":
+            return web.Response(body=pages[int(request.query.get("cursor", "0"))], content_type="application/json")
+        if scenario == "plain":
+            return web.Response(body=big, content_type="application/json")
+        body = squeezed if scenario == "gzip" else bomb
+        return web.Response(body=body, content_type="application/json", headers={"Content-Encoding": "gzip"})
+
+    app = web.Application()
+    app.router.add_get("/{scenario}/v2/pods", listing)
+    upstream = LiveServer(app)
+    load = os.getloadavg()[0]
+    try:
+        base = upstream.url
+        lines = [f"{concurrent} concurrent `GET /v1/pods` of {pods:,} pods ({len(pages)} pages of {PAGE:,}, "
+                 f"{sum(map(len, pages)) / 1e6:.0f} MB of v2 JSON per list, each page under 1 MiB), "
+                 f"`bench/answers_in_flight.py`, load average {load:.1f} at start:", "",
+                 "| scenario | status | wall | proxy peak RSS (growth) | answer workers' peak RSS | total | "
+                 "/healthz worst / median |", "|---|---|---:|---:|---:|---:|---:|"]
+        unbounded = measure(code, f"{base}/lists", "/v1/pods", concurrent, "--answer-memory", "0")
+        bounded = measure(code, f"{base}/lists", "/v1/pods", concurrent)
+        lines.append(_row("lists, no budget (`--answer-memory 0`, the baseline)", unbounded))
+        lines.append(_row("lists, default budget (64 MiB)", bounded))
+        flat = measure(code, f"{base}/plain", "/v1/pods", 1)
+        packed = measure(code, f"{base}/gzip", "/v1/pods", 1)
+        burst = measure(code, f"{base}/bomb", "/v1/pods", 1)
+        lines.append(_row(f"one {len(big) / 1e6:.0f} MB list, plain (baseline)", flat))
+        lines.append(_row(f"the same list as {len(squeezed) / 1e3:.0f} KB of gzip", packed))
+        lines.append(_row(f"a gzip bomb: {len(bomb) / 1e3:.0f} KB inflating to 300 MB (502 at --max-answer)",
+                          burst))
+        total = lambda r: r["proxy_peak"] + sum(r["workers"])  # noqa: E731
+        lines += ["", f"With the budget the {concurrent} lists take {total(bounded):.0f} MB (proxy and answer "
+                      f"workers together), {total(bounded) / total(unbounded):.2f}x the {total(unbounded):.0f} MB "
+                      f"without it; the v1 answers are the same ({bounded['v1_bytes']:,} bytes each)."
+                      if bounded["v1_bytes"] == unbounded["v1_bytes"] else
+                      f"The v1 answers differ: {bounded['v1_bytes']:,} vs {unbounded['v1_bytes']:,} bytes."]
+        return lines
+    finally:
+        upstream.close()
+
+
+def section(full: bool) -> list[str]:
+    """bench/run_all.py's section: the same run whatever the mode (its figures are the issue's own scenario)."""
+    return run()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pods", type=int, default=100_000)
+    parser.add_argument("--concurrent", type=int, default=8)
+    parser.add_argument("--code", type=Path, default=ROOT, help="the checkout whose proxy is measured")
+    args = parser.parse_args()
+    print("\n".join(run(args.pods, args.concurrent, args.code.resolve())))
+
+
+if __name__ == "__main__":
+    main()
