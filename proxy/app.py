@@ -16,7 +16,7 @@ import aiohttp
 from aiohttp import web
 
 from mappings import default_mappings, redact
-from proxy import embedded, ops
+from proxy import embedded, http1, ops
 from proxy.app_keys import (ACCESS, CONFIG, GRAPHQL, METRICS, PASSTHROUGH, SANDBOX_URL, SERVICE, TABLE, UPSTREAM,
                             UPSTREAM_URL, USAGE)
 from proxy.config import ProxyConfig, config_from_env
@@ -27,7 +27,6 @@ from proxy.passthrough import passthrough
 from proxy.routes import RouteTable
 from proxy.serving import gunicorn_metrics_dir, serving_for_life
 from proxy.telemetry import AccessLog, Metrics, UsageLog
-from proxy import http1
 from proxy.upstream import Upstream
 from proxy.v1 import V1Service
 

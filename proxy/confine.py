@@ -1,11 +1,12 @@
 """What the /v2 pass-through may forward: a v2 route of the current schema, or the mapping's allow-list.
 
-The raw path is checked as sent, before anything is forwarded: no dot segment,
-no empty segment, no backslash, no percent-encoded byte (a v2 id never needs
-one; an encoded '.' or '/' is how a path climbs out of /v2), and every path
-parameter a safe id. Only then is it matched against the routes of v2.json
-plus `conventions.passthrough_allow`. So `GET /v2/../admin`,
-`/v2/%2e%2e/admin` or `/v2/pods/../../admin` never reach the upstream host.
+The raw path is checked as sent, before anything is forwarded, for what can move it out of /v2: a dot segment,
+an empty segment, a backslash, and the escapes of '/', '.', '\\', NUL and '%' itself (decoded twice, `%252e` is a
+'.'); a '%' that starts no escape. Any other escape passes as sent: v2 ids may need them (a GPU type id holds spaces:
+`/v2/catalog/gpus/NVIDIA%20A40`). Every path parameter is 1 to 128 path characters (RFC 3986 pchar, an escape
+counting as one), not starting with '.'. Only then is it matched against the routes of v2.json plus
+`conventions.passthrough_allow`. So `GET /v2/../admin`, `/v2/%2e%2e/admin` or `/v2/pods/..%2f..%2fadmin` never
+reach the upstream host.
 """
 from __future__ import annotations
 
@@ -14,8 +15,13 @@ from dataclasses import dataclass
 
 from mappings import Mappings, load_schema
 
-# the same id rule the v1 routes apply (proxy/v1.py): 1-128 safe characters, not starting with '.'
-_ID = r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}"
+# a path parameter as sent: RFC 3986 pchar (unreserved, sub-delims, ':', '@', and the escapes not refused below),
+# 1 to 128 of them (an escape is one), not starting with '.'
+_PCHAR = r"(?:[A-Za-z0-9_~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})"
+_ID = rf"{_PCHAR}(?:{_PCHAR}|\.){{0,127}}"
+# escapes that can move a path out of /v2, or change what the upstream reads: '/', '.', '\', NUL, and '%' itself
+_REFUSED = {"2f": "'/'", "2e": "'.'", "5c": "backslash", "00": "NUL", "25": "'%' (a double encoding)"}
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})?")
 _PARAM = re.compile(r"\\\{[A-Za-z_][A-Za-z0-9_]*\\\}")
 _METHODS = ("get", "put", "post", "patch", "delete")
 
@@ -53,8 +59,16 @@ class PassThroughRoutes:
     def check(self, method: str, raw_path: str) -> Refusal | None:
         """None when `method raw_path` (query excluded) may be forwarded as sent; else why not."""
         path = raw_path.split("?", 1)[0]
-        if "%" in path or "\\" in path:
-            return Refusal(400, "the path may not contain percent-encoded characters or backslashes")
+        if "\\" in path:
+            return Refusal(400, "the path may not contain a backslash")
+        if "%" in path:
+            for escape in _ESCAPE.finditer(path):
+                code = escape.group(1)
+                if code is None:
+                    return Refusal(400, "the path may not contain a '%' that starts no escape (%XX)")
+                refused = _REFUSED.get(code.lower())
+                if refused is not None:
+                    return Refusal(400, f"the path may not contain an encoded {refused} ({escape.group(0)})")
         if not path.startswith(self.prefix):
             return Refusal(400, f"the path must stay under {self.prefix}")
         segments = path[len(self.prefix):].split("/")

@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from mappings.errors import ClientInputError
+from mappings.errors import ClientInputError, UpstreamError
 from proxy.app_keys import CONFIG, PASSTHROUGH, UPSTREAM
 from proxy.config import ProxyConfig
 from proxy.upstream import USER_AGENT, hop_filter
@@ -23,7 +23,8 @@ _STREAM_DROP_REQUEST = frozenset({"host"})
 async def passthrough(request: web.Request) -> web.StreamResponse:
     """/v2/... as is, both ways, streamed chunk by chunk (logs, SSE); only hop-by-hop headers removed.
 
-    Only a v2 route (proxy/confine.py) is forwarded: the raw path is checked before the upstream is contacted.
+    Only a v2 route (proxy/confine.py) is forwarded: the raw path is checked before the upstream is contacted. A
+    `Location` to another origin is not passed on (502); one to the upstream's own origin is made relative.
     A body of unknown length (chunked) is read first, up to --max-body, so an over-limit one is a 413 with nothing
     sent. Once the answer has started, a failure can no longer be told in a status: the client connection is
     aborted (never a second response inside the first)."""
@@ -45,9 +46,15 @@ async def passthrough(request: web.Request) -> web.StreamResponse:
     started = time.monotonic()
     resp = await upstream.open_stream(request.method, request.raw_path, headers, data)
     try:
+        location = resp.headers.get("Location")
+        if location is not None:  # a redirect's target, as the client may see it (never another origin)
+            location = upstream.stream_location(location)
+            if location is None:
+                raise UpstreamError(f"the v2 upstream answered {resp.status} with a Location on another origin; "
+                                    "it is not passed on (the client would follow it with its credentials)")
         out = web.StreamResponse(status=resp.status, reason=resp.reason)
         for name, value in hop_filter(resp.headers).items():
-            out.headers.add(name, value)
+            out.headers.add(name, location if location is not None and name.lower() == "location" else value)
         announced = resp.headers.get("Content-Length")
         if announced is None:
             out.headers.popall("Content-Length", None)

@@ -361,6 +361,28 @@ class Upstream:
             return UpstreamResponse(status, answer.headers, answer.body)
         raise UpstreamError("the v2 upstream is unreachable", status=502)  # pragma: no cover - loop always returns or raises
 
+    def stream_location(self, location: str) -> str | None:
+        """A /v2 redirect's Location as the client may see it: a relative one as sent; one to the upstream's own
+        origin made relative to it (the client stays on the proxy); None for another origin, which is not passed
+        on (the client's library would follow it with the client's credentials)."""
+        try:
+            url = URL(location)
+        except ValueError:
+            return None
+        if not url.is_absolute():
+            return location
+        base = URL(self.base)
+        scheme = url.scheme or base.scheme
+        if (scheme, url.raw_host, url.port if url.scheme else url.port or base.port) != \
+                (base.scheme, base.raw_host, base.port):
+            return None
+        prefix = base.raw_path.rstrip("/")
+        path = url.raw_path
+        if prefix and not (path == prefix or path.startswith(prefix + "/")):
+            return None
+        relative = path[len(prefix):] or "/"
+        return relative + (f"?{url.raw_query_string}" if url.raw_query_string else "")
+
     async def open_stream(self, method: str, path_qs: str, headers: CIMultiDict[str], data: Any) -> aiohttp.ClientResponse:
         """Start a pass-through request; the caller streams and releases the response."""
         started = time.perf_counter()

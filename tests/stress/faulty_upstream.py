@@ -161,11 +161,14 @@ class FaultyUpstream:
                         writer: asyncio.StreamWriter) -> bool:
         """A whole proxy's upstream misbehaving one way (the first path segment names it)."""
         params = dict(p.partition("=")[::2] for p in query.split("&") if p)
-        if scenario.startswith("redirect-"):  # redirect-301 ... redirect-308: to another origin
+        if scenario.startswith("redirect-") and scenario[-3:].isdigit():  # redirect-301 ... 308: another origin
             status = int(scenario.rsplit("-", 1)[1])
             writer.write(_response(status, b"", "text/plain", f"Location: {ELSEWHERE}\r\n"))
         elif scenario == "redirect-relative":  # a redirect within the upstream (relative Location)
             writer.write(_response(302, b"", "text/plain", "Location: /v2/pods?limit=5\r\n"))
+        elif scenario == "redirect-same":  # a redirect to the upstream's own origin, absolute
+            location = f"{self.url}/redirect-same/v2/pods?limit=5"
+            writer.write(_response(302, b"", "text/plain", f"Location: {location}\r\n"))
         elif scenario == "bare-array":  # a JSON array where the page object belongs
             writer.write(_response(200, orjson.dumps([POD, {**POD, "id": "pod-2"}])))
         elif scenario == "no-pagination":

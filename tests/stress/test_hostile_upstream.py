@@ -4,6 +4,8 @@ Each fault is played by the out-of-process FaultyUpstream, one scenario per prox
 from __future__ import annotations
 
 import asyncio
+import gc
+import resource
 import time
 
 import aiohttp
@@ -13,7 +15,7 @@ import pytest
 from proxy.app import create_proxy_app
 from tests.stress.conftest import fast_config
 from proxy import offload
-from proxy.app import SERVICE
+from proxy.app_keys import SERVICE
 from tests.stress.faulty_upstream import ELSEWHERE, GZIP_PODS, LIST_PAGES, PAGE_DELAY, PAGE_PODS, SLOW_PAGES
 
 AUTH = {"Authorization": "Bearer key-alice"}
@@ -49,6 +51,22 @@ async def test_an_upstream_redirect_is_a_502_naming_it_never_the_clients(proxy_f
         message = (await r.json())["message"]
         assert f"with a redirect ({status}) to {ELSEWHERE!r}; the proxy follows no redirect and passes none on" \
             in message, message
+
+
+async def test_the_v2_pass_through_never_hands_on_a_location_to_another_origin(proxy_for):
+    proxy = await proxy_for("redirect-302")
+    r = await proxy.get("/v2/pods", headers=AUTH, allow_redirects=False)
+    assert (r.status, "Location" in r.headers, await r.json()) == (502, False, {
+        "title": "Bad Gateway", "status": 502, "detail": "the v2 upstream answered 302 with a Location on another "
+        "origin; it is not passed on (the client would follow it with its credentials)"})
+
+
+@pytest.mark.parametrize("scenario", ["redirect-relative", "redirect-same"])
+async def test_the_v2_pass_through_hands_on_a_redirect_within_the_upstream_relative(proxy_for, scenario):
+    """A Location within the upstream stays with the proxy: relative as sent, or made relative."""
+    proxy = await proxy_for(scenario)
+    r = await proxy.get("/v2/pods", headers=AUTH, allow_redirects=False)
+    assert (r.status, r.headers["Location"]) == (302, "/v2/pods?limit=5")
 
 
 # ------------------------------------------------------------------ 2. pages that are not pages
@@ -104,6 +122,17 @@ async def test_the_deadline_bounds_a_paginated_list_and_no_call_follows(proxy_fo
 # ------------------------------------------------------------------ 4. compressed answers are bounded decoded
 
 
+async def test_a_gzip_bomb_is_a_502_at_the_decoded_bound_without_ballooning(proxy_for):
+    proxy = await proxy_for("gzip-bomb", max_answer=8 * 1024 * 1024, total_timeout=30.0)
+    gc.collect()
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    r = await proxy.get("/v1/pods", headers=AUTH)
+    assert (r.status, await r.json()) == (502, {"message": (
+        "the v2 upstream's answer is larger than 8388608 bytes (decoded; the proxy's --max-answer)")})
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before  # KiB
+    assert grown < 32 * 1024, f"peak memory grew {grown} KiB for a 64 MiB bomb"
+
+
 async def test_a_small_compressed_large_answer_is_spooled_and_translated_whole(proxy_for):
     """~20 MB of pods in a few hundred KB of gzip: decoded into the spool (not memory), translated off the loop."""
     proxy = await proxy_for("gzip-list", total_timeout=30.0)
@@ -111,6 +140,13 @@ async def test_a_small_compressed_large_answer_is_spooled_and_translated_whole(p
     assert r.status == 200
     pods = orjson.loads(await r.read())
     assert len(pods) == GZIP_PODS and pods[-1]["id"] == f"pod-{GZIP_PODS - 1}"
+
+
+async def test_a_compressed_answer_past_the_bound_is_a_502(proxy_for):
+    proxy = await proxy_for("gzip-list", max_answer=4 * 1024 * 1024, total_timeout=30.0)
+    r = await proxy.get("/v1/pods", headers=AUTH)
+    assert (r.status, await r.json()) == (502, {"message": (
+        "the v2 upstream's answer is larger than 4194304 bytes (decoded; the proxy's --max-answer)")})
 
 
 # ------------------------------------------------------------------ 5. one memory budget for all lists in flight
