@@ -110,7 +110,7 @@ def pieces(service: V1Service, captured: fu.Captured, route_name: str) -> dict[s
     call = f"{route.v2_method} {route.v2_path}"
     reader = service.answer.typed[op_id]
     pagination = service.answer.pages.pagination
-    page_keys = (route.list_key, pagination.block, pagination.more, pagination.next)
+    page_keys = (route.list_key, pagination.block, pagination.more, pagination.next, route.paginated)
     if route.list_key:
         decoder = reader.page_decoder(*page_keys)
         typed_items = getattr(decoder.decode(answer.body), route.list_key)

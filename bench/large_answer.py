@@ -50,7 +50,8 @@ def _pods(megabytes: int) -> bytes:
            "gpu": {"id": "NVIDIA A40", "count": 1}, "costPerHr": 0.39, "ports": ["8888/http", "22/tcp"],
            "env": {"MODEL": "llama", "STEPS": "1000"}, "volumeInGb": 20, "containerDiskInGb": 50}
     count = megabytes * 1024 * 1024 // (len(orjson.dumps(pod)) + 1)
-    return orjson.dumps({"pods": [{**pod, "id": f"pod{i:07d}", "name": f"trainer-{i}"} for i in range(count)]})
+    return orjson.dumps({"pods": [{**pod, "id": f"pod{i:07d}", "name": f"trainer-{i}"} for i in range(count)],
+                         "pagination": {"hasNextPage": False, "nextCursor": None}})
 
 
 KINDS = {"billing": ("/v2/billing/network-volumes", "/v1/billing/networkvolumes", _billing),
