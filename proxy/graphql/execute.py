@@ -286,7 +286,7 @@ class Executor:
         records = list(first[route.list_key])
         seen: set[str] = set()
         page, current = 1, first
-        while route.paginated and pages.more(current):
+        while route.paginated and pages.checked_more(current, page, route.label):  # each page v2-shaped
             cursor = pages.next_cursor(current, page, seen, route.label)
             page += 1
             current, _ = await pages.next_page(call, request.method, request.path, request.query, cursor, page,
