@@ -71,6 +71,9 @@ def plan_wrap(an, site) -> tuple[Wrap | None, str]:
         return None, "its URL cannot be read"
     if site.body_kw not in (None, "json") and site.body_expr is not None:
         return None, "its body is sent encoded (data=), which the run-time translation cannot read"
+    strict = _strict_policy(an, site)
+    if strict:
+        return None, f"its body asks for {strict!r}, which v2 refuses and the compat module does not emulate"
     unsupported = _unsupported_query(an, site)
     if unsupported:
         return None, f"v2 cannot answer its v1 query parameter {unsupported!r}, not even at run time"
@@ -95,6 +98,30 @@ def plan_wrap(an, site) -> tuple[Wrap | None, str]:
     if "\n" in receiver:
         return None, "its client expression spans several lines"
     return _wrap(call, f"lambda method, url, **kw: {receiver}.request(method, url, **kw)", site, others)
+
+
+def _strict_policy(an, site) -> str | None:
+    """A body field (a literal key of the dict at the call) whose policy (mappings/data/requests.yaml) is strict by
+    default in mappings/data/policies.yaml: the compat module refuses it as the proxy does without --emulate."""
+    route = site.route
+    rid = route.op.request if route is not None else None
+    body = site.body_expr
+    if isinstance(body, cst.Name):  # the one dict literal the name is bound to
+        scope = an.scope_of(site.call)
+        assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(body.value, [])
+        body = assigned[0][0] if len(assigned) == 1 else None
+    if rid is None or not isinstance(body, cst.Dict):
+        return None
+    spec = an.kb.mappings.requests.get(rid)
+    policies = an.kb.mappings.policies
+    for el in body.elements:
+        key = str_of(el.key) if isinstance(el, cst.DictElement) else None
+        field = spec.fields.get(key or "") if spec is not None else None
+        policy = getattr(field, "policy", None) if field is not None else None
+        if policy and getattr(policies.get(policy), "default", None) == "strict" and str_of(el.value) != "False" \
+                and not (isinstance(el.value, cst.Name) and el.value.value == "False"):
+            return key
+    return None
 
 
 def _unsupported_query(an, site) -> str | None:
