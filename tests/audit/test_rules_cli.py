@@ -13,11 +13,6 @@ from mappings import default_mappings
 from v1bridge.cli import main
 
 RULES = default_mappings().rules
-# fixable rules whose example stays TypeScript because the rewrite cannot yet make their Python change whole
-NOT_YET_PYTHON = {
-    "L07": "an endpoint create from a template is flagged L02 by the rewrite (issue 21), not migrated",
-    "Q04": "an endpoint create from a template is flagged L02 by the rewrite (issue 21), not migrated",
-}
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
 
@@ -49,8 +44,6 @@ def test_python_example_is_what_rewrite_makes_of_it(rule_id):
     makes of `before` (the whole change, not only this rule's part), v2 code the audit finds nothing in, and whose
     `shows` spellings appear only after (refresh with scripts/refresh_rule_examples.py)."""
     ex = examples()[rule_id]
-    if rule_id in NOT_YET_PYTHON:
-        pytest.xfail(NOT_YET_PYTHON[rule_id])
     assert ex["language"] == "python"
     result = rewrite_source(ex["before"], "example.py")
     assert (result.new_source, result.manual) == (ex["after"], [])
