@@ -460,6 +460,8 @@ class GraphQLEndpoint(Strict):
     remedy: str
     # when the provider began retiring the API (its staged rate limits on GraphQL): the proxy's Deprecation header
     deprecated: str | None = None
+    # the v2 call (METHOD path) that checks the key of a document that makes no v2 call of its own (`myself { id }`)
+    key_check: str | None = None
 
 
 class GraphQLFind(Strict):

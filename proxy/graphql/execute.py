@@ -62,8 +62,10 @@ class Request:
         self.v2_paths: list[str] = []
         self.errors: list[dict[str, Any]] = []
         self.unauthorized: V1bridgeError | None = None
+        self.called = False  # a v2 call was made with the caller's key (else the key is checked on its own)
 
     def call(self, route: Route | None, params: dict[str, str]) -> Call:
+        self.called = True
         call = Call(self.request, self.info, route, params, self.config, self.upstream)  # type: ignore[arg-type]
         call.ends = self.ends  # one deadline for the whole document
         return call
@@ -83,8 +85,9 @@ class Request:
 
 class Executor:
     def __init__(self, service: V1Service, operations: dict[tuple[str | None, str], Operation], views: Views,
-                 containers: frozenset[str], concurrency: int) -> None:
+                 containers: frozenset[str], concurrency: int, key_check: str | None) -> None:
         self.service = service
+        self.key_check = key_check.split()[1] if key_check else None
         self.operations = operations
         self.views = views
         self.containers = containers
@@ -107,7 +110,20 @@ class Executor:
             gate = asyncio.Semaphore(self.concurrency)
             values = await asyncio.gather(*(self._gated(gate, req, root, key, nodes) for key, nodes in fields.items()))
             data = dict(zip(fields, values))
+        if not req.called and req.unauthorized is None and self.key_check is not None:
+            await self._check_key(req)
         return data
+
+    async def _check_key(self, req: Request) -> None:
+        """A document that made no v2 call (`myself { id }`, a gap, introspection) has its key checked by v2 all the
+        same: a key v2 refuses is the provider's 401, whatever the document asked. Any other failure of the check
+        leaves the answer as it is (it needed nothing from v2)."""
+        path = self.key_check
+        assert path is not None
+        resp = await req.call(None, {}).read(path, label="key check")
+        if resp.status == 401:
+            req.unauthorized = UpstreamError(self.service.backward.problem_message(resp.body, None, 401), status=401,
+                                             upstream_status=401)
 
     async def _gated(self, gate: asyncio.Semaphore, req: Request, parent: GraphQLObjectType, key: str,
                      nodes: list[FieldNode], path: list[Any] | None = None) -> Any:

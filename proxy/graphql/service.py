@@ -49,7 +49,7 @@ class GraphQLService:
         self.operations = operations(m, service.table)
         check_schema(self.schema, self.operations, frozenset(inventory.containers))
         self.executor = Executor(service, self.operations, self.views, frozenset(inventory.containers),
-                                 inventory.limits.concurrency)
+                                 inventory.limits.concurrency, inventory.endpoint.key_check)
         # a walk over choices GraphQL adds (cloudType ALL -> cloud) moves on and waits as its policy says
         walk = service.emulations.walk
         for op in self.operations.values():

@@ -45,7 +45,24 @@ async def test_a_field_is_fetched_only_when_selected(client, recorder):
     recorder.clear()
     _, body = await gql(client, "{ myself { id email clientBalance } }")
     assert body == {"data": {"myself": {"id": None, "email": None, "clientBalance": None}}}
-    assert list(recorder) == []  # v2 has none of them: nothing is called
+    # v2 has none of them: nothing is read, only the key is checked (graphql.yaml endpoint.key_check)
+    assert [(s.method, s.path) for s in recorder] == [("GET", "/v2/account/ssh-keys")]
+
+
+@pytest.mark.parametrize("query", ["{ myself { id } }", "{ __typename }", "{ __schema { queryType { name } } }",
+                                   'mutation { updateRegistryAuth(input: {id: "r", username: "u", password: "p"}) '
+                                   '{ id } }'])
+async def test_a_document_that_calls_nothing_in_v2_still_has_its_key_checked(client, recorder, query):
+    resp, body = await gql(client, query, headers={"Authorization": "Bearer wrong"})
+    assert resp.status == 401 and list(body) == ["errors"]
+    [error] = body["errors"]
+    assert error["extensions"] == {"code": "UNAUTHENTICATED"}
+    assert [(s.method, s.path, s.headers["Authorization"]) for s in recorder] == [
+        ("GET", "/v2/account/ssh-keys", "Bearer wrong")]
+    recorder.clear()
+    resp, body = await gql(client, query)
+    assert resp.status == 200 and "data" in body
+    assert [(s.method, s.path) for s in recorder] == [("GET", "/v2/account/ssh-keys")]
 
 
 async def test_exactly_the_selected_fields_with_aliases_fragments_and_directives(client):
@@ -201,4 +218,4 @@ async def test_introspection_is_answered_by_graphql_core(client, recorder):
                                                                  "mutationType": {"name": "Mutation"}}}}
     resp, body = await gql(client, '{ __type(name: "CloudTypeEnum") { enumValues { name } } }')
     assert [v["name"] for v in body["data"]["__type"]["enumValues"]] == ["ALL", "SECURE", "COMMUNITY"]
-    assert list(recorder) == []
+    assert [(s.method, s.path) for s in recorder] == [("GET", "/v2/account/ssh-keys")] * 2  # the key, nothing else
