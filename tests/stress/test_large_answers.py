@@ -43,11 +43,12 @@ async def big_upstream(aiohttp_server):
 
 
 async def proxies(aiohttp_client, upstream, tmp_path):
+    """Two proxies on one loop with the upstream; the in-loop one holds that loop while it parses MBs, so the
+    connect timeout is generous here (the stress default of 0.3 s is for fault tests)."""
     url = str(upstream.make_url(""))
-    offloaded = await aiohttp_client(create_proxy_app(fast_config(url, tmp_path / "a", total_timeout=30.0,
-                                                                  request_deadline=30.0)))
-    in_loop = await aiohttp_client(create_proxy_app(fast_config(url, tmp_path / "b", total_timeout=30.0,
-                                                                request_deadline=30.0, large_answer=0)))
+    timeouts = dict(total_timeout=30.0, request_deadline=30.0, connect_timeout=10.0)
+    offloaded = await aiohttp_client(create_proxy_app(fast_config(url, tmp_path / "a", **timeouts)))
+    in_loop = await aiohttp_client(create_proxy_app(fast_config(url, tmp_path / "b", large_answer=0, **timeouts)))
     return offloaded, in_loop
 
 
