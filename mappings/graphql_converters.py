@@ -84,7 +84,7 @@ FINALIZERS: dict[str, Callable[[dict[str, Any]], None]] = {"endpoint_scaling": e
 
 
 def comma_joined(value: Any) -> str | None:
-    return ",".join(str(v) for v in value) if isinstance(value, list) else value
+    return ",".join(map(str, value)) if isinstance(value, list) else value
 
 
 def env_strings(value: Any) -> list[str]:

@@ -14,6 +14,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from graphql import FieldNode, GraphQLObjectType
 from graphql.execution.values import get_argument_values
 
@@ -26,6 +27,7 @@ from proxy.failures import not_an_answer
 from proxy.forward import Plan, V2Request
 from proxy.graphql.operations import Invocation, Operation, finish_plan
 from proxy.graphql.schema import Prepared, error_object
+from proxy.graphql.typed import TypedSelection
 from proxy.graphql.views import Views, _Null, _Slow
 
 if TYPE_CHECKING:
@@ -150,7 +152,11 @@ class Executor:
             if time.monotonic() >= req.ends:
                 raise UpstreamError(f"the request reached its {req.config.request_deadline:g}s deadline; "
                                     f"{operation.op.selection} was not run", status=504)
-            value = await self.resolve(req, operation, field_def, nodes[0])
+            typed = None
+            serve = operation.serve
+            if serve.answer == "view" and not serve.filter and not serve.list_key and operation.route is not None:
+                typed = self.views.typed(req.prepared, field_def.type, nodes)
+            value = await self.resolve(req, operation, field_def, nodes[0], typed)
             req.operations.append((operation.op.id, 200))
         except V1bridgeError as exc:
             req.operations.append((operation.op.id, exc.status))
@@ -158,6 +164,8 @@ class Executor:
             if exc.status == 401 and req.unauthorized is None:
                 req.unauthorized = exc
             return None
+        if value.__class__ is orjson.Fragment:  # read typed: completed and serialised already
+            return value
         try:
             return self.views.completer(req.prepared, field_def.type, nodes, req.variables)(value)
         except _Slow:  # exactly, with each error's path
@@ -206,8 +214,10 @@ class Executor:
 
     # ------------------------------------------------------------------ resolving
 
-    async def resolve(self, req: Request, operation: Operation, field_def: Any, node: FieldNode) -> Any:
-        """The v2 value an operation answers (a record, a list of records, or a scalar)."""
+    async def resolve(self, req: Request, operation: Operation, field_def: Any, node: FieldNode,
+                      typed: TypedSelection | None = None) -> Any:
+        """The v2 value an operation answers (a record, a list of records, or a scalar); with `typed` (a plain
+        view of a planned route's answer), possibly the completed answer already (an orjson.Fragment)."""
         prepared = req.prepared
         if prepared.operation.variable_definitions:  # the arguments depend on this request's variables
             args = get_argument_values(field_def, node, req.variables)
@@ -230,7 +240,7 @@ class Executor:
         for param, how, name in inv.finds:
             inv.params[param] = await self._find(req, how.v1, how.by, name, operation)
         if inv.route is not None:
-            value = await self._planned(req, inv)
+            value = await self._planned(req, inv, typed)
         else:
             value = await self._direct(req, inv)
         if serve.answer == "none":  # Void: the call's answer is not the client's
@@ -257,7 +267,7 @@ class Executor:
             return VIEWS[serve.value.convert](got) if serve.value.convert else got
         return value
 
-    async def _planned(self, req: Request, inv: Invocation) -> Any:
+    async def _planned(self, req: Request, inv: Invocation, typed: TypedSelection | None = None) -> Any:
         route = inv.route
         assert route is not None
         service = self.service
@@ -287,6 +297,15 @@ class Executor:
             problem = not_an_answer(route, resp, f"{plan.request.method} {plan.request.path}", creates=route.creates)
             if problem is not None:
                 raise problem
+        if typed is not None and plan.request is not None and not plan.steps:
+            if route.list_key:
+                pagination = service.emulations.pages.pagination
+                done = typed.read_page(resp.body, route.list_key, pagination.block, pagination.more, pagination.next,
+                                       route.paginated)
+            else:
+                done = typed.read_object(resp.body)
+            if done is not None:
+                return done
         data = resp.json()
         if route.list_key:
             return await self._all_pages(call, plan, route, data)

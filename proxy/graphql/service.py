@@ -118,9 +118,12 @@ class GraphQLService:
             raise GraphQLRequestError([error_object(f"the request body is larger than {limit} bytes",
                                                     "PAYLOAD_TOO_LARGE")], status=413)
         try:
-            async with asyncio.timeout(self.config.client_timeout):
-                # a body of announced length is bounded by aiohttp (client_max_size = --max-body); chunked by us
-                raw = await request.read() if length is not None else await _read_bounded(request, limit)
+            if length is not None and request.content.is_eof():  # all here already (a small body): no wait to bound
+                raw = await request.read()
+            else:
+                async with asyncio.timeout(self.config.client_timeout):
+                    # a body of announced length is bounded by aiohttp (client_max_size = --max-body); chunked by us
+                    raw = await request.read() if length is not None else await _read_bounded(request, limit)
         except TimeoutError:
             raise GraphQLRequestError([error_object(
                 f"the request body did not arrive within {self.config.client_timeout:g}s", "TIMEOUT")],

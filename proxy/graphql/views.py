@@ -32,6 +32,7 @@ from mappings.loader import Mappings
 from mappings.models import GraphQLViewField
 
 from proxy.graphql.schema import Prepared, error_object
+from proxy.graphql.typed import LEAF_TYPES, Reads, TypedSelection
 
 Getter = Callable[[Any], Any]
 
@@ -173,38 +174,56 @@ class Views:
             found = prepared.collected[key] = self._compile(prepared, gtype, nodes, variables)
         return found
 
-    def _compile(self, prepared: Prepared, gtype: Any, nodes: Any, variables: Any) -> Callable[[Any], Any]:
-        if isinstance(gtype, GraphQLNonNull):
-            inner = self._compile(prepared, gtype.of_type, nodes, variables)
+    def typed(self, prepared: Prepared, gtype: Any, nodes: list[FieldNode]) -> TypedSelection | None:
+        """The typed reading of one field's selection (typed.py): structs holding only the v2 keys it reads and its
+        completer compiled over them; None where the dict path must answer (directives, a value read whole at the
+        top, a key that is not a plain name). Made once per document."""
+        if prepared.has_directives:
+            return None
+        key = ("typed", tuple(id(n) for n in nodes), str(gtype))
+        found = prepared.collected.get(key, _NONE)
+        if found is _NONE:
+            reads = Reads()
+            self._reads(prepared, gtype, nodes, reads)
+            found = None
+            if reads.typed() and reads.plain():
+                named = _named_type(gtype)
+                found = TypedSelection(f"gql_{named.name}", reads,
+                                       self._compile(prepared, gtype, nodes, None, reads), _Slow)
+            prepared.collected[key] = found
+        return found
 
-            def non_null(value: Any) -> Any:
-                done = inner(value)
-                if done is None:
-                    raise _Slow
-                return done
-            return non_null
+    def _reads(self, prepared: Prepared, gtype: Any, nodes: Any, reads: Reads) -> None:
+        """Mark in `reads` the v2 paths that completing `gtype` selected by `nodes` reads."""
+        while isinstance(gtype, GraphQLNonNull):
+            gtype = gtype.of_type
         if isinstance(gtype, GraphQLList):
-            item = self._compile(prepared, gtype.of_type, nodes, variables)
+            self._reads(prepared, gtype.of_type, nodes, reads.item())
+            return
+        if not isinstance(gtype, GraphQLObjectType):
+            reads.whole = True
+            return
+        for fnodes in self.collect(prepared, gtype, nodes, None).values():
+            name = fnodes[0].name.value
+            if name == "__typename":
+                continue
+            spec = self.specs[gtype.name][name]
+            if spec.none is not None or spec.const is not None:
+                continue
+            sources = spec.from_ if isinstance(spec.from_, list) else [spec.from_ or ""]
+            ftype = gtype.fields[name].type
+            if spec.view and not spec.convert and len(sources) == 1:  # a nested record: its own reads, below
+                self._reads(prepared, ftype, fnodes, reads.at(sources[0]))
+                continue
+            named = _named_type(ftype)
+            plain = not spec.convert and not spec.values and not isinstance(_strip_non_null(ftype), GraphQLList)
+            for source in sources:
+                reads.at(source).read_as(named.name if plain else None)
 
-            def listed(value: Any) -> Any:
-                if value is None:
-                    return None
-                if value.__class__ is not list:
-                    raise _Slow
-                return [item(v) for v in value]
-            return listed
-        if isinstance(gtype, GraphQLObjectType):
-            fields = []
-            for out_key, fnodes in self.collect(prepared, gtype, nodes, variables).items():
-                name = fnodes[0].name.value
-                if name == "__typename":
-                    fields.append((out_key, None, None, None))
-                    continue
-                ftype = gtype.fields[name].type
-                fields.append((out_key, self.specs[gtype.name][name], ftype,
-                               self._compile(prepared, ftype, fnodes, variables)))
-            return _generate(gtype.name, fields, self.m)
-        return _fast_leaf(gtype)
+    def _compile(self, prepared: Prepared, gtype: Any, nodes: Any, variables: Any,
+                 reads: Reads | None = None) -> Callable[[Any], Any]:
+        """The completer of a type and selection, over dicts (`reads` None) or over the structs of `reads`."""
+        return _Emitter(self, prepared, variables).function(gtype, nodes, reads)
 
     def complete(self, prepared: Prepared, gtype: Any, nodes: list[FieldNode], value: Any, path: list[Any],
                  variables: Any, errors: list[dict[str, Any]]) -> Any:
@@ -260,126 +279,205 @@ class Views:
         return out
 
 
-def _read_code(path: str, target: str) -> list[str]:
-    """Statements reading a dotted v2 path (list indexes allowed) from `record` into `target`, None when absent."""
+def _read_code(path: str, target: str, root: str, reads: Reads | None) -> list[str]:
+    """Statements reading a dotted v2 path (list indexes allowed) from the record `root` into `target`, None when
+    absent: from dicts (`reads` None), or from the structs `reads` describes (typed.py: a struct's key is an
+    attribute, a list's item an index; below a value read whole, its dicts and lists are read as dicts)."""
     if path == "":
-        return [f"{target} = record"]
+        return [f"{target} = {root}"]
     lines = []
-    current = "record"
+    current = root
+    node: Reads | None = reads
     for n, part in enumerate(path.split(".")):
+        if node is not None and node.struct() and not part.isdigit():
+            lines.append(f"{target} = {root}.{part}" if n == 0 else
+                         f"{target} = {current}.{part} if {current} is not None else None")
+            node = node.keys[part]
+            current = target
+            continue
+        if node is not None and node.typed() and node.items is not None and part.isdigit():
+            lines.append(f"{target} = ({current}[{part}] if len({current}) > {part} else None) if {current} is not None "
+                         "else None")
+            node = node.items
+            current = target
+            continue
+        node = None
         if part.isdigit():
             lines.append(f"{target} = {current}[{part}] if {current}.__class__ is list and len({current}) > {part} "
                          "else None")
         elif n == 0:
-            lines.append(f"{target} = record.get({part!r})")
+            lines.append(f"{target} = {current}.get({part!r})")
         else:
             lines.append(f"{target} = {current}.get({part!r}) if {current}.__class__ is dict else None")
         current = target
     return lines
 
 
-def _generate(type_name: str, fields: list[tuple[str, Any, Any, Any]], m: Mappings) -> Callable[[Any], Any]:
-    """The compiled completer of one object selection as straight-line Python (one function, no per-field call
-    for plain reads of the common scalars): each selected field read from the v2 record as its view says, checked
-    against its type inline, nested selections by their own completers. Anything unusual raises _Slow."""
-    names: dict[str, Any] = {"_Slow": _Slow}
-    body = ["def obj(record):", "    if record is None:", "        return None",
-            "    if record.__class__ is not dict:", "        raise _Slow"]
-    out = []
-    for i, (out_key, spec, ftype, complete) in enumerate(fields):
-        v = f"v{i}"
-        out.append(f"{out_key!r}: {v}")
-        if spec is None:
-            body.append(f"    {v} = {type_name!r}")
-            continue
-        if spec.none is not None:
-            body.append(f"    {v} = None")
-            continue
-        if spec.const is not None:
-            names[f"c{i}"] = spec.const
-            body.append(f"    {v} = c{i}")
-        else:
-            sources = spec.from_ if isinstance(spec.from_, list) else [spec.from_ or ""]
-            indent = "    "
-            for k, source in enumerate(sources):
-                body.extend(indent + line for line in _read_code(source, v))
-                if k < len(sources) - 1:
-                    body.append(f"{indent}if {v} is None:")
-                    indent += "    "
-            if spec.values:
-                names[f"t{i}"] = m.values[spec.values].backward
-                body.append(f"    if {v}.__class__ is str:")
-                body.append(f"        {v} = t{i}.get({v}, {v})")
-            if spec.convert:
-                names[f"f{i}"] = VIEWS[spec.convert]
-                body.append(f"    {v} = f{i}({v})")
-            if spec.fallback is not None:
-                names[f"b{i}"] = spec.fallback
-                body.append(f"    if {v} is None:")
-                body.append(f"        {v} = b{i}")
-        names[f"k{i}"] = complete
-        kind = _LEAF_CLASSES.get(getattr(ftype, "name", None))
+class _Emitter:
+    """One completer as straight-line Python: the selection's objects inlined into one function per list item
+    type (no call per nested object, per non-null check or per leaf), each field read from the v2 record as its
+    view says, checked against its type inline. Anything unusual raises _Slow (the exact completion answers it)."""
+
+    def __init__(self, views: Views, prepared: Prepared, variables: Any) -> None:
+        self.views = views
+        self.prepared = prepared
+        self.variables = variables
+        self.names: dict[str, Any] = {"_Slow": _Slow}
+        self.functions: list[str] = []
+        self.count = 0
+
+    def _name(self, prefix: str, value: Any = None) -> str:
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        if value is not None:
+            self.names[name] = value
+        return name
+
+    def function(self, gtype: Any, nodes: Any, reads: Reads | None) -> Callable[[Any], Any]:
+        name = self._function(gtype, nodes, reads)
+        exec("\n\n".join(self.functions), self.names)  # noqa: S102 - built here from the mapping's names only
+        return self.names[name]
+
+    def _function(self, gtype: Any, nodes: Any, reads: Reads | None) -> str:
+        name = self._name("complete")
+        lines = [f"def {name}(value):"]
+        self.emit(gtype, nodes, reads, "value", lines, "    ")
+        lines.append("    return value")
+        self.functions.append("\n".join(lines))
+        return name
+
+    def emit(self, gtype: Any, nodes: Any, reads: Reads | None, t: str, lines: list[str], pad: str) -> None:
+        """Code turning the value in variable `t` into its completed value, in place."""
+        if isinstance(gtype, GraphQLNonNull):
+            self.emit(gtype.of_type, nodes, reads, t, lines, pad)
+            lines += [f"{pad}if {t} is None:", f"{pad}    raise _Slow"]
+            return
+        if isinstance(gtype, GraphQLList):
+            lines += [f"{pad}if {t} is not None:",
+                      f"{pad}    if {t}.__class__ is not list:", f"{pad}        raise _Slow"]
+            item_type = _strip_non_null(gtype.of_type)
+            kind = LEAF_TYPES.get(getattr(item_type, "name", ""))
+            if kind is not None and kind is not float:  # items that pass as they are: checked, the list kept
+                x = self._name("x")
+                test = f"{x}.__class__ is not {kind.__name__}"
+                if not isinstance(gtype.of_type, GraphQLNonNull):
+                    test = f"{x} is not None and {test}"
+                lines += [f"{pad}    for {x} in {t}:", f"{pad}        if {test}:", f"{pad}            raise _Slow"]
+                return
+            item = self._function(gtype.of_type, nodes, reads.items if reads is not None and reads.typed() else None)
+            lines.append(f"{pad}    {t} = [{item}(x) for x in {t}]")
+            return
+        if isinstance(gtype, GraphQLObjectType):
+            lines.append(f"{pad}if {t} is not None:")
+            self._object(gtype, nodes, reads if reads is not None and reads.struct() else None, t, lines, pad + "    ")
+            return
+        self._leaf(gtype, t, lines, pad)
+
+    def _object(self, gtype: GraphQLObjectType, nodes: Any, reads: Reads | None, t: str, lines: list[str],
+                pad: str) -> None:
+        views = self.views
+        record = self._name("r")
+        if reads is None:
+            lines += [f"{pad}if {t}.__class__ is not dict:", f"{pad}    raise _Slow"]
+        lines.append(f"{pad}{record} = {t}")
+        out = []
+        for out_key, fnodes in views.collect(self.prepared, gtype, nodes, self.variables).items():
+            name = fnodes[0].name.value
+            v = self._name("v")
+            out.append(f"{out_key!r}: {v}")
+            if name == "__typename":
+                lines.append(f"{pad}{v} = {gtype.name!r}")
+                continue
+            spec = views.specs[gtype.name][name]
+            ftype = gtype.fields[name].type
+            if spec.none is not None:
+                lines.append(f"{pad}{v} = None")
+                continue
+            if spec.const is not None:
+                lines.append(f"{pad}{v} = {self._name('c', spec.const)}")
+                if _holds(ftype, spec.const):  # checked here, once
+                    continue
+            else:
+                sources = spec.from_ if isinstance(spec.from_, list) else [spec.from_ or ""]
+                indent = pad
+                for k, source in enumerate(sources):
+                    lines.extend(indent + line for line in _read_code(source, v, record, reads))
+                    if k < len(sources) - 1:
+                        lines.append(f"{indent}if {v} is None:")
+                        indent += "    "
+                if spec.values:
+                    table = self._name("t", views.m.values[spec.values].backward)
+                    lines += [f"{pad}if {v}.__class__ is str:", f"{pad}    {v} = {table}.get({v}, {v})"]
+                if spec.convert:
+                    lines.append(f"{pad}{v} = {self._name('f', VIEWS[spec.convert])}({v})")
+                if spec.fallback is not None:
+                    lines += [f"{pad}if {v} is None:", f"{pad}    {v} = {self._name('b', spec.fallback)}"]
+            child = None
+            if reads is not None and spec.view and not spec.convert and isinstance(spec.from_ or "", str):
+                child = reads.find(spec.from_ or "")
+            if reads is not None and self._decoded_as_is(spec, ftype, reads):  # msgspec checked its type
+                if isinstance(ftype, GraphQLNonNull):
+                    lines += [f"{pad}if {v} is None:", f"{pad}    raise _Slow"]
+                continue
+            self.emit(ftype, fnodes, child, v, lines, pad)
+        lines.append(f"{pad}{t} = {{" + ", ".join(out) + "}")
+
+    @staticmethod
+    def _decoded_as_is(spec: GraphQLViewField, ftype: Any, reads: Reads) -> bool:
+        """The field's value is one its scalar holds as it is: every source decoded as that scalar by msgspec
+        (typed.py `Reads.leaf`), read without a converter or value map, and its fallback of that class too."""
+        named = _strip_non_null(ftype)
+        kind = LEAF_TYPES.get(getattr(named, "name", ""))
+        if kind is None or spec.convert or spec.values or spec.const is not None or spec.none is not None:
+            return False
+        if spec.fallback is not None and spec.fallback.__class__ is not kind:
+            return False
+        sources = spec.from_ if isinstance(spec.from_, list) else [spec.from_ or ""]
+        return all(source and reads.leaf_at(source) == named.name for source in sources)
+
+    def _leaf(self, gtype: Any, t: str, lines: list[str], pad: str) -> None:
+        name = gtype.name
+        kind = LEAF_TYPES.get(name)
         if kind is float:  # an integral v2 number is a Float as it is
-            body.append(f"    if {v}.__class__ is int:")
-            body.append(f"        {v} = float({v})")
-            body.append(f"    elif {v} is not None and {v}.__class__ is not float:")
-            body.append(f"        {v} = k{i}({v})")
+            lines += [f"{pad}if {t}.__class__ is int:", f"{pad}    {t} = float({t})",
+                      f"{pad}elif {t} is not None and {t}.__class__ is not float:", f"{pad}    raise _Slow"]
         elif kind is not None:
-            names[f"K{i}"] = kind
-            body.append(f"    if {v} is not None and {v}.__class__ is not K{i}:")
-            body.append(f"        {v} = k{i}({v})")
-        else:
-            body.append(f"    {v} = k{i}({v})")
-    body.append("    return {" + ", ".join(out) + "}")
-    exec("\n".join(body), names)  # noqa: S102 - source built here from the mapping's field names only
-    return names["obj"]
+            lines += [f"{pad}if {t} is not None and {t}.__class__ is not {kind.__name__}:", f"{pad}    raise _Slow"]
+        elif name == "Void":
+            lines.append(f"{pad}{t} = None")
+        elif isinstance(gtype, GraphQLEnumType):
+            names = self._name("e", frozenset(gtype.values))
+            lines += [f"{pad}if {t} is not None and ({t}.__class__ is not str or {t} not in {names}):",
+                      f"{pad}    raise _Slow"]
+        else:  # any other scalar: the exact completion serialises it
+            lines.append(f"{pad}raise _Slow")
+
+
+def _holds(gtype: Any, value: Any) -> bool:
+    """A constant its leaf type holds as it is (a plain scalar of that class, or one of its enum's values)."""
+    gtype = _strip_non_null(gtype)
+    kind = LEAF_TYPES.get(getattr(gtype, "name", ""))
+    if kind is not None:
+        return value.__class__ is kind
+    return isinstance(gtype, GraphQLEnumType) and value.__class__ is str and value in gtype.values
+
+
+def _strip_non_null(gtype: Any) -> Any:
+    return gtype.of_type if isinstance(gtype, GraphQLNonNull) else gtype
+
+
+def _named_type(gtype: Any) -> Any:
+    while hasattr(gtype, "of_type"):
+        gtype = gtype.of_type
+    return gtype
+
+
+_NONE = object()
 
 
 class _Slow(Exception):
     """The compiled completer met something only the exact completion handles."""
 
-
-# leaf types whose values pass as they are when already of this class (checked inline)
-_LEAF_CLASSES = {"String": str, "ID": str, "Int": int, "Boolean": bool, "Float": float}
-
-
-def _same(value: Any) -> Any:
-    return value
-
-
-def _fast_leaf(gtype: Any) -> Callable[[Any], Any]:
-    name = gtype.name
-    kinds = {"String": str, "ID": str, "Int": int, "Boolean": bool}
-    if name in kinds:
-        kind = kinds[name]
-
-        def leaf(value: Any) -> Any:
-            if value is None or value.__class__ is kind:
-                return value
-            raise _Slow
-        return leaf
-    if name == "Float":
-        def number(value: Any) -> Any:
-            if value is None or value.__class__ is float:
-                return value
-            if value.__class__ is int:
-                return float(value)
-            raise _Slow
-        return number
-    if name == "Void":
-        return lambda value: None
-    if isinstance(gtype, GraphQLEnumType):
-        names = frozenset(gtype.values)
-
-        def enum(value: Any) -> Any:
-            if value is None or (value.__class__ is str and value in names):
-                return value
-            raise _Slow
-        return enum
-
-    def other(value: Any) -> Any:
-        raise _Slow
-    return other
 
 
 class _Null(Exception):
