@@ -134,10 +134,6 @@ def non_empty(value: Any) -> bool:
     return bool(value)
 
 
-def id_only(value: Any) -> dict[str, Any] | None:
-    return {"id": value} if value else None
-
-
 VIEWS: dict[str, Callable[[Any], Any]] = {
     f.__name__: f for f in (comma_joined, env_strings, env_pairs, public_address, joined_lines, largest,
-                            lowest_price, non_empty, id_only)}
+                            lowest_price, non_empty)}

@@ -542,6 +542,9 @@ class GraphQLViewField(Strict):
     const: Any = None
     view: str | None = None
     none: str | None = None  # the rule saying why v2 has no value (the field is always null)
+    # a nested record v2 holds by id only: `from` reads the id, this v2 call (`GET /v2/...{id}`) reads the record,
+    # made only when a selected field needs more than the id
+    fetch: str | None = None
 
 
 class GraphQLLimits(Strict):

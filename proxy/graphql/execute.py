@@ -28,7 +28,8 @@ from proxy.forward import Plan, V2Request
 from proxy.graphql.operations import Invocation, Operation, finish_plan
 from proxy.graphql.schema import Prepared, error_object
 from proxy.graphql.typed import TypedSelection
-from proxy.graphql.views import Views, _Null, _Slow
+from proxy.graphql.views import PENDING, Fetch, Views, _Null, _Slow
+from proxy.routes import SAFE_ID
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -65,6 +66,7 @@ class Request:
         self.errors: list[dict[str, Any]] = []
         self.unauthorized: V1bridgeError | None = None
         self.called = False  # a v2 call was made with the caller's key (else the key is checked on its own)
+        self.fetched: dict[str, Any] = {}  # nested records read by id (a v2 path -> the record or its error)
 
     def call(self, route: Route | None, params: dict[str, str]) -> Call:
         self.called = True
@@ -166,17 +168,86 @@ class Executor:
             return None
         if value.__class__ is orjson.Fragment:  # read typed: completed and serialised already
             return value
+        pending: list[tuple[Any, ...]] = []
+        done = self._complete(req, field_def.type, nodes, value, path, pending)
+        if pending:
+            await self._fetch_nested(req, pending, done, path)
+        return done
+
+    def _complete(self, req: Request, gtype: Any, nodes: list[FieldNode], value: Any, path: list[Any],
+                  pending: list[tuple[Any, ...]]) -> Any:
+        """`value` completed as `gtype` selected by `nodes`: compiled, else exactly (each error with its path);
+        nested records to fetch are left in `pending`."""
+        token = PENDING.set(pending)
         try:
-            return self.views.completer(req.prepared, field_def.type, nodes, req.variables)(value)
-        except _Slow:  # exactly, with each error's path
+            try:
+                return self.views.completer(req.prepared, gtype, nodes, req.variables)(value)
+            except _Slow:
+                del pending[:]  # the exact completion leaves them again, with their paths
             errors: list[dict[str, Any]] = []
             try:
-                done = self.views.complete(req.prepared, field_def.type, nodes, value, list(path), req.variables,
-                                           errors)
+                done = self.views.complete(req.prepared, gtype, nodes, value, list(path), req.variables, errors)
             except _Null:
                 done = None
             req.errors.extend(errors)
             return done
+        finally:
+            PENDING.reset(token)
+
+    async def _fetch_nested(self, req: Request, pending: list[tuple[Any, ...]], root: Any, root_path: list[Any]) -> None:
+        """The nested records a completion left to fetch (graphql.yaml `fetch`: v2 holds them by id), level by
+        level: each id read once per request, at most `limits.concurrency` calls at once; a record v2 cannot give
+        is null with an error at its path."""
+        gate = asyncio.Semaphore(self.concurrency)
+        paths: dict[int, list[Any]] | None = None
+        while pending:
+            wanted: dict[str, Fetch] = {}
+            for fetch, _, _, _, ident, _ in pending:
+                url = _url(fetch, ident)
+                if url is not None and url not in req.fetched:
+                    wanted[url] = fetch
+            if wanted:
+                got = await asyncio.gather(*(self._fetch(req, gate, url, fetch) for url, fetch in wanted.items()))
+                req.fetched.update(zip(wanted, got))
+            level, pending = pending, []
+            for fetch, nodes, out, key, ident, path in level:
+                if path is None:
+                    if paths is None:
+                        paths = _paths(root, list(root_path))
+                    path = [*paths.get(id(out), root_path), key]
+                url = _url(fetch, ident)
+                record = req.fetched[url] if url is not None else UpstreamError(
+                    f"{fetch.label}: v2 gave {ident!r} as the id, which is not one", status=502)
+                if isinstance(record, V1bridgeError):
+                    req.errors.append(error_object(record.message, CODES.get(record.status, "INTERNAL_SERVER_ERROR"),
+                                                   nodes[0], path, status=record.status))
+                    if record.status == 401 and req.unauthorized is None:
+                        req.unauthorized = record
+                    continue
+                out[key] = self._complete(req, fetch.type, nodes, record, path, pending)
+
+    async def _fetch(self, req: Request, gate: asyncio.Semaphore, url: str, fetch: Fetch) -> Any:
+        """One nested record by its v2 call: the record, or the error to show in its place."""
+        async with gate:
+            if req.client_gone():
+                return ClientInputError(f"the client disconnected; {fetch.label} was not read", status=499)
+            if time.monotonic() >= req.ends:
+                return UpstreamError(f"the request reached its {req.config.request_deadline:g}s deadline; "
+                                     f"{fetch.label} was not read", status=504)
+            req.v2_paths.append(url)
+            try:
+                resp = await req.call(None, {}).read(url, label=fetch.label)
+                if resp.ok:
+                    return resp.json()
+            except V1bridgeError as exc:
+                return exc
+            except ValueError:
+                return UpstreamError(f"{fetch.label}: GET {url} did not answer JSON", status=502)
+            message = self.service.backward.problem_message(resp.body, None, resp.status)
+            if resp.status == 404:
+                return ClientInputError(f"{fetch.label}: v2 has no record at GET {url} ({message})", status=404)
+            return UpstreamError(message if resp.status < 500 else f"the v2 upstream failed ({resp.status}): {message}",
+                                 status=resp.status if resp.status < 500 else 502, upstream_status=resp.status)
 
     def _introspection(self, req: Request, key: str, nodes: list[FieldNode]) -> Any:
         """`__schema` / `__type`: answered by graphql-core's executor from the schema alone (no v2 call)."""
@@ -395,6 +466,23 @@ def _container_name(parent: GraphQLObjectType, executor: Executor) -> str:
         if query is not None and name in query.fields and _named(query.fields[name].type) is parent:
             return name
     return parent.name
+
+
+def _url(fetch: Fetch, ident: Any) -> str | None:
+    return fetch.url(ident) if isinstance(ident, str) and SAFE_ID.fullmatch(ident) else None
+
+
+def _paths(value: Any, path: list[Any], out: dict[int, list[Any]] | None = None) -> dict[int, list[Any]]:
+    """id() of each object in a completed value -> its path (where a nested fetch that failed is named)."""
+    out = {} if out is None else out
+    if isinstance(value, dict):
+        out[id(value)] = path
+        for key, item in value.items():
+            _paths(item, [*path, key], out)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _paths(item, [*path, index], out)
+    return out
 
 
 def _named(gtype: Any) -> Any:

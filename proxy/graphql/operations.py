@@ -97,14 +97,16 @@ class Operation:
     def invocation(self, args: dict[str, Any]) -> Invocation:
         serve = self.serve
         route, direct = self.route, self.direct
-        if serve.update is not None and _read(args, serve.update.when) not in (None, ""):
+        updates = serve.update is not None and _read(args, serve.update.when) not in (None, "")
+        if updates:
             route = self.update_route or route
             direct = self.update_direct or direct
         inv = Invocation(self.op, route, direct)
         if serve.answer == "gap" or (route is None and direct is None):  # nothing to call
             inv.rules.append(self.op.id)
             return inv
-        body: dict[str, Any] = copy.deepcopy(serve.body)
+        # `body` holds what a create needs (saveEndpoint's type: QUEUE): an update changes only what is given
+        body: dict[str, Any] = {} if updates else copy.deepcopy(serve.body)
         given = _flatten_input(args)
         for name, spec in serve.args.items():
             value = _read(args, name)

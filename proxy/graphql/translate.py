@@ -52,11 +52,21 @@ def translate(document: str, variables: dict[str, Any] | None = None, operation_
             for sub_key, sub_nodes in views.collect(prepared, inner, nodes, got).items():
                 sub = sub_nodes[0].name.value
                 if sub != "__typename":
-                    out.append(_one(f"{key}.{sub_key}", ops[(name, sub)], inner.fields[sub], sub_nodes[0], got,
-                                    forward))
+                    out.append(_nested(_one(f"{key}.{sub_key}", ops[(name, sub)], inner.fields[sub], sub_nodes[0],
+                                            got, forward), views, prepared, inner.fields[sub].type, sub_nodes, got))
             continue
-        out.append(_one(key, ops[(None, name)], root.fields[name], nodes[0], got, forward))
+        out.append(_nested(_one(key, ops[(None, name)], root.fields[name], nodes[0], got, forward), views, prepared,
+                           root.fields[name].type, nodes, got))
     return {"graphql": {"operation": prepared.kind, "fields": out}}
+
+
+def _nested(field: dict[str, Any], views: Views, prepared: Any, gtype: Any, nodes: Any, variables: Any) -> dict[str, Any]:
+    """The nested records the selection reads by their own v2 call, once per id in the answer."""
+    fetches = views.nested_fetches(prepared, gtype, nodes, variables)
+    if fetches:
+        field["then"] = [{"field": f.label, "v2": {"method": "GET", "path": f.path}, "once": "per id in the answer"}
+                         for f in fetches]
+    return field
 
 
 def _one(key: str, operation: Operation, field_def: Any, node: Any, variables: Any, forward: Forward) -> dict[str, Any]:

@@ -9,6 +9,7 @@ and every leaf is checked against its scalar or enum, so an answer never carries
 from __future__ import annotations
 
 import math
+from contextvars import ContextVar
 from typing import Any, Callable
 
 from graphql import (
@@ -121,6 +122,17 @@ class Views:
                 raise MappingError(f"graphql.yaml views.{type_name}: fields without a view {sorted(missing)}, "
                                    f"views without a field {sorted(extra)}")
             self.getters[type_name] = {name: compile_field(spec, m) for name, spec in fields.items()}
+        self.fetches: dict[tuple[str, str], Fetch] = {}
+        for type_name, fields in views.items():
+            gtype = schema.type_map[type_name]
+            for name, spec in fields.items():
+                ftype = gtype.fields[name].type
+                named = _named_type(ftype)
+                if isinstance(named, GraphQLObjectType) and spec.view != named.name:
+                    raise MappingError(f"graphql.yaml views.{type_name}.{name}: a field of type {named.name} needs "
+                                       f"`view: {named.name}` (its nested resolver)")
+                if spec.fetch is not None:
+                    self.fetches[(type_name, name)] = Fetch(f"{type_name}.{name}", spec, ftype, views)
 
     # ------------------------------------------------------------------ selection
 
@@ -188,10 +200,29 @@ class Views:
             found = None
             if reads.typed() and reads.plain():
                 named = _named_type(gtype)
-                found = TypedSelection(f"gql_{named.name}", reads,
-                                       self._compile(prepared, gtype, nodes, None, reads), _Slow)
+                emitter = _Emitter(self, prepared, None)
+                complete = emitter.function(gtype, nodes, reads)
+                if not emitter.fetches:  # nested records to fetch are filled in after completion: not serialised yet
+                    found = TypedSelection(f"gql_{named.name}", reads, complete, _Slow)
             prepared.collected[key] = found
         return found
+
+    def nested_fetches(self, prepared: Prepared, gtype: Any, nodes: Any, variables: Any) -> list[Fetch]:
+        """The nested records a selection reads by their own v2 call (`v1bridge translate` names them)."""
+        named = _named_type(gtype)
+        out: list[Fetch] = []
+        if not isinstance(named, GraphQLObjectType) or named.name not in self.specs:
+            return out
+        for fnodes in self.collect(prepared, named, nodes, variables).values():
+            name = fnodes[0].name.value
+            if name == "__typename":
+                continue
+            fetch = self.fetches.get((named.name, name))
+            if fetch is not None and not fetch.by_id(self, prepared, fnodes, variables) and fetch not in out:
+                out.append(fetch)
+            out.extend(f for f in self.nested_fetches(prepared, named.fields[name].type, fnodes, variables)
+                       if f not in out)
+        return out
 
     def _reads(self, prepared: Prepared, gtype: Any, nodes: Any, reads: Reads) -> None:
         """Mark in `reads` the v2 paths that completing `gtype` selected by `nodes` reads."""
@@ -212,6 +243,9 @@ class Views:
                 continue
             sources = spec.from_ if isinstance(spec.from_, list) else [spec.from_ or ""]
             ftype = gtype.fields[name].type
+            if spec.fetch is not None:  # the record is read by its own call: here only its id
+                reads.at(sources[0]).read_as(None)
+                continue
             if spec.view and not spec.convert and len(sources) == 1:  # a nested record: its own reads, below
                 self._reads(prepared, ftype, fnodes, reads.at(sources[0]))
                 continue
@@ -269,9 +303,19 @@ class Views:
                 out[key] = gtype.name
                 continue
             path.append(key)
+            fetch = self.fetches.get((gtype.name, name)) if self.fetches else None
+            if fetch is not None and not fetch.by_id(self, prepared, fnodes, variables):
+                ident = getters[name](record)
+                out[key] = None
+                if ident is not None:
+                    PENDING.get().append((fetch, fnodes, out, key, ident, list(path)))
+                path.pop()
+                continue
             try:
-                out[key] = self.complete(prepared, gtype.fields[name].type, fnodes, getters[name](record), path,
-                                         variables, errors)
+                value = getters[name](record)
+                if fetch is not None and value is not None:  # the id is all the selection reads
+                    value = {"id": value}
+                out[key] = self.complete(prepared, gtype.fields[name].type, fnodes, value, path, variables, errors)
             except _Null:  # a non-null field of this object is null: the object is null (its caller decides further)
                 path.pop()
                 return None
@@ -325,6 +369,7 @@ class _Emitter:
         self.names: dict[str, Any] = {"_Slow": _Slow}
         self.functions: list[str] = []
         self.count = 0
+        self.fetches = False  # the completer leaves nested records to fetch (PENDING)
 
     def _name(self, prefix: str, value: Any = None) -> str:
         self.count += 1
@@ -381,6 +426,7 @@ class _Emitter:
             lines += [f"{pad}if {t}.__class__ is not dict:", f"{pad}    raise _Slow"]
         lines.append(f"{pad}{record} = {t}")
         out = []
+        pending = []
         for out_key, fnodes in views.collect(self.prepared, gtype, nodes, self.variables).items():
             name = fnodes[0].name.value
             v = self._name("v")
@@ -390,6 +436,17 @@ class _Emitter:
                 continue
             spec = views.specs[gtype.name][name]
             ftype = gtype.fields[name].type
+            fetch = views.fetches.get((gtype.name, name)) if views.fetches else None
+            if fetch is not None:
+                lines.extend(pad + line for line in _read_code(spec.from_ or "", v, record, reads))
+                if fetch.by_id(views, self.prepared, fnodes, self.variables):  # the id is all it reads: no call
+                    lines += [f"{pad}if {v} is not None:", f"{pad}    {v} = {{'id': {v}}}"]
+                    self.emit(ftype, fnodes, None, v, lines, pad)
+                else:  # read by its own v2 call once this completion is done (the executor's nested fetches)
+                    self.fetches = True
+                    out[-1] = f"{out_key!r}: None"
+                    pending.append((self._name("p", _Pend(fetch, fnodes)), out_key, v))
+                continue
             if spec.none is not None:
                 lines.append(f"{pad}{v} = None")
                 continue
@@ -421,6 +478,8 @@ class _Emitter:
                 continue
             self.emit(ftype, fnodes, child, v, lines, pad)
         lines.append(f"{pad}{t} = {{" + ", ".join(out) + "}")
+        for pend, out_key, v in pending:
+            lines += [f"{pad}if {v} is not None:", f"{pad}    {pend}({t}, {out_key!r}, {v})"]
 
     @staticmethod
     def _decoded_as_is(spec: GraphQLViewField, ftype: Any, reads: Reads) -> bool:
@@ -473,6 +532,49 @@ def _named_type(gtype: Any) -> Any:
 
 
 _NONE = object()
+
+
+class Fetch:
+    """A nested object field v2 holds by id (graphql.yaml `fetch`): the record read by its own v2 call."""
+
+    def __init__(self, label: str, spec: GraphQLViewField, ftype: Any, specs: dict[str, Any]) -> None:
+        method, path = (spec.fetch or "").split()[:2]
+        if method != "GET" or path.count("{id}") != 1 or isinstance(ftype, GraphQLNonNull) or not spec.view:
+            raise MappingError(f"graphql.yaml views.{label}: fetch must be `GET /v2/...{{id}}` on a nullable "
+                               "field with a `view`")
+        if not isinstance(spec.from_, str) or spec.convert or spec.values:
+            raise MappingError(f"graphql.yaml views.{label}: a fetched record's id is read from one path, as is")
+        self.label = label
+        self.path = path
+        self.type = _named_type(ftype)
+        # the nested view's fields the id alone answers (no call when nothing else is selected)
+        self.id_fields = frozenset(name for name, f in specs[self.type.name].items()
+                                   if f.from_ == "id" and not f.convert and not f.values)
+
+    def url(self, ident: str) -> str:
+        return self.path.replace("{id}", ident)
+
+    def by_id(self, views: Views, prepared: Prepared, nodes: Any, variables: Any) -> bool:
+        """Every field selected on the record is answered by its id (or is __typename): nothing to read."""
+        return all(name == "__typename" or name in self.id_fields for name in
+                   (fnodes[0].name.value for fnodes in views.collect(prepared, self.type, nodes, variables).values()))
+
+
+# the nested records one completion leaves to fetch: (fetch, field nodes, parent dict, key, id, path or None)
+PENDING: ContextVar[list[tuple[Any, ...]]] = ContextVar("v1bridge_graphql_pending")
+
+
+class _Pend:
+    """Called by compiled completers: a nested record to fetch for `out[key]` (its path found if it fails)."""
+
+    __slots__ = ("fetch", "nodes")
+
+    def __init__(self, fetch: Fetch, nodes: Any) -> None:
+        self.fetch = fetch
+        self.nodes = nodes
+
+    def __call__(self, out: dict[str, Any], key: str, ident: Any) -> None:
+        PENDING.get().append((self.fetch, self.nodes, out, key, ident, None))
 
 
 class _Slow(Exception):

@@ -51,3 +51,12 @@ def test_the_cli_takes_a_document_or_a_graphql_request_body(capsys):
 def test_the_cli_exits_1_for_a_document_the_proxy_would_refuse(capsys):
     assert main(["translate", "{ myself { nope } }"]) == 1
     assert json.loads(capsys.readouterr().out)["graphql"]["status"] == 400
+
+
+def test_nested_records_read_by_their_own_call_are_named():
+    fields = translate("{ myself { endpoints { id networkVolume { id } } } }")["graphql"]["fields"]
+    assert "then" not in fields[0]  # the id is in the endpoint
+    [endpoints] = translate("{ myself { endpoints { id networkVolume { dataCenterId } } } }")["graphql"]["fields"]
+    assert endpoints["v2"]["path"] == "/v2/serverless"
+    assert endpoints["then"] == [{"field": "Endpoint.networkVolume", "once": "per id in the answer",
+                                  "v2": {"method": "GET", "path": "/v2/network-volumes/{id}"}}]
