@@ -97,6 +97,10 @@ class Executor:
         self.containers = containers
         self.concurrency = concurrency
         self.schema = views.schema
+        query = self.schema.query_type
+        assert query is not None
+        # the type of each container field -> its name (User -> myself)
+        self.container_of = {_named(query.fields[name].type).name: name for name in containers if name in query.fields}
 
     async def run(self, req: Request) -> dict[str, Any] | None:
         prepared = req.prepared
@@ -146,7 +150,7 @@ class Executor:
         field_def = parent.fields[name]
         if name in self.containers:
             return await self._container(req, field_def.type, nodes, path, gate)
-        operation = self.operations[(None if parent is self._root_type(req) else _container_name(parent, self),
+        operation = self.operations[(None if parent is self._root_type(req) else self.container_of[parent.name],
                                      name)]
         try:
             if req.client_gone():
@@ -457,15 +461,6 @@ class Executor:
             raise ClientInputError(f"{operation.op.selection}: no {route.op.resource or 'record'} with {by} "
                                    f"{name!r}", status=404)
         return str(found[0]["id"])
-
-
-def _container_name(parent: GraphQLObjectType, executor: Executor) -> str:
-    """The container field whose type is `parent` (User -> myself)."""
-    for name in executor.containers:
-        query = executor.schema.query_type
-        if query is not None and name in query.fields and _named(query.fields[name].type) is parent:
-            return name
-    return parent.name
 
 
 def _url(fetch: Fetch, ident: Any) -> str | None:

@@ -40,8 +40,9 @@ class Invocation:
     rules: list[str] = field(default_factory=list)
 
     def fresh(self) -> "Invocation":
-        """A copy one request may change (ids found by name go into its params); the rest is read only."""
-        return copy.copy(self) if not self.finds else dataclasses.replace(self, params=dict(self.params))
+        """The invocation one request runs: a copy with its own params when ids found by name go into them; else
+        this one (nothing of it is changed by a run)."""
+        return self if not self.finds else dataclasses.replace(self, params=dict(self.params))
 
     def direct_request(self) -> V2Request:
         method, path = self.direct or ("GET", "")

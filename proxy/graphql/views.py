@@ -180,7 +180,7 @@ class Views:
         errors with their paths and nulls exactly as GraphQL says."""
         if prepared.has_directives:
             raise _Slow
-        key = ("completer", tuple(id(n) for n in nodes), str(gtype))
+        key = ("completer", *map(id, nodes), id(gtype))
         found = prepared.collected.get(key)
         if found is None:
             found = prepared.collected[key] = self._compile(prepared, gtype, nodes, variables)
@@ -192,7 +192,7 @@ class Views:
         top, a key that is not a plain name). Made once per document."""
         if prepared.has_directives:
             return None
-        key = ("typed", tuple(id(n) for n in nodes), str(gtype))
+        key = ("typed", *map(id, nodes), id(gtype))
         found = prepared.collected.get(key, _NONE)
         if found is _NONE:
             reads = Reads()
