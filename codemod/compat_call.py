@@ -47,6 +47,8 @@ class Wrap:
     params: int | None  # ... of the query
     others: tuple[int, ...]  # ... of the other keyword arguments (headers, timeout): handed to the client's request
     is_async: bool
+    method_code: str | None = None  # the method as code (a helper's own `method` parameter), when not a literal
+    star: int | None = None  # ... of a helper's `**kwargs` handed on (json=, params= and the rest: call_v1 sorts them)
 
 
 def _at(call: cst.Call, node) -> int | None:
@@ -98,6 +100,50 @@ def plan_wrap(an, site) -> tuple[Wrap | None, str]:
     if "\n" in receiver:
         return None, "its client expression spans several lines"
     return _wrap(call, f"lambda method, url, **kw: {receiver}.request(method, url, **kw)", site, others)
+
+
+def plan_helper_wrap(an, helper) -> tuple[Wrap | None, str]:
+    """The request a helper makes for its callers (`requests.get(BASE_URL + path, ...)`, `self.session.request(
+    method, f"{self.base}/{path}", **kwargs)`) wrapped in the run-time translation: every call through the helper,
+    from any module, is then translated when it runs (its v1 path, body and query; a v2 path goes as it is), and
+    the helper answers as v1 did. (None, why not) when its request cannot be handed over."""
+    site = helper.inner
+    call = site.call
+    if helper.tail_at is not None:
+        return None, "it joins the path to a partial base (.../v1/billing)"
+    if not _path_ends_url(helper):
+        return None, "it joins something after the path, where the translation puts the query"
+    method_code = f'"{site.method}"' if site.method else helper.method_param
+    if method_code is None:
+        return None, "its HTTP method is only known at run time"
+    if site.library not in _REQUEST_LAYERS or not isinstance(call.func, cst.Attribute):
+        return None, f"it sends through {site.library}, which the run-time translation does not drive"
+    if site.body_kw not in (None, "json") and site.body_expr is not None:
+        return None, "it sends its body encoded (data=), which the run-time translation cannot read"
+    star = None
+    for i, a in enumerate(call.args):
+        if a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == helper.kwargs_param \
+                and i == len(call.args) - 1:
+            star = i
+        elif a.star:
+            return None, "its request's arguments are unpacked (*args)"
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    attr = call.func.attr.value
+    if attr == "stream" or len(positional) > (2 if attr == "request" else 1):
+        return None, "its request is streamed or has extra positional arguments"
+    taken = {"json", "params", "url", "method"}
+    others = tuple(a for a in call.args if a.keyword is not None and a.keyword.value not in taken)
+    if any(a.keyword.value in ("data", "content", "files") for a in others):
+        return None, "it sends its body encoded (data=), which the run-time translation cannot read"
+    receiver = an.code_of(call.func.value)
+    if "\n" in receiver:
+        return None, "its client expression spans several lines"
+    wrap, why = _wrap(call, f"lambda method, url, **kw: {receiver}.request(method, url, **kw)", site, others)
+    if wrap is None:
+        return None, why
+    from dataclasses import replace
+
+    return replace(wrap, method=site.method or "", method_code=method_code, star=star), ""
 
 
 def _strict_policy(an, site) -> str | None:
@@ -261,12 +307,15 @@ def apply(node: cst.CSTNode, wrap: Wrap) -> cst.CSTNode:
         send = send.with_changes(body=send.body.with_changes(args=inner))
     # the call's own URL, body and query arguments keep their place, keyword and layout (a call written one
     # argument a line stays so); the send and the method lead, on the first argument's line
-    kept = sorted(i for i in (wrap.url, wrap.body, wrap.params) if i is not None)
+    kept = sorted(i for i in (wrap.url, wrap.body, wrap.params, wrap.star) if i is not None)
     first_comma = args[0].comma if isinstance(args[0].comma, cst.Comma) else cst.MaybeSentinel.DEFAULT
-    new_args = [cst.Arg(send), cst.Arg(cst.SimpleString(f'"{wrap.method}"'), comma=first_comma)]
+    method = cst.parse_expression(wrap.method_code) if wrap.method_code else cst.SimpleString(f'"{wrap.method}"')
+    new_args = [cst.Arg(send), cst.Arg(method, comma=first_comma)]
     for n, i in enumerate(kept):
         arg = args[i]
-        if i == wrap.url:
+        if i == wrap.star:
+            pass
+        elif i == wrap.url:
             arg = arg.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
         elif i == wrap.body and (arg.keyword is None or arg.keyword.value != "json"):
             arg = _kw("json", arg.value).with_changes(comma=arg.comma)

@@ -23,6 +23,14 @@ use of it, in every file, can migrate (`resolve`):
 3. the defining file is rewritten last, with the agreed text for each of its
    exported constants, or with the constant blocked (left and flagged).
 
+
+Helpers cross files too (`from .api import _get`, `from . import api`, a client class imported by three
+modules): each file also lists the functions and methods that send a request to a v1 base plus a path their
+caller gives (`HelperSig`, with whether that request can be wrapped in the compat module's run-time
+translation). `Table` tells each file which of its helpers other files call (`exports[HELPERS]`), and each
+importer which helpers it calls (`HelperRef` entries of its `externals`): the defining file wraps the helper's
+request (every call through it, from any module, is then translated when it runs) and the importers count
+their calls through it (state 2), or flag them with the cause when it cannot be wrapped (state 3).
 """
 from __future__ import annotations
 
@@ -33,6 +41,40 @@ from typing import Callable, Iterable
 from codemod.prefilter import needs_parse
 
 MAX_ROUNDS = 4
+HELPERS = "<helpers>"  # key of a file's `exports`: the names of its helpers other files of the run call
+# key of a file's `externals`: files it imports whose API answers are v1 views made at run time (every call they
+# make goes through a translated helper): the v1 field names it reads on their records are v2 code too
+COMPAT_ANSWERS = "<compat-answers>"
+
+
+@dataclass(frozen=True)
+class HelperSig:
+    """A function or method that requests a v1 base plus the path its caller gives (picklable)."""
+
+    name: str  # "_get", or "RunPodClient.post" for a method
+    params: tuple[str, ...]  # its parameters as callers pass them (no self)
+    path_param: str
+    method: str | None  # the HTTP method when fixed
+    method_param: str | None  # ... or the parameter that carries it
+    body_param: str | None
+    slash_join: bool  # it puts "/" between base and path (callers may omit the leading slash)
+    why_not: str = ""  # why its request cannot be wrapped in the run-time translation ("": it can)
+    translated: bool = False  # its request already goes through v1bridge_compat.call_v1 (a rewrite made it so)
+
+
+@dataclass(frozen=True)
+class HelperRef:
+    """Helpers of another file of the run one local name reaches: a function imported by name ("function"), a
+    module imported whole ("module": its functions, and its classes' methods as "Class.method"), a class ("class":
+    its methods by name)."""
+
+    origin: str
+    kind: str
+    sigs: tuple[HelperSig, ...]
+
+    def find(self, name: str) -> HelperSig | None:
+        return next((s for s in self.sigs if s.name == name or s.name.endswith("." + name)
+                     and self.kind == "class"), None)
 
 
 @dataclass(frozen=True)
@@ -42,6 +84,8 @@ class ModuleFacts:
     path: str  # as given to the run (relative, '/' separators)
     constants: dict[str, str] = field(default_factory=dict)  # NAME = "literal", assigned once at module level
     imports: tuple[tuple[int, str, str, str], ...] = ()  # (level, module, name, local name) of `from X import`
+    # (`import X` / `import X as Y`: name "")
+    helpers: tuple[HelperSig, ...] = ()  # its v1 helpers (functions and methods)
 
 
 @dataclass(frozen=True)
@@ -85,14 +129,39 @@ class Table:
                 self._by_module.setdefault(parts, []).append(path)
         # importer path -> local name -> External
         self.imported: dict[str, dict[str, External]] = {}
+        self.helper_refs: dict[str, dict[str, HelperRef]] = {}  # importer -> local name -> helpers it reaches
+        self.helper_users: dict[str, set[str]] = {}  # defining file -> names of its helpers other files reach
+        self._imports_of: dict[str, set[str]] = {}  # importer -> the files of the run it imports
         for path, facts in self.facts.items():
             for level, module, name, local in facts.imports:
-                origin = self._resolve(path, level, module)
-                if origin is None or origin == path:
-                    continue
-                value = self.facts[origin].constants.get(name)
-                if value is not None:
-                    self.imported.setdefault(path, {})[local] = External(value, origin, name)
+                origin = self._resolve(path, level, module) if name or module else None
+                if origin is not None and origin != path and name:
+                    value = self.facts[origin].constants.get(name)
+                    if value is not None:
+                        self.imported.setdefault(path, {})[local] = External(value, origin, name)
+                    sigs = self.facts[origin].helpers
+                    one = tuple(sig for sig in sigs if sig.name == name)
+                    methods = tuple(sig for sig in sigs if sig.name.startswith(name + "."))
+                    if one or methods:
+                        self._reach(path, local, HelperRef(origin, "function" if one else "class", one or methods))
+                        continue
+                if origin is not None and origin != path:
+                    self._imports_of.setdefault(path, set()).add(origin)
+                # a module imported whole: `import rp`, `from . import api`, `from . import client as rp`
+                whole = self._resolve(path, level, f"{module}.{name}" if module and name else (module or name))
+                if whole is not None and whole != path:
+                    self._imports_of.setdefault(path, set()).add(whole)
+                    if self.facts[whole].helpers:
+                        self._reach(path, local, HelperRef(whole, "module", self.facts[whole].helpers))
+        # files whose API answers are v1 views made at run time, and the files importing them
+        serves = {p for p, f in self.facts.items() if any(sig.translated for sig in f.helpers)}
+        serves |= {p for p, refs in self.helper_refs.items()
+                   if all(sig.translated for ref in refs.values() for sig in ref.sigs)}
+        self.compat_answers: dict[str, tuple[str, ...]] = {}
+        for path, origins in self._imports_of.items():
+            got = tuple(sorted(origins & serves))
+            if got:
+                self.compat_answers[path] = got
         # constants an edit may change (a base, a path: the prefilter's signs of the API), and who imports them;
         # other imported constants (a method, an image name) only lend their value to the importer's analysis
         self.users: dict[tuple[str, str], set[str]] = {}
@@ -100,6 +169,10 @@ class Table:
             for ext in names.values():
                 if needs_parse(ext.value):
                     self.users.setdefault(ext.key, set()).add(path)
+
+    def _reach(self, path: str, local: str, ref: HelperRef) -> None:
+        self.helper_refs.setdefault(path, {})[local] = ref
+        self.helper_users.setdefault(ref.origin, set()).update(sig.name for sig in ref.sigs)
 
     def _resolve(self, path: str, level: int, module: str) -> str | None:
         """The file of the run a `from <module> import` refers to (relative: from the importer's folder;
@@ -118,11 +191,23 @@ class Table:
                  for p in self._by_module[parts]]
         return found[0] if len(found) == 1 else None
 
-    def externals(self, path: str, blocked: dict[tuple[str, str], str] | None = None) -> dict[str, External]:
-        out = dict(self.imported.get(path, {}))
+    def externals(self, path: str, blocked: dict[tuple[str, str], str] | None = None) -> dict:
+        """What `path` imports from other files of the run: constants (External) and helpers (HelperRef)."""
+        out: dict = dict(self.imported.get(path, {}))
         for local, ext in out.items():
             if blocked and ext.key in blocked:
                 out[local] = External(ext.value, ext.origin, ext.name, blocked[ext.key])
+        for local, ref in self.helper_refs.get(path, {}).items():
+            out.setdefault(local, ref)
+        if path in self.compat_answers:
+            out[COMPAT_ANSWERS] = self.compat_answers[path]
+        return out
+
+    def open_exports(self, path: str) -> dict:
+        """`path`'s exports before the run agrees on them: its shared constants open, its helpers others call."""
+        out: dict = {name: None for name in self.exported(path)}
+        if self.helper_users.get(path):
+            out[HELPERS] = frozenset(self.helper_users[path])
         return out
 
     def exported(self, path: str) -> set[str]:
@@ -131,7 +216,8 @@ class Table:
 
     def involved(self) -> set[str]:
         """Files analysed again with the table: importers of a constant of the run, definers of shared ones."""
-        return set(self.imported) | {origin for origin, _name in self.users}
+        return set(self.imported) | {origin for origin, _name in self.users} | set(self.helper_refs) \
+            | set(self.helper_users) | set(self.compat_answers)
 
 
 Runner = Callable[[list[tuple[str, dict, dict]]], dict[str, object]]
@@ -146,7 +232,7 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
     Returns the final results of the involved files and the blocked constants with the reason."""
     involved = sorted(table.involved())
     blocked: dict[tuple[str, str], str] = {}
-    exports_open = {path: {name: None for name in table.exported(path)} for path in involved}
+    exports_open = {path: table.open_exports(path) for path in involved}
     results = run([(path, table.externals(path), exports_open[path]) for path in involved])
     for _ in range(MAX_ROUNDS):
         newly: dict[tuple[str, str], str] = {}
@@ -170,7 +256,7 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
         names = table.exported(path)
         if not names:
             continue
-        exports = {}
+        exports = {k: v for k, v in exports_open[path].items() if k == HELPERS}
         for name in names:
             key = (path, name)
             if key in blocked:

@@ -17,6 +17,7 @@ it would leave that other URL with a v2 base and a v1 path.
 """
 from __future__ import annotations
 
+import posixpath
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -164,7 +165,12 @@ def decide(plan: "Plan") -> None:
     # 2. why a family cannot move
     reasons: dict[int, list[tuple[int, str, str]]] = {}  # root -> [(unit, rule, why)]
 
+    translating = _helpers_to_translate(plan, fam, sites, n_calls)
+    translated = {u for units in (t[2] for t in translating.values() if t[1] is not None) for u in units}
+
     def block(u: int, rule: str, why: str) -> None:
+        if u in translated:
+            return  # goes through a helper whose request is translated at run time: its answer stays v1's
         reasons.setdefault(fam.find(u), []).append((u, rule, why))
 
     for u in range(n_calls):
@@ -321,7 +327,9 @@ def decide(plan: "Plan") -> None:
         _flag_helpers(plan, fam, sites, reasons, n_calls)
 
     _cross_file(plan, fam, sites, reasons, all_traced)
-    _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped)
+    _translate(plan, translating, translated)
+    _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
+    _through_imported(plan)
 
     # 5. every flag left becomes one comment on its statement
     for flags in plan.flags.values():
@@ -528,7 +536,7 @@ def _route_rule(route, site) -> str:
         return "Q01"
     if route.op.shape == "list":
         return "Q02"
-    if route.op.request is not None and site.body_expr is not None:
+    if route.op.request is not None and site is not None and site.body_expr is not None:
         return "L02"
     return "L01"
 
@@ -623,7 +631,7 @@ def _compat_fn(wrap) -> str:
 
 
 def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int, blocked: set,
-            wrapped: dict) -> None:
+            wrapped: dict, translated: set) -> None:
     """Where each v1 call site of the file ends: 1 plain v2, 2 v2 through the compat module, 3 flagged; with the
     rule it stays or moves under and, for states 2 and 3, the cause."""
     an = plan.an
@@ -633,7 +641,10 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
         kind = extra[u - n_calls][0] if u >= n_calls else "call"
         if kind == "foreign":
             continue  # another host's /v1: not a call of this API
-        if u in wrapped:
+        if u in translated:
+            plan.states.append(CallState(line, 2, _call_rule(plan.facts.calls[u]) if u < n_calls else "L01",
+                                         plan.scratch["translated"][u]))
+        elif u in wrapped:
             wrap, causes = wrapped[u]
             plan.states.append(CallState(line, 2, causes[0][0], causes[0][1]))
         elif u < n_calls and fam.find(u) not in blocked:
@@ -645,3 +656,144 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
             if u in why_not:
                 cause += f" (not through v1bridge_compat: {why_not[u]})"
             plan.states.append(CallState(line, 3, rule, cause))
+
+
+# ------------------------------------------------------------------ helpers other modules call
+
+def _helpers_to_translate(plan: "Plan", fam: _Families, sites: list, n_calls: int) -> dict:
+    """This module's helpers that other files of the run call (codemod.crossfile): {id(request helper fn):
+    (the helper that makes the request, its Wrap or None, the local units through it, why not)}. Their request
+    is wrapped in the run-time translation (`_translate`) when it can be and its base can move with it: the base
+    serves nothing else here, and no other file imports it."""
+    from codemod import compat_call
+    from codemod.crossfile import HELPERS
+
+    an = plan.an
+    out: dict = {}
+    for name in sorted(an.exports.get(HELPERS) or ()):
+        fn = an.function_named(name)
+        info = an._helper(fn) if fn is not None else None
+        if info is None or info.base_kind != "v1":
+            continue
+        inner = an.innermost(info)
+        if id(inner.fn) in out:
+            continue
+        wrap, why = compat_call.plan_helper_wrap(an, inner)
+        units = {u for u, site in enumerate(sites) if _goes_through(site, inner.fn)}
+        if wrap is not None:
+            why = _base_kept(plan, inner, units, sites, fam)
+            if why:
+                wrap = None
+        out[id(inner.fn)] = (inner, wrap, units, why)
+    if out:
+        plan.scratch["translated"] = {u: f"through {an.qualname(inner.fn)}(), whose request is translated at run "
+                                         "time (v1bridge_compat.call_v1)"
+                                      for inner, wrap, units, _why in out.values() if wrap is not None for u in units}
+        plan.scratch["untranslated"] = {an.qualname(inner.fn): why for inner, wrap, _u, why in out.values()
+                                        if wrap is None}
+    return out
+
+
+def _base_kept(plan: "Plan", inner, units: set, sites: list, fam: _Families) -> str:
+    """Why the helper's base cannot move to v2 with its request ("" when it can)."""
+    an = plan.an
+    if inner.base is None or not any(p.node is not None for p in inner.base.pieces) \
+            or inner.inner is None or inner.inner.url is None or inner.inner.url.host_edit is None:
+        return "its base address is not a literal the rewrite can move"
+    ids = {id(p.node) for p in inner.base.pieces if p.node is not None}
+    if ids & set(an.export_nodes):
+        return "its base constant is imported by other files of the run"
+    for u, site in enumerate(sites):
+        if u not in units and ids & _piece_ids(site):
+            return f"its base also serves the call at line {an.where(site.call)[0]}, which does not go through it"
+    for ref in inner.refs:
+        for r in _references(an, ref):
+            if not _inside(an, r, inner.fn) and _builds_url(an, r):
+                return f"its base also builds a URL at line {an.where(r)[0]} that the rewrite cannot follow"
+    return ""
+
+
+def _translate(plan: "Plan", translating: dict, translated: set) -> None:
+    """The helper's request goes through `v1bridge_compat.call_v1` and its base moves to v2; the local calls
+    through it stay as they are (their v1 path, body and answer reads are translated when they run)."""
+    if not translating:
+        return
+    an = plan.an
+    for u in translated:
+        for key in [k for k, units in plan.change_units.items() if u in units]:
+            plan.change_units[key].discard(u)
+            if not plan.change_units[key]:
+                del plan.change_units[key]
+                del plan.changes[key]
+        for node_id in list(plan.spans):
+            for span in plan.spans[node_id]:
+                span[4].discard(u)
+            plan.spans[node_id] = [s for s in plan.spans[node_id] if s[4]]
+        plan.flags.pop(u, None)
+        plan.notes.pop(u, None)
+        plan.findings[u] = [Finding(f.rule, f.line, f.column, "through v1bridge_compat.call_v1: " + f.message, True,
+                                    f.route, f.v2_target, f.kind, f.source_line, f.attributed, True)
+                            for f in plan.findings.get(u, ())]
+    moved = False
+    for inner, wrap, _units, _why in translating.values():
+        if wrap is None:
+            continue
+        base_ids = {id(p.node) for p in inner.base.pieces if p.node is not None}
+        for unit, flags in list(plan.flags.items()):  # the base is no longer left where the rewrite cannot follow
+            plan.flags[unit] = [f for f in flags if id(f.node) not in base_ids]
+        for unit, found in list(plan.findings.items()):
+            plan.findings[unit] = [f for f in found if not (f.rule == "L01" and f.kind == "base-url"
+                                                               and not f.fixable)]
+        plan.unit = "helper"
+        _move_base(plan, inner.inner)
+        name = an.qualname(inner.fn)
+        plan.find(inner.inner.call, "L01", "call", f"the request of {name}() (called from other files) goes to v2 "
+                  "through v1bridge_compat.call_v1, translated when it runs", True)
+        plan.change("compat-call", inner.inner.call, "L01", wrap)
+        moved = True
+    if moved:
+        plan.unit = "file"
+        plan.change("compat-import", an.module, "compat", plan.compat_import)
+
+
+def _through_imported(plan: "Plan") -> None:
+    """Calls through helpers of other files of the run: state 2 when the helper's request is (or will be, by this
+    run) translated at run time; flagged with the cause (state 3) when it cannot be. The v1 names this file reads
+    on records handed in from elsewhere are v1 views made at run time when its API answers all come through
+    translated helpers (here or in a module it imports): the audit lists them as compat code."""
+    from dataclasses import replace
+
+    an = plan.an
+    answers_translated = bool(an.compat_answer_sources)
+    for through in plan.facts.through:
+        sig = through.sig
+        line = an.where(through.call)[0]
+        rule = _route_rule(through.route, None) if through.route is not None else "L01"
+        where = f"{sig.name}() of {posixpath.relpath(through.origin, posixpath.dirname(an.path) or '.')}"
+        route = f"{through.route.label()} " if through.route is not None else ""
+        plan.unit = "through"
+        if sig.translated:
+            answers_translated = True
+            plan.find(through.call, rule, COMPAT_HELPER, f"{route}through {where}, translated at run time by "
+                      "v1bridge_compat.call_v1", True, through.route)
+            plan.states.append(CallState(line, 2, rule, f"through {where}, whose request is translated at run "
+                                                        "time (v1bridge_compat.call_v1)"))
+        elif not sig.why_not:
+            plan.find(through.call, rule, "call", f"{route}through {where}: the rewrite sends it to v2 through "
+                      "v1bridge_compat.call_v1 in that helper", True, through.route)
+            plan.states.append(CallState(line, 2, rule, f"through {where}, whose request is translated at run "
+                                                        "time (v1bridge_compat.call_v1)"))
+        else:
+            why = (f"{route}through {where}, which stays on v1: {sig.why_not}; migrate that helper by hand "
+                   f"({plan.rule_text(rule)})")
+            plan.flag(through.call, rule, "call", through.route, why)
+            plan.states.append(CallState(line, 3, rule, why))
+            answers_translated = False
+    if answers_translated and not plan.facts.calls and not plan.facts.unmatched:
+        for unit, found in plan.findings.items():
+            plan.findings[unit] = [replace(f, kind=COMPAT_HELPER, message=f.message.replace(
+                "on an object from elsewhere", "on a v1 view made at run time by a translated helper"))
+                if not f.attributed else f for f in found]
+
+
+COMPAT_HELPER = "compat-helper"  # a finding's kind: v2 code through a helper translated at run time (audit: compat)

@@ -11,6 +11,8 @@ Nothing here plans an edit: the rules do that from the facts.
 """
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
@@ -27,8 +29,16 @@ class Analyzer(Strings, Calls, Flow):
     def __init__(self, source: str, path: str, kb: Knowledge, v2_base: str | None = None,
                  externals: dict | None = None, exports: dict | None = None) -> None:
         self.source = source
+        from codemod.crossfile import COMPAT_ANSWERS, HelperRef
+
+        externals = dict(externals or {})
+        # files this one imports whose answers are v1 views made at run time (codemod.crossfile)
+        self.compat_answer_sources: tuple = externals.pop(COMPAT_ANSWERS, ())
+
         # constants of other files of the run (codemod.crossfile): local name -> External, read like our own
-        self.externals = externals or {}
+        self.externals = {k: v for k, v in (externals or {}).items() if not isinstance(v, HelperRef)}
+        # helpers of other files of the run this file calls: local name -> HelperRef
+        self.helper_refs = {k: v for k, v in (externals or {}).items() if isinstance(v, HelperRef)}
         self.ext_nodes: dict[str, cst.SimpleString] = {}  # local name -> the literal standing for its value
         # this file's constants other files import: name -> None (open) | Verdict (decided across the run)
         self.exports = exports or {}
@@ -64,7 +74,6 @@ class Analyzer(Strings, Calls, Flow):
         self.ix.walk(module)
         self.module = module
         self.facts.module = module
-        self.facts.module_facts = self._module_facts()
         for name in self.exports:
             assigned = self.ix.assigns.get(None, {}).get(name)
             if assigned and len(assigned) == 1 and isinstance(assigned[0][0], cst.SimpleString):
@@ -86,7 +95,198 @@ class Analyzer(Strings, Calls, Flow):
             self._v1_string(node)
         self._compat_calls()
         self._handed_in_reads()
+        self._calls_through_imported_helpers()
+        self.facts.module_facts = self._module_facts()
         return self.facts
+
+    # ------------------------------------------------------ across modules
+    def qualname(self, fn: cst.FunctionDef) -> str | None:
+        """`name` of a module-level function, `Class.name` of a method of a module-level class; None otherwise."""
+        parent = self.parent(fn)
+        if isinstance(parent, cst.Module):
+            return fn.name.value
+        cls = self.parent(parent) if isinstance(parent, cst.IndentedBlock) else None
+        if isinstance(cls, cst.ClassDef) and isinstance(self.parent(cls), cst.Module):
+            return f"{cls.name.value}.{fn.name.value}"
+        return None
+
+    def function_named(self, qualname: str) -> cst.FunctionDef | None:
+        for fns in self.ix.functions.values():
+            for fn in fns:
+                if self.qualname(fn) == qualname:
+                    return fn
+        return None
+
+    def innermost(self, helper: HelperInfo) -> HelperInfo:
+        """The helper that makes the request itself (a helper may call another: `get` -> `request`)."""
+        while helper.inner is not None and helper.inner.helper is not None:
+            helper = helper.inner.helper
+        return helper
+
+    def _module_helpers(self) -> tuple:
+        """This module's v1 helpers, as other files of the run see them (codemod.crossfile.HelperSig)."""
+        from codemod.compat_call import plan_helper_wrap
+        from codemod.crossfile import HelperSig
+
+        out = []
+        for fns in self.ix.functions.values():
+            for fn in fns:
+                name = self.qualname(fn)
+                info = self._helper(fn) if name is not None else None
+                if info is None or info.base_kind != "v1" or info.base is None:
+                    continue
+                _wrap, why = plan_helper_wrap(self, self.innermost(info))
+                params = [p for p in info.params if not ("." in name and p in ("self", "cls"))]
+                out.append(HelperSig(name, tuple(params), info.path_param, info.method, info.method_param,
+                                     info.body_param, info.slash_join, why))
+        out += self._translated_helpers({sig.name for sig in out})
+        return tuple(sorted(out, key=lambda sig: sig.name))
+
+    def _translated_helpers(self, known: set) -> list:
+        """Helpers whose request a rewrite wrapped in the run-time translation (`v1bridge_compat.call_v1(send,
+        "GET", BASE_URL + path, ...)`): their callers in other files are on v2 (state 2), and so are the answers."""
+        from codemod.compat_call import ACALL_V1, CALL_V1, MODULE_NAME
+        from codemod.crossfile import HelperSig
+
+        if MODULE_NAME not in self.source:
+            return []
+        out = []
+        for call in self.ix.calls:
+            name = dotted(call.func) or ""
+            if name not in (f"{MODULE_NAME}.{CALL_V1}", f"{MODULE_NAME}.{ACALL_V1}") or len(call.args) < 3:
+                continue
+            fn = self.scope_of(call)
+            qual = self.qualname(fn) if fn is not None else None
+            if qual is None or qual in known:
+                continue
+            pieces = self.evaluate(call.args[2].value, fn)
+            path_param = next((p.param for p in pieces if p.param), None)
+            if path_param is None:
+                continue
+            params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
+            params = [p for p in params if not ("." in qual and p in ("self", "cls"))]
+            method_node = call.args[1].value
+            method = str_of(method_node)
+            method_param = method_node.value if isinstance(method_node, cst.Name) and method_node.value in params \
+                else None
+            out.append(HelperSig(qual, tuple(params), path_param, method.upper() if method else None, method_param,
+                                 None, flatten(pieces).split(HOLE)[0].endswith("/"), "", True))
+            known.add(qual)
+        # the helpers that call a translated one (`get` -> `request`) are translated too
+        translated = {sig.name.split(".")[-1] for sig in out}
+        for fns in self.ix.functions.values():
+            for fn in fns:
+                qual = self.qualname(fn)
+                if qual is None or qual in known:
+                    continue
+                for call in self.ix.calls:
+                    if self.scope_of(call) is not fn or not isinstance(call.func, (cst.Name, cst.Attribute)):
+                        continue
+                    callee = call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value
+                    inner = next((s for s in out if s.name.split(".")[-1] == callee), None)
+                    if inner is None or callee not in translated:
+                        continue
+                    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params,
+                                                     *fn.params.kwonly_params)]
+                    params = [p for p in params if not ("." in qual and p in ("self", "cls"))]
+                    passed = [a.value.value for a in call.args if isinstance(a.value, cst.Name)]
+                    path_param = next((p for p in params if p in passed), None)
+                    if path_param is None:
+                        continue
+                    first = call.args[0].value if call.args else None
+                    method = str_of(first) if inner.method_param else inner.method
+                    out.append(HelperSig(qual, tuple(params), path_param, method.upper() if method else None, None,
+                                         None, inner.slash_join, "", True))
+                    known.add(qual)
+                    break
+        return out
+
+    def _imported_helper(self, call: cst.Call):
+        """(HelperRef, HelperSig) of a call through a helper of another file of the run, or None."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            ref = self.helper_refs.get(func.value)
+            if ref is not None and ref.kind == "function":
+                return ref, ref.sigs[0]
+            return None
+        if not isinstance(func, cst.Attribute):
+            return None
+        target = func.value
+        if isinstance(target, cst.Name) and target.value in self.helper_refs:
+            ref = self.helper_refs[target.value]
+            sig = next((s for s in ref.sigs if s.name == func.attr.value), None) if ref.kind == "module" else None
+            return (ref, sig) if sig is not None else None
+        cls = self._imported_instance(target, call)
+        if cls is None:
+            return None
+        ref, class_name = cls
+        sig = next((s for s in ref.sigs if s.name == f"{class_name}.{func.attr.value}"), None)
+        return (ref, sig) if sig is not None else None
+
+    def _imported_instance(self, target: cst.CSTNode, call: cst.Call):
+        """(HelperRef, class name) when `target` is an instance of an imported class: a parameter annotated with
+        it (`client: RunPodClient`, `c: rp.RunPodClient`) or a name bound once to `RunPodClient(...)`."""
+        if not isinstance(target, cst.Name):
+            return None
+        fn = self.scope_of(call)
+        expr = None
+        param = self._param(fn, target.value) if fn is not None else None
+        if param is not None and param.annotation is not None:
+            expr = param.annotation.annotation
+        else:
+            assigned = self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(target.value, [])
+            if len(assigned) == 1 and isinstance(assigned[0][0], cst.Call):
+                expr = assigned[0][0].func
+        if isinstance(expr, cst.SimpleString):  # `client: "RunPodClient"`
+            expr = cst.parse_expression(expr.evaluated_value) if isinstance(expr.evaluated_value, str) else None
+        if isinstance(expr, cst.Name):
+            ref = self.helper_refs.get(expr.value)
+            return (ref, expr.value) if ref is not None and ref.kind == "class" else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+            ref = self.helper_refs.get(expr.value.value)
+            return (ref, expr.attr.value) if ref is not None and ref.kind == "module" else None
+        return None
+
+    def _calls_through_imported_helpers(self) -> None:
+        """Calls through helpers of other files of the run (`_get("/pods")`, `api._post(...)`, `client.get(...)`):
+        with the route their path reads as, when it can be read."""
+        from codemod.analysis.facts import ThroughCall
+
+        if not self.helper_refs:
+            return
+        for call in self.ix.calls:
+            found = self._imported_helper(call)
+            if found is None:
+                continue
+            ref, sig = found
+            bound: dict[str, cst.CSTNode] = {}
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            for name, arg in zip(sig.params, positional):
+                bound[name] = arg.value
+            for arg in call.args:
+                if arg.keyword is not None:
+                    bound[arg.keyword.value] = arg.value
+            method = sig.method
+            if method is None and sig.method_param in bound:
+                method = (str_of(bound[sig.method_param]) or "").upper() or None
+            route, path = None, None
+            if sig.path_param in bound:
+                flat = flatten(self.evaluate(bound[sig.path_param], self.scope_of(call)))
+                if sig.slash_join and flat and not flat.startswith("/"):
+                    flat = "/" + flat
+                if flat.startswith("/"):
+                    path = flat.split("?")[0]
+                    routes = self.kb.match(path.rstrip("/") or "/", method)
+                    route = routes[0] if routes and (method is not None or len({r.method for r in routes}) == 1) \
+                        else None
+            self.facts.through.append(ThroughCall(call, ref.origin, sig, method, path, route))
+        # a call through an imported helper is that helper's call, not a call on a base this file cannot trace
+        through = {id(t.call) for t in self.facts.through}
+        if through:
+            self.facts.relative = [(site, r) for site, r in self.facts.relative if id(site.call) not in through]
+            self.facts.unresolved = [(site, r) for site, r in self.facts.unresolved if id(site.call) not in through]
+            self.facts.unmatched = [u for u in self.facts.unmatched if id(u[0].call) not in through]
+            self.facts.foreign = [site for site in self.facts.foreign if id(site.call) not in through]
 
     def _module_facts(self):
         """Module-level string constants (bound once, to a literal spelled as its value) and `from X import`
@@ -121,9 +321,19 @@ class Analyzer(Strings, Calls, Flow):
                 for block in blocks:
                     if isinstance(block, cst.IndentedBlock):
                         stack.extend(block.body)
-        if not constants and not imports:
+        for stmt in self.module.body:  # `import rp`, `import pkg.api as api`: a module imported whole
+            for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        module = dotted(alias.name) or ""
+                        local = alias.asname.name.value if alias.asname is not None and isinstance(
+                            alias.asname.name, cst.Name) else module.split(".")[0]
+                        if module and (alias.asname is not None or "." not in module) and not _installed(module):
+                            imports.append((0, module, "", local))
+        helpers = self._module_helpers()
+        if not constants and not imports and not helpers:
             return None
-        return ModuleFacts(self.path, constants, tuple(imports))
+        return ModuleFacts(self.path, constants, tuple(imports), helpers)
 
     # ------------------------------------------------------------- positions
     def where(self, node: cst.CSTNode) -> tuple[int, int, str]:
@@ -457,6 +667,24 @@ class Analyzer(Strings, Calls, Flow):
         if kind != "v1" or host_edit is None or not SCHEME.match(flat):
             return
         self.facts.v1_strings.append((node, UrlInfo("v1", pieces, start, len(flat), host_edit), flat))
+
+
+@functools.lru_cache(maxsize=None)
+def _installed(module: str) -> bool:
+    """A standard-library or installed distribution's module (`import requests`): never a file of the run, so
+    it does not make the file share anything with the others (its text is not held back for the cross-file pass)."""
+    import importlib.metadata
+    import sys
+
+    top = module.split(".")[0]
+    return top in sys.stdlib_module_names or top in _distribution_modules()
+
+
+@functools.lru_cache(maxsize=1)
+def _distribution_modules() -> frozenset:
+    import importlib.metadata
+
+    return frozenset(importlib.metadata.packages_distributions())
 
 
 def analyze(source: str, path: str, *, v2_base: str | None = None, externals: dict | None = None,

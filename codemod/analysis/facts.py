@@ -81,6 +81,18 @@ class VerbChoice:
 
 
 @dataclass
+class ThroughCall:
+    """A call through a helper of another file of the run (`from .api import _get`; `_get("/pods", q)`)."""
+
+    call: cst.Call
+    origin: str  # the file defining the helper
+    sig: object  # codemod.crossfile.HelperSig
+    method: str | None
+    path: str | None  # the v1 path it passes, when readable (holes for unknown parts)
+    route: Route | None  # the v1 route that path and method are, when one
+
+
+@dataclass
 class FileFacts:
     path: str
     module: cst.Module | None = None
@@ -95,5 +107,6 @@ class FileFacts:
     uses_v2: bool = False
     serverless_runtime: bool = False
     compat_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, function) of v1bridge_compat calls
+    through: list[ThroughCall] = field(default_factory=list)  # calls through helpers of other files of the run
     error: str | None = None
     module_facts: object = None  # codemod.crossfile.ModuleFacts: constants and imports other files may read

@@ -30,8 +30,9 @@ def enrich(raw: list[RawFinding], path: str, language: str, cat: Catalogue, mark
             route=f.route,
             v2_target=f.v2_target,
             language=language,
-            suppressed=marker.kind if marker else None,
-            marker=marker.text if marker else None,
+            # through a helper whose request a rewrite wrapped in the run-time translation (codemod.decide)
+            suppressed=marker.kind if marker else ("compat" if f.kind == "compat-helper" else None),
+            marker=marker.text if marker else ("v1bridge_compat.call_v1" if f.kind == "compat-helper" else None),
         ))
     return out
 

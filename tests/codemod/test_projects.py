@@ -87,19 +87,12 @@ SCENARIOS = {"podctl": podctl, "fleet": fleet, "nightly": nightly, "gpuctl": gpu
 # Routes each project still sends to v1 after today's rewrite (issue 21 wants none): a ratchet, so the set may only
 # shrink; emptied as the rebuilt rewrite lands.
 LEFT_ON_V1: dict[str, set[str]] = {
-    "podctl": {"DELETE /pods/<id>", "GET /billing/endpoints", "GET /endpoints", "GET /pods", "GET /pods/<id>",
-               "PATCH /endpoints/<id>", "POST /endpoints", "POST /pods", "POST /pods/<id>/reset", "POST /pods/<id>/stop",
-               "POST /templates"},
-    "fleet": {"DELETE /networkvolumes/<id>", "DELETE /pods/<id>", "GET /endpoints/<id>", "GET /networkvolumes",
-              "GET /pods", "GET /pods/<id>", "PATCH /networkvolumes/<id>", "POST /endpoints/<id>/update",
-              "POST /networkvolumes", "POST /pods", "POST /pods/<id>/restart", "POST /pods/<id>/stop"},
     "gpuctl": {"DELETE /endpoints/<id>", "DELETE /templates/<id>", "GET /endpoints/<id>", "GET /templates",
                "POST /endpoints", "POST /templates"},
     "nightly": {"DELETE /containerregistryauth/<id>", "DELETE /pods/<id>", "GET /billing/pods",
                 "GET /containerregistryauth", "GET /pods", "POST /containerregistryauth", "POST /pods",
                 "POST /pods/<id>/stop"},
 }
-
 
 # ------------------------------------------------------------------ servers
 
@@ -212,7 +205,11 @@ async def test_rewritten_project_does_on_v2_what_the_original_did_through_the_pr
     assert gate.returncode == (1 if left else 0), gate.stdout[-3000:] + gate.stderr[-2000:]
     assert b.sandbox.unrouted == [], "paths v2 does not have"
     catalog = [op for op in b.sandbox.ops if op.method == "GET" and op.route.startswith("/v2/catalog/")]
-    assert client_ops(a.sandbox.ops) == [op for op in b.sandbox.ops if op not in catalog]
+    before_ops, after_ops = client_ops(a.sandbox.ops), [op for op in b.sandbox.ops if op not in catalog]
+    # the same writes in the same order; reads may differ in number only where the proxy and the compat module wait
+    # differently (a reset: the proxy re-sends the start on 409, reset_pod reads the pod until it is EXITED)
+    assert [op for op in before_ops if op.method != "GET"] == [op for op in after_ops if op.method != "GET"]
+    assert {op.route for op in before_ops if op.method == "GET"} == {op.route for op in after_ops if op.method == "GET"}
     assert a.sandbox.refused == b.sandbox.refused  # the GPU types out of stock, tried in the same order
     assert await state(session, a.v2) == await state(session, b.v2)
 

@@ -19,23 +19,24 @@ import rewrite_states  # noqa: E402
 # The share of v1 call sites in states 1 + 2 with no v1 spelling left, at least, on the issue-11 corpus and on
 # everything (issue 21's aim is 0.90; raised as the rebuilt rewrite lands; lowered once, at 2300098, where calls
 # whose body the compat module refuses by policy went back to state 3 with their cause: 100/121, 100/161).
-SHARE_AT_LEAST = {"corpus": 0.82, "all": 0.62}
+# Helpers other modules call translate their request at run time: podctl and fleet on v2 (108/161).
+SHARE_AT_LEAST = {"corpus": 0.82, "all": 0.67}
 CAUSELESS_TODAY = 13  # flagged call sites whose comment names no cause (issue 21: none); may only go down
 
 # Call sites of the multi-module projects (tests/codemod/projects/) not yet in the state their manifest names
-# (today: all but one silent): a ratchet, the set may only shrink; emptied as the rebuilt rewrite lands.
+# (state 2 where the manifest wants 1, a v1 spelling left on a line translated at run time, nightly flagged, gpuctl
+# silent): a ratchet, the set may only shrink; emptied as the rebuilt rewrite lands.
 PROJECTS_NOT_YET = {
-    "fleet/fleet/endpoints.py:14", "fleet/fleet/endpoints.py:5", "fleet/fleet/pods.py:20", "fleet/fleet/pods.py:24",
-    "fleet/fleet/pods.py:28", "fleet/fleet/pods.py:30", "fleet/fleet/pods.py:35", "fleet/fleet/pods.py:40",
-    "fleet/fleet/pods.py:44", "fleet/fleet/volumes.py:13", "fleet/fleet/volumes.py:17", "fleet/fleet/volumes.py:5",
-    "fleet/fleet/volumes.py:9", "gpuctl/gpuctl/serverless.py:10", "gpuctl/gpuctl/serverless.py:45",
-    "gpuctl/gpuctl/serverless.py:51", "gpuctl/gpuctl/templates.py:18", "gpuctl/gpuctl/templates.py:24",
-    "gpuctl/gpuctl/templates.py:5", "nightly/cleanup.py:12", "nightly/cleanup.py:20", "nightly/cleanup.py:25",
-    "nightly/cleanup.py:26", "nightly/registry.py:12", "nightly/registry.py:14", "nightly/registry.py:15",
-    "nightly/registry.py:25", "nightly/seed_ci.py:13", "nightly/spend.py:16", "podctl/billing_report.py:18",
-    "podctl/podctl/endpoints.py:28", "podctl/podctl/endpoints.py:37", "podctl/podctl/endpoints.py:44",
-    "podctl/podctl/endpoints.py:6", "podctl/podctl/pods.py:22", "podctl/podctl/pods.py:31",
-    "podctl/podctl/pods.py:35", "podctl/podctl/pods.py:39", "podctl/podctl/pods.py:44", "podctl/podctl/pods.py:48",
+    "fleet/fleet/endpoints.py:14", "fleet/fleet/endpoints.py:5", "fleet/fleet/pods.py:24", "fleet/fleet/pods.py:35",
+    "fleet/fleet/pods.py:40", "fleet/fleet/pods.py:44", "fleet/fleet/volumes.py:13", "fleet/fleet/volumes.py:17",
+    "fleet/fleet/volumes.py:5", "fleet/fleet/volumes.py:9", "gpuctl/gpuctl/serverless.py:10",
+    "gpuctl/gpuctl/serverless.py:45", "gpuctl/gpuctl/serverless.py:51", "gpuctl/gpuctl/templates.py:18",
+    "gpuctl/gpuctl/templates.py:24", "gpuctl/gpuctl/templates.py:5", "nightly/cleanup.py:12", "nightly/cleanup.py:20",
+    "nightly/cleanup.py:25", "nightly/cleanup.py:26", "nightly/registry.py:12", "nightly/registry.py:14",
+    "nightly/registry.py:15", "nightly/registry.py:25", "nightly/seed_ci.py:13", "nightly/spend.py:16",
+    "podctl/billing_report.py:18", "podctl/podctl/endpoints.py:28", "podctl/podctl/endpoints.py:37",
+    "podctl/podctl/endpoints.py:44", "podctl/podctl/endpoints.py:6", "podctl/podctl/pods.py:39",
+    "podctl/podctl/pods.py:44", "podctl/podctl/pods.py:48",
 }
 
 

@@ -188,3 +188,18 @@ def test_template_lists_with_catalog_templates_equal_the_proxys(cm, client, v1, 
     assert answer.json() == v1.get("/templates", params=query)
     if query:
         assert len(answer.json()) > len(cm.call_v1(client.send, "GET", "/templates").json())
+
+
+def test_other_keywords_reach_send_on_every_call_it_makes(cm, client):
+    """A helper's `**kwargs` handed on whole (`call_v1(send, method, url, **kwargs)`): json= and params= are the
+    call's, anything else (headers, timeout) goes to `send` with each request, here on every page of a list."""
+    _created(client)
+    seen = []
+
+    def send(method, path, **kw):
+        seen.append(kw.get("headers"))
+        return client.send(method, path, **kw)
+
+    pods = cm.call_v1(send, "GET", "/pods", params={"desiredStatus": "RUNNING"}, headers={"X-Trace": "t1"})
+    assert pods.status_code == 200 and all(p["desiredStatus"] == "RUNNING" for p in pods.json())
+    assert len(seen) >= 1 and seen == [{"X-Trace": "t1"}] * len(seen)
