@@ -134,6 +134,11 @@ def non_empty(value: Any) -> bool:
     return bool(value)
 
 
+def id_only(value: Any) -> dict[str, Any] | None:
+    """A record v2 keeps by id, as far as the id tells it ({id}; the rest is read by the view's `fetch`)."""
+    return {"id": value} if value else None
+
+
 VIEWS: dict[str, Callable[[Any], Any]] = {
     f.__name__: f for f in (comma_joined, env_strings, env_pairs, public_address, joined_lines, largest,
-                            lowest_price, non_empty)}
+                            lowest_price, non_empty, id_only)}

@@ -532,6 +532,15 @@ class GraphQLServe(Strict):
         return method, path
 
 
+class GraphQLFetch(Strict):
+    """A nested record read by its own v2 call (graphql.yaml views `fetch`), only when a field in `needs` is selected."""
+
+    v2: str  # GET /v2/...{id}
+    id: str  # where the id is in the enclosing v2 record
+    query: dict[str, Any] = {}  # v2 query parameters: a value, or `$argument.path` (the field's own arguments)
+    needs: list[str]  # the nested view's fields only this call answers (the others: from the record in hand)
+
+
 class GraphQLViewField(Strict):
     """One field of a GraphQL view: read from a v2 path (or the first set of several), converted, or none."""
 
@@ -542,9 +551,7 @@ class GraphQLViewField(Strict):
     const: Any = None
     view: str | None = None
     none: str | None = None  # the rule saying why v2 has no value (the field is always null)
-    # a nested record v2 holds by id only: `from` reads the id, this v2 call (`GET /v2/...{id}`) reads the record,
-    # made only when a selected field needs more than the id
-    fetch: str | None = None
+    fetch: GraphQLFetch | None = None
 
 
 class GraphQLLimits(Strict):

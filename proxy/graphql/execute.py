@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode
 
 import orjson
 from graphql import FieldNode, GraphQLObjectType
@@ -29,7 +30,6 @@ from proxy.graphql.operations import Invocation, Operation, finish_plan
 from proxy.graphql.schema import Prepared, error_object
 from proxy.graphql.typed import TypedSelection
 from proxy.graphql.views import PENDING, Fetch, Views, _Null, _Slow
-from proxy.routes import SAFE_ID
 
 if TYPE_CHECKING:
     from aiohttp import web
@@ -205,21 +205,22 @@ class Executor:
         gate = asyncio.Semaphore(self.concurrency)
         paths: dict[int, list[Any]] | None = None
         while pending:
-            wanted: dict[str, Fetch] = {}
-            for fetch, _, _, _, ident, _ in pending:
-                url = _url(fetch, ident)
+            wanted: dict[tuple[str, Any], Fetch] = {}
+            urls = []
+            for fetch, nodes, _, _, ident, _ in pending:
+                url = self._url(req, fetch, nodes, ident)
+                urls.append(url)
                 if url is not None and url not in req.fetched:
                     wanted[url] = fetch
             if wanted:
                 got = await asyncio.gather(*(self._fetch(req, gate, url, fetch) for url, fetch in wanted.items()))
                 req.fetched.update(zip(wanted, got))
             level, pending = pending, []
-            for fetch, nodes, out, key, ident, path in level:
+            for (fetch, nodes, out, key, ident, path), url in zip(level, urls):
                 if path is None:
                     if paths is None:
                         paths = _paths(root, list(root_path))
                     path = [*paths.get(id(out), root_path), key]
-                url = _url(fetch, ident)
                 record = req.fetched[url] if url is not None else UpstreamError(
                     f"{fetch.label}: v2 gave {ident!r} as the id, which is not one", status=502)
                 if isinstance(record, V1bridgeError):
@@ -230,7 +231,14 @@ class Executor:
                     continue
                 out[key] = self._complete(req, fetch.type, nodes, record, path, pending)
 
-    async def _fetch(self, req: Request, gate: asyncio.Semaphore, url: str, fetch: Fetch) -> Any:
+    def _url(self, req: Request, fetch: Fetch, nodes: list[FieldNode], ident: Any) -> tuple[str, Any] | None:
+        """The v2 call (path, query) reading one nested record (None: the id v2 gave is not one)."""
+        if not isinstance(ident, str) or ident in ("", ".", "..") or len(ident) > 256:
+            return None
+        args = get_argument_values(fetch.field_def, nodes[0], req.variables) if nodes[0].arguments else {}
+        return fetch.call(quote(ident, safe=""), args)  # re-encoded: an id never adds path segments
+
+    async def _fetch(self, req: Request, gate: asyncio.Semaphore, call: tuple[str, Any], fetch: Fetch) -> Any:
         """One nested record by its v2 call: the record, or the error to show in its place."""
         async with gate:
             if req.client_gone():
@@ -238,9 +246,11 @@ class Executor:
             if time.monotonic() >= req.ends:
                 return UpstreamError(f"the request reached its {req.config.request_deadline:g}s deadline; "
                                      f"{fetch.label} was not read", status=504)
-            req.v2_paths.append(url)
+            path, query = call
+            url = f"{path}?{urlencode(query)}" if query else path
+            req.v2_paths.append(path)
             try:
-                resp = await req.call(None, {}).read(url, label=fetch.label)
+                resp = await req.call(None, {}).read(path, list(query), label=fetch.label)
                 if resp.ok:
                     return resp.json()
             except V1bridgeError as exc:
@@ -461,10 +471,6 @@ class Executor:
             raise ClientInputError(f"{operation.op.selection}: no {route.op.resource or 'record'} with {by} "
                                    f"{name!r}", status=404)
         return str(found[0]["id"])
-
-
-def _url(fetch: Fetch, ident: Any) -> str | None:
-    return fetch.url(ident) if isinstance(ident, str) and SAFE_ID.fullmatch(ident) else None
 
 
 def _paths(value: Any, path: list[Any], out: dict[int, list[Any]] | None = None) -> dict[int, list[Any]]:

@@ -64,8 +64,9 @@ def _nested(field: dict[str, Any], views: Views, prepared: Any, gtype: Any, node
     """The nested records the selection reads by their own v2 call, once per id in the answer."""
     fetches = views.nested_fetches(prepared, gtype, nodes, variables)
     if fetches:
-        field["then"] = [{"field": f.label, "v2": {"method": "GET", "path": f.path}, "once": "per id in the answer"}
-                         for f in fetches]
+        field["then"] = [{"field": f.label, "v2": {"method": "GET", "path": f.path, **({"query": f.query} if f.query
+                                                                                       else {})},
+                          "once": "per id in the answer"} for f in fetches]
     return field
 
 

@@ -27,6 +27,7 @@ from graphql import (
 )
 from graphql.execution.values import get_directive_values
 
+from mappings.converters import get_path
 from mappings.errors import MappingError
 from mappings.graphql_converters import VIEWS
 from mappings.loader import Mappings
@@ -132,7 +133,7 @@ class Views:
                     raise MappingError(f"graphql.yaml views.{type_name}.{name}: a field of type {named.name} needs "
                                        f"`view: {named.name}` (its nested resolver)")
                 if spec.fetch is not None:
-                    self.fetches[(type_name, name)] = Fetch(f"{type_name}.{name}", spec, ftype, views)
+                    self.fetches[(type_name, name)] = Fetch(f"{type_name}.{name}", spec, gtype.fields[name], views)
 
     # ------------------------------------------------------------------ selection
 
@@ -218,7 +219,7 @@ class Views:
             if name == "__typename":
                 continue
             fetch = self.fetches.get((named.name, name))
-            if fetch is not None and not fetch.by_id(self, prepared, fnodes, variables) and fetch not in out:
+            if fetch is not None and fetch.needed(self, prepared, fnodes, variables) and fetch not in out:
                 out.append(fetch)
             out.extend(f for f in self.nested_fetches(prepared, named.fields[name].type, fnodes, variables)
                        if f not in out)
@@ -243,8 +244,9 @@ class Views:
                 continue
             sources = spec.from_ if isinstance(spec.from_, list) else [spec.from_ or ""]
             ftype = gtype.fields[name].type
-            if spec.fetch is not None:  # the record is read by its own call: here only its id
-                reads.at(sources[0]).read_as(None)
+            fetch = self.fetches.get((gtype.name, name))
+            if fetch is not None and fetch.needed(self, prepared, fnodes, None):  # its own call: here only its id
+                reads.at(fetch.id).read_as(None)
                 continue
             if spec.view and not spec.convert and len(sources) == 1:  # a nested record: its own reads, below
                 self._reads(prepared, ftype, fnodes, reads.at(sources[0]))
@@ -304,18 +306,16 @@ class Views:
                 continue
             path.append(key)
             fetch = self.fetches.get((gtype.name, name)) if self.fetches else None
-            if fetch is not None and not fetch.by_id(self, prepared, fnodes, variables):
-                ident = getters[name](record)
+            if fetch is not None and fetch.needed(self, prepared, fnodes, variables):
+                ident = fetch.read_id(record)
                 out[key] = None
                 if ident is not None:
                     PENDING.get().append((fetch, fnodes, out, key, ident, list(path)))
                 path.pop()
                 continue
             try:
-                value = getters[name](record)
-                if fetch is not None and value is not None:  # the id is all the selection reads
-                    value = {"id": value}
-                out[key] = self.complete(prepared, gtype.fields[name].type, fnodes, value, path, variables, errors)
+                out[key] = self.complete(prepared, gtype.fields[name].type, fnodes, getters[name](record), path,
+                                         variables, errors)
             except _Null:  # a non-null field of this object is null: the object is null (its caller decides further)
                 path.pop()
                 return None
@@ -437,15 +437,12 @@ class _Emitter:
             spec = views.specs[gtype.name][name]
             ftype = gtype.fields[name].type
             fetch = views.fetches.get((gtype.name, name)) if views.fetches else None
-            if fetch is not None:
-                lines.extend(pad + line for line in _read_code(spec.from_ or "", v, record, reads))
-                if fetch.by_id(views, self.prepared, fnodes, self.variables):  # the id is all it reads: no call
-                    lines += [f"{pad}if {v} is not None:", f"{pad}    {v} = {{'id': {v}}}"]
-                    self.emit(ftype, fnodes, None, v, lines, pad)
-                else:  # read by its own v2 call once this completion is done (the executor's nested fetches)
-                    self.fetches = True
-                    out[-1] = f"{out_key!r}: None"
-                    pending.append((self._name("p", _Pend(fetch, fnodes)), out_key, v))
+            if fetch is not None and fetch.needed(views, self.prepared, fnodes, self.variables):
+                # read by its own v2 call once this completion is done (the executor's nested fetches)
+                lines.extend(pad + line for line in _read_code(fetch.id, v, record, reads))
+                self.fetches = True
+                out[-1] = f"{out_key!r}: None"
+                pending.append((self._name("p", _Pend(fetch, fnodes)), out_key, v))
                 continue
             if spec.none is not None:
                 lines.append(f"{pad}{v} = None")
@@ -535,29 +532,43 @@ _NONE = object()
 
 
 class Fetch:
-    """A nested object field v2 holds by id (graphql.yaml `fetch`): the record read by its own v2 call."""
+    """A nested object field whose record, or part of it, only its own v2 call gives (graphql.yaml `fetch`)."""
 
-    def __init__(self, label: str, spec: GraphQLViewField, ftype: Any, specs: dict[str, Any]) -> None:
-        method, path = (spec.fetch or "").split()[:2]
-        if method != "GET" or path.count("{id}") != 1 or isinstance(ftype, GraphQLNonNull) or not spec.view:
+    def __init__(self, label: str, spec: GraphQLViewField, field_def: Any, specs: dict[str, Any]) -> None:
+        fetch = spec.fetch
+        assert fetch is not None
+        method, path = fetch.v2.split()[:2]
+        if method != "GET" or path.count("{id}") != 1 or isinstance(field_def.type, GraphQLNonNull) or not spec.view:
             raise MappingError(f"graphql.yaml views.{label}: fetch must be `GET /v2/...{{id}}` on a nullable "
                                "field with a `view`")
-        if not isinstance(spec.from_, str) or spec.convert or spec.values:
-            raise MappingError(f"graphql.yaml views.{label}: a fetched record's id is read from one path, as is")
+        unknown = set(fetch.needs) - set(specs[spec.view])
+        if unknown or not fetch.needs:
+            raise MappingError(f"graphql.yaml views.{label}: fetch.needs names no field of {spec.view} "
+                               f"({sorted(unknown)})")
         self.label = label
         self.path = path
-        self.type = _named_type(ftype)
-        # the nested view's fields the id alone answers (no call when nothing else is selected)
-        self.id_fields = frozenset(name for name, f in specs[self.type.name].items()
-                                   if f.from_ == "id" and not f.convert and not f.values)
+        self.id = fetch.id
+        self.query = fetch.query
+        self.needs = frozenset(fetch.needs)
+        self.field_def = field_def
+        self.type = _named_type(field_def.type)
+        self.read_id = _path_getter(fetch.id)
 
-    def url(self, ident: str) -> str:
-        return self.path.replace("{id}", ident)
+    def call(self, ident: str, args: dict[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """The call for one record (path, query): `{id}` filled, `$argument.path` values from the field's arguments."""
+        query = []
+        for name, value in self.query.items():
+            if isinstance(value, str) and value.startswith("$"):
+                value = get_path(args, value[1:])
+                if value is None:
+                    continue
+            query.append((name, str(value).lower() if isinstance(value, bool) else str(value)))
+        return self.path.replace("{id}", ident), tuple(query)
 
-    def by_id(self, views: Views, prepared: Prepared, nodes: Any, variables: Any) -> bool:
-        """Every field selected on the record is answered by its id (or is __typename): nothing to read."""
-        return all(name == "__typename" or name in self.id_fields for name in
-                   (fnodes[0].name.value for fnodes in views.collect(prepared, self.type, nodes, variables).values()))
+    def needed(self, views: Views, prepared: Prepared, nodes: Any, variables: Any) -> bool:
+        """A field only the call answers is selected (else the record in hand answers them all)."""
+        return any(fnodes[0].name.value in self.needs
+                   for fnodes in views.collect(prepared, self.type, nodes, variables).values())
 
 
 # the nested records one completion leaves to fetch: (fetch, field nodes, parent dict, key, id, path or None)

@@ -97,6 +97,25 @@ async def test_every_object_field_is_a_nested_resolver_in_the_mapping():
     from proxy.graphql.views import Views
 
     views = Views(default_mappings(), schema())
-    assert {key: fetch.path for key, fetch in views.fetches.items()} == {
-        ("Endpoint", "networkVolume"): "/v2/network-volumes/{id}"}
-    assert views.fetches[("Endpoint", "networkVolume")].id_fields == {"id"}
+    assert {key: (fetch.path, fetch.needs) for key, fetch in views.fetches.items()} == {
+        ("Endpoint", "networkVolume"): ("/v2/network-volumes/{id}", {"name", "size", "dataCenterId"}),
+        ("GpuType", "lowestPrice"): ("/v2/catalog/gpus/{id}", {"stockStatus"})}
+
+
+async def test_a_gpus_stock_for_a_gpu_count_is_read_only_when_selected(client, recorder):
+    query = '{ gpuTypes(input: {id: "NVIDIA A40"}) { id lowestPrice(input: {gpuCount: %d}) { uninterruptablePrice%s } } }'
+    body = await gql(client, query % (2, ""))
+    price = body["data"]["gpuTypes"][0]["lowestPrice"]["uninterruptablePrice"]
+    assert calls(recorder) == [("GET", "/v2/catalog/gpus")]  # the prices are the catalog record's own
+    for count in (1, 2, 8):
+        resp = await client.get("/v2/catalog/gpus/NVIDIA%20A40", headers=AUTH,
+                                params={"include": "AVAILABILITY", "product": "POD", "count": str(count)})
+        stock = (await resp.json())["availability"]
+        recorder.clear()
+        body = await gql(client, query % (count, " stockStatus"))
+        assert body == {"data": {"gpuTypes": [{"id": "NVIDIA A40", "lowestPrice": {
+            "uninterruptablePrice": price, "stockStatus": stock}}]}}
+        assert [(s.method, s.path, s.query) for s in recorder] == [
+            ("GET", "/v2/catalog/gpus", []),
+            ("GET", "/v2/catalog/gpus/NVIDIA A40", [("include", "AVAILABILITY"), ("product", "POD"),
+                                                    ("count", str(count))])]
