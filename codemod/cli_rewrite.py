@@ -74,7 +74,8 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
     HOLD: a changed file that shares constants with others (it has module-level constants or `from`
     imports) is not written here; its text waits in `Outcome.pending` until the run's cross-file table
     says whether it must be rewritten again (codemod.crossfile)."""
-    from codemod.engine import decode, encode, rewrite_source
+    from codemod.engine import decode, rewrite_source
+    from codemod.prefilter import needs_parse
     from codemod.walk import GENERATED_HEAD_BYTES, is_generated
 
     out = Outcome(rel)
@@ -92,9 +93,12 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         out.error = f"unreadable: {exc}"
         return out
+    if not needs_parse(text):  # most files of a tree: nothing to parse, no compat import to work out
+        out.uses_compat = "v1bridge_compat" in text
+        return out
     try:
-        result = rewrite_source(text, rel, v2_base=v2_base, selected=selected, externals=externals,
-                                exports=exports, compat_import=_compat_import(path, compat_module))
+        result = rewrite_source(text, rel, v2_base=v2_base, selected=selected, externals=externals, exports=exports,
+                                compat_import=_compat_import(path, compat_module), prefilter=False)
     except Exception as exc:  # one bad file never stops the run
         out.error = f"internal: {type(exc).__name__}: {exc}"
         return out

@@ -19,7 +19,7 @@ from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
 from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Typed, VerbChoice
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
-from codemod.analysis.syntax import Indexer, dotted, flatten, positions, str_of
+from codemod.analysis.syntax import Indexer, LazyPositions, dotted, flatten, str_of
 from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
 
 __all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
@@ -69,9 +69,9 @@ class Analyzer(Strings, Calls, Flow):
         except Exception as exc:  # libcst raises ParserSyntaxError; be defensive
             self.facts.error = f"does not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
             return self.facts
-        self.pos = positions(module)
         self.ix = Indexer()
         self.ix.walk(module)
+        self.pos = LazyPositions(module, self.source, self.ix.parent)
         self.module = module
         self.facts.module = module
         for name in self.exports:

@@ -7,11 +7,15 @@ step of a run); positions come from `PositionProvider` without
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
 
 from codemod.knowledge import HOLE
 
@@ -130,6 +134,148 @@ def positions(module: cst.Module):
         return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
 
+class LazyPositions(Mapping):
+    """`positions(module)`, computed one top-level statement at a time, when a node inside it is first asked for.
+
+    libcst computes positions by generating the code of the whole module, the costliest step of an analysis;
+    most statements of a module never need one. A top-level statement's code starts on a line of its own, so
+    its positions are those of its code generated alone, moved to the line its first token is on (CPython's
+    `ast` says which, for the price of a parse in C), and that code must be the source's text at that line.
+    Any doubt (a node outside the module's statements, no `ast` tree or a different count of statements, text
+    that differs) and the whole module's positions are computed, as before."""
+
+    def __init__(self, module: cst.Module, source: str, parent: dict[int, cst.CSTNode]) -> None:
+        self.module, self.source, self.parent = module, source, parent
+        self.computed: dict = {}
+        self.done: set[int] = set()  # id() of the top-level statements computed
+        self.lines: dict[int, int] | None = None  # id(top-level statement) -> line of its first token
+        self.offsets: list[int] = []  # offset in the source where each line starts
+        self.whole = False
+
+    def _statement_lines(self) -> dict[int, int]:
+        """The line each top-level statement's first token is on ({} when `ast` and libcst disagree on them)."""
+        try:
+            with warnings.catch_warnings():  # an invalid escape in a string is libcst's to accept, not ours to print
+                warnings.simplefilter("ignore")
+                tree = ast.parse(self.source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return {}
+        starts: list[int] = []
+        end = 0
+        for stmt in tree.body:
+            if stmt.lineno != end:  # `a = 1; b = 2`: one libcst statement line, two ast statements
+                starts.append(stmt.lineno)
+            end = stmt.end_lineno or stmt.lineno
+        if len(starts) != len(self.module.body):
+            return {}
+        self.offsets = [0] + [m.end() for m in NEWLINE_RE.finditer(self.source)]
+        return {id(stmt): line for stmt, line in zip(self.module.body, starts)}
+
+    def _compute_all(self) -> None:
+        self.whole = True
+        self.computed = positions(self.module)
+
+    def _compute(self, node: cst.CSTNode) -> None:
+        top, up = node, self.parent.get(id(node))
+        while up is not None and up is not self.module:
+            top, up = up, self.parent.get(id(up))
+        if up is None or id(top) in self.done:  # not inside a statement of the module
+            self._compute_all()
+            return
+        if self.lines is None:
+            self.lines = self._statement_lines()
+        line = self.lines.get(id(top))
+        if line is None:
+            self._compute_all()
+            return
+        self.done.add(id(top))
+        first = line - self._lines_before(top)  # the line its code starts on
+        try:
+            provider = PositionProvider()
+            state = PositionProvidingCodegenState(default_indent=self.module.default_indent,
+                                                  default_newline=self.module.default_newline, provider=provider,
+                                                  line=first)
+            top._codegen(state)  # noqa: SLF001 - as `positions`, one statement
+            placed = provider._computed  # noqa: SLF001
+        except Exception:  # a libcst without these internals
+            self._compute_all()
+            return
+        if placed[top].start.line != line or not 0 < first <= len(self.offsets) \
+                or not self._is_source_at("".join(state.tokens), self.offsets[first - 1]):
+            self._compute_all()
+            return
+        self.computed.update(placed)
+
+    def _lines_before(self, top: cst.CSTNode) -> int:
+        """Lines of a top-level statement's code above its first token: the comments and blank lines it carries,
+        and a definition's decorators."""
+        before = len(getattr(top, "leading_lines", ()))
+        for decorator in getattr(top, "decorators", ()):
+            before += len(NEWLINE_RE.findall(self.module.code_for_node(decorator)))
+        return before + len(getattr(top, "lines_after_decorators", ()))
+
+    def _is_source_at(self, code: str, offset: int) -> bool:
+        """Is CODE the source's text at OFFSET (the last statement of a file with no final newline: but it)?"""
+        if self.source.startswith(code, offset):
+            return True
+        rest = self.source[offset:]
+        return code.startswith(rest) and code[len(rest):] in ("\n", "\r\n", "\r")
+
+    def __getitem__(self, node):
+        found = self.computed.get(node)
+        if found is None and not self.whole:
+            self._compute(node)
+            found = self.computed.get(node)
+            if found is None and not self.whole:  # a node the statement's code generation does not place
+                self._compute_all()
+                found = self.computed.get(node)
+        if found is None:
+            raise KeyError(node)
+        return found
+
+    def __contains__(self, node) -> bool:
+        try:
+            self[node]
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self):
+        if not self.whole:
+            self._compute_all()
+        return iter(self.computed)
+
+    def __len__(self) -> int:
+        if not self.whole:
+            self._compute_all()
+        return len(self.computed)
+
+
+# The Indexer's dispatch by the node's class, worked out once per class: `isinstance` against libcst's classes
+# (ABCs) runs Python code each time, millions of times a run.
+_OTHER, _FUNCTION, _CLASS, _CALL, _SUBSCRIPT, _ATTRIBUTE, _DICT, _STRING, _NAME, _ASSIGN, _AUG_ASSIGN, _WITH_ITEM, \
+    _IMPORT, _IMPORT_FROM = range(14)
+_KINDS = ((cst.FunctionDef, _FUNCTION), (cst.ClassDef, _CLASS), (cst.Call, _CALL), (cst.Subscript, _SUBSCRIPT),
+          (cst.Attribute, _ATTRIBUTE), (cst.Dict, _DICT),
+          ((cst.SimpleString, cst.FormattedString, cst.ConcatenatedString), _STRING), (cst.Name, _NAME),
+          ((cst.Assign, cst.AnnAssign), _ASSIGN), (cst.AugAssign, _AUG_ASSIGN), (cst.WithItem, _WITH_ITEM),
+          (cst.Import, _IMPORT), (cst.ImportFrom, _IMPORT_FROM))
+_KIND: dict[type, int] = {}
+_ITEMS = "items"  # a list or tuple field: its items are walked
+_WALKED: dict[type, object] = {}
+
+
+def _kind_of(cls: type) -> int:
+    return next((kind for classes, kind in _KINDS if issubclass(cls, classes)), _OTHER)
+
+
+def _walked(cls: type) -> object:
+    """True: a node the Indexer walks; _ITEMS: a list or tuple of them; False: neither (whitespace, a str)."""
+    if cls in (list, tuple):
+        return _ITEMS
+    return issubclass(cls, cst.CSTNode) and not issubclass(cls, _WHITESPACE)
+
+
 class Indexer(cst.CSTVisitor):
     """One walk: parents, calls, functions, classes, assignments per scope.
 
@@ -142,12 +288,17 @@ class Indexer(cst.CSTVisitor):
         self.on_visit(node)
         for name in _child_fields(type(node)):
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                if not isinstance(value, _WHITESPACE):
-                    self.walk(value)
-            elif type(value) in (list, tuple):
+            walked = _WALKED.get(type(value))
+            if walked is None:
+                walked = _WALKED[type(value)] = _walked(type(value))
+            if walked is True:
+                self.walk(value)
+            elif walked is _ITEMS:
                 for item in value:
-                    if isinstance(item, cst.CSTNode) and not isinstance(item, _WHITESPACE):
+                    walked = _WALKED.get(type(item))
+                    if walked is None:
+                        walked = _WALKED[type(item)] = _walked(type(item))
+                    if walked is True:
                         self.walk(item)
         self.on_leave(node)
 
@@ -180,48 +331,53 @@ class Indexer(cst.CSTVisitor):
         scope = self.scope_stack[-1] if self.scope_stack else None
         self.scope_of[id(node)] = scope
         key = id(scope) if scope is not None else None
-        if isinstance(node, cst.FunctionDef):
+        kind = _KIND.get(type(node))
+        if kind is None:
+            kind = _KIND[type(node)] = _kind_of(type(node))
+        if kind == _OTHER:
+            return True
+        if kind == _FUNCTION:
             self.functions.setdefault(node.name.value, []).append(node)
             if self.class_stack and self.parent_is_class_body(node):
                 self.class_of_fn[id(node)] = self.class_stack[-1]
             self.scope_stack.append(node)
-        elif isinstance(node, cst.ClassDef):
+        elif kind == _CLASS:
             self.classes[node.name.value] = node
             self.class_stack.append(node)
             self.class_attrs[id(node)] = {}
             self.self_attrs[id(node)] = {}
-        elif isinstance(node, cst.Call):
+        elif kind == _CALL:
             self.calls.append(node)
-        elif isinstance(node, cst.Subscript):
+        elif kind == _SUBSCRIPT:
             self.subscripts.append(node)
-        elif isinstance(node, cst.Attribute):
+        elif kind == _ATTRIBUTE:
             self.attributes.setdefault(node.attr.value, []).append(node)
-        elif isinstance(node, cst.Dict):
+        elif kind == _DICT:
             self.dicts.append(node)
-        elif isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        elif kind == _STRING:
             parent = self.stack[-2] if len(self.stack) > 1 else None
             if not isinstance(parent, (cst.ConcatenatedString, cst.FormattedString)):
                 self.strings.append(node)
-        elif isinstance(node, cst.Name):
+        elif kind == _NAME:
             self.names.setdefault(key, {}).setdefault(node.value, []).append(node)
-        elif isinstance(node, (cst.Assign, cst.AnnAssign)):
+        elif kind == _ASSIGN:
             targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
             value = node.value
             if value is not None:
                 for target in targets:
                     self._record_target(target, value, node, scope, key)
-        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+        elif kind == _AUG_ASSIGN and isinstance(node.target, cst.Name):
             # `url += "/start"`: recorded as a definition whose value is the statement itself (see Strings)
             self.assigns.setdefault(key, {}).setdefault(node.target.value, []).append((node, node))
-        elif isinstance(node, cst.WithItem) and node.asname is not None:
+        elif kind == _WITH_ITEM and node.asname is not None:
             self._record_target(node.asname.name, node.item, node, scope, key)
-        elif isinstance(node, cst.Import):
+        elif kind == _IMPORT:
             for alias in node.names:
                 name = dotted(alias.name)
                 if name:
                     local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) else name.split(".")[0]
                     self.imports[local] = name if alias.asname else local
-        elif isinstance(node, cst.ImportFrom) and node.module is not None and not isinstance(node.names, cst.ImportStar):
+        elif kind == _IMPORT_FROM and node.module is not None and not isinstance(node.names, cst.ImportStar):
             module = dotted(node.module)
             for alias in node.names:
                 if isinstance(alias.name, cst.Name):
@@ -258,8 +414,9 @@ class Indexer(cst.CSTVisitor):
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         self.stack.pop()
-        if isinstance(original_node, cst.FunctionDef):
+        kind = _KIND[type(original_node)]  # on_visit classified it
+        if kind == _FUNCTION:
             self.scope_stack.pop()
-        elif isinstance(original_node, cst.ClassDef):
+        elif kind == _CLASS:
             self.class_stack.pop()
 

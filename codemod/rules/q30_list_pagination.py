@@ -268,7 +268,8 @@ def build_loops(change, plan) -> Edit:
         p.first, p.last, p.size = p.first - shift, p.last - shift, p.size - len(dropped)
     taken = plan.scratch.get("Q30 names")
     if taken is None:
-        taken = plan.scratch["Q30 names"] = _identifiers(plan.an.module)
+        # every name the module spells: the syntax index's (a visit of the whole module rebuilds every node)
+        taken = plan.scratch["Q30 names"] = {name for names in plan.an.ix.names.values() for name in names}
     used: set[str] = set()  # the lists of the block's earlier loops (page, paging: reused)
     for p in loops.pagings:
         reuse = p.target is not None and p.target not in used and not any(

@@ -36,3 +36,44 @@ def test_one_prefilter_for_both_tools() -> None:
     assert needs_parse('self._request("POST", f"pods/{pod_id}/stop")')  # relative path, no leading slash
     assert needs_parse('print(pod["desiredStatus"])')
     assert not needs_parse("def add(a, b):\n    return a + b\n")
+
+
+def test_the_prefilter_finds_every_token_and_branches_once_per_character() -> None:
+    """Each token found, alone and amid other text, in str and bytes; and the alternation is a trie (no two
+    alternatives of one group start with the same character), so a file holding no token costs one branch per
+    character, not one per token."""
+    import re
+
+    ix = index()
+    text, data = ix.prefilter(), ix.prefilter(bytes_=True)
+    for token in ix.prefilter_tokens:
+        assert text.search(f"x = 1  # {token} here") and data.search(f"x = 1 {token}".encode()), token
+    assert not text.search("def add(a, b):\n    return a + b\n")
+
+    def groups(pattern: str) -> list[list[str]]:
+        """The alternatives of every parenthesised group, outermost last."""
+        out, stack, i = [], [[[]]], 0
+        while i < len(pattern):
+            char = pattern[i]
+            if char == "\\":
+                stack[-1][-1].append(pattern[i:i + 2])
+                i += 2
+                continue
+            if pattern.startswith("(?:", i):
+                stack.append([[]])
+                i += 3
+                continue
+            if char == ")":
+                out.append(["".join(a) for a in stack.pop()])
+                stack[-1][-1].append("(...)")
+            elif char == "|":
+                stack[-1].append([])
+            else:
+                stack[-1][-1].append(char)
+            i += 1
+        out.append(["".join(a) for a in stack.pop()])
+        return out
+
+    for alternatives in groups(text.pattern):
+        firsts = [re.match(r"\\.|.", a).group() for a in alternatives if a]
+        assert len(firsts) == len(set(firsts)), alternatives
