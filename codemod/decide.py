@@ -24,10 +24,10 @@ import libcst as cst
 
 from codemod.analysis.syntax import str_of
 from codemod.knowledge import HOLE
-from codemod.plan import NOTE, CallState, Finding, Flag
+from codemod.changes import NOTE, CallState, Finding, Flag
 
 if TYPE_CHECKING:  # pragma: no cover
-    from codemod.plan import Plan
+    from codemod.changes import Plan
 
 
 class _Families:

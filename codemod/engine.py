@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from codemod.analysis import analyze
-from codemod.plan import Edit, Finding, build_edits, decide_file
+from codemod.changes import Edit, Finding
+from codemod.plan import APPLIERS, ORDER, build_edits, decide_file
 from codemod.prefilter import needs_parse
-from codemod.rules import APPLIERS, ORDER
 
 
 @dataclass
@@ -39,7 +39,7 @@ class PythonAnalysis:
     parents: dict[int, cst.CSTNode] = field(default_factory=dict)  # id(node) -> parent node
     verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
     module_facts: object = None  # codemod.crossfile.ModuleFacts of the module (None: nothing to share)
-    states: list = field(default_factory=list)  # codemod.plan.CallState of each v1 call site
+    states: list = field(default_factory=list)  # codemod.changes.CallState of each v1 call site
     v1_left: bool = False  # a call or read stays on v1 (flagged): `rewrite --check` fails on it
     compat_calls: list = field(default_factory=list)  # (line, function) of the v1bridge_compat calls in the module
 
@@ -98,7 +98,7 @@ class FileResult:
     parsed: bool = False
     verdicts: dict = field(default_factory=dict)  # (origin, name) -> crossfile.Verdict on a shared constant
     module_facts: object = None  # codemod.crossfile.ModuleFacts (the run's cross-file table is built from them)
-    states: list = field(default_factory=list)  # codemod.plan.CallState of each v1 call site
+    states: list = field(default_factory=list)  # codemod.changes.CallState of each v1 call site
     v1_left: bool = False  # a v1 dependency remains after this rewrite (a call or read flagged: state 3)
 
     @property

@@ -153,12 +153,6 @@ class Index:
         v2 = route.op.v2
         return self.page_limits.get(v2.path) if v2 is not None and v2.method == "GET" else None
 
-    def rule_ids(self) -> list[str]:
-        return list(self.mappings.rules)
-
-    def fixable_rules(self) -> frozenset[str]:
-        return frozenset(r.id for r in self.mappings.rules.values() if r.fixable)
-
     # -------------------------------------------------------------- prefilter
     @functools.cache
     def prefilter(self, bytes_: bool = False) -> re.Pattern:

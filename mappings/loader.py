@@ -257,6 +257,11 @@ def _cross_check(m: Mappings) -> None:
 
     for policy in m.policies.values():
         need("rule", policy.rule, m.rules, f"policies.yaml: entry {policy.id!r}")
+    for rule in m.rules.values():
+        by = rule.rewrite.by if rule.rewrite is not None else None
+        need("rule", by, m.rules, f"rules.yaml: entry {rule.id!r}: rewrite")
+        if by in m.rules and (m.rules[by].rewrite is None or m.rules[by].rewrite.module is None):
+            problems.append(f"rules.yaml: entry {rule.id!r}: rewrite by {by!r}, a rule without a module of its own")
     need("rule", m.conventions.pagination.rule, m.rules, "conventions.yaml: pagination")
     seen_routes: set[tuple[str, str]] = set()
     for op in m.operations:

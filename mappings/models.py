@@ -42,6 +42,31 @@ class RuleConcerns(Strict):
     values: list[str] = []
 
 
+RewriteStage = Literal["call", "read", "param", "body-field", "file"]
+
+
+class RuleRewrite(Strict):
+    """How `v1bridge rewrite` handles a rule: by its own module `codemod/rules/<module>.py`, which plans the
+    `stages` it names (a v1 call, an answer read, a query parameter, a request body value, the file's v1 strings),
+    each stage's modules in ascending `precedence` (a later one may rely on an earlier one's decisions); or `by`
+    another rule's module (a body field L02's request translator converts, a response field L02's read renames)."""
+
+    module: str | None = None
+    precedence: int | None = None
+    stages: tuple[RewriteStage, ...] = ()
+    by: str | None = None
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "RuleRewrite":
+        if (self.module is None) == (self.by is None):
+            raise ValueError("a rewrite names either its own module or the rule whose module handles it (by)")
+        if self.module is not None and (self.precedence is None or not self.stages):
+            raise ValueError(f"rewrite module {self.module!r} needs a precedence and the stages it plans")
+        if self.by is not None and (self.precedence is not None or self.stages):
+            raise ValueError("a rewrite handled by another rule's module declares no precedence or stages of its own")
+        return self
+
+
 class Rule(Strict):
     """One breaking change between v1 and v2, referred to by ID everywhere."""
 
@@ -53,6 +78,16 @@ class Rule(Strict):
     remedy: str
     fixable: bool = False
     concerns: RuleConcerns = RuleConcerns()
+    rewrite: RuleRewrite | None = None  # how the rewrite handles it; every fixable rule has one
+
+    @model_validator(mode="after")
+    def _fixable_has_a_rewrite(self) -> "Rule":
+        if self.fixable and self.rewrite is None:
+            raise ValueError(f"rule {self.id} is fixable but says nothing of how the rewrite fixes it (rewrite)")
+        module = self.rewrite.module if self.rewrite is not None else None
+        if module is not None and not module.startswith(self.id.lower() + "_"):
+            raise ValueError(f"rule {self.id}'s rewrite module {module!r} must be named {self.id.lower()}_<name>")
+        return self
 
     @field_validator("id")
     @classmethod

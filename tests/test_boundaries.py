@@ -57,9 +57,12 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def import_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
+def import_graph(packages: tuple[str, ...], own_packages: bool = False) -> dict[str, set[str]]:
     """module -> the modules of `packages` it imports anywhere (a function-level import counts: it is still a
-    dependency, and a cycle through one is what made app.py and cli_proxy.py import each other)."""
+    dependency, and a cycle through one is what made app.py and cli_proxy.py import each other).
+
+    OWN_PACKAGES: a module naming its own package (`from codemod.rules import Rule` in codemod/rules/l01.py) counts
+    too: it uses what that package's __init__ defines, so the __init__ importing the module back is a cycle."""
     modules = {_module_name(path): path for package in packages for path in sorted((ROOT / package).rglob("*.py"))}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -77,7 +80,8 @@ def import_graph(packages: tuple[str, ...]) -> dict[str, set[str]]:
             else:
                 continue
             # a module's own packages are not counted: their __init__ runs first whatever is imported
-            targets.update(c for c in candidates if c in modules and c != name and not name.startswith(c + "."))
+            targets.update(c for c in candidates if c in modules and c != name
+                           and (own_packages or not name.startswith(c + ".")))
         graph[name] = targets
     return graph
 
@@ -118,6 +122,21 @@ def test_no_import_cycles_in_the_servers():
     graph = import_graph(("proxy", "sandbox"))
     assert graph["proxy.app"] and graph["proxy.cli_proxy"]  # the walk sees imports at all
     assert cycles(graph) == []
+
+
+def test_no_import_cycles_in_the_codemod():
+    """The planner, the per-call decision and the rule modules each import only what lies below them."""
+    graph = import_graph(("codemod",), own_packages=True)
+    assert "codemod.rules.l01_path_renames" in graph["codemod.rules.l04_verb_paths"]  # the walk sees imports at all
+    assert cycles(graph) == []
+
+
+def test_rule_modules_import_nothing_above_them():
+    """A rule module plans from facts into a Plan: it never imports the planner, the engine or a command."""
+    above = ("codemod.plan", "codemod.engine", "codemod.workers", "codemod.cli_")
+    offenders = sorted(f"{module}: {target}" for module, targets in import_graph(("codemod",)).items()
+                       if module.startswith("codemod.rules") for target in targets if target.startswith(above))
+    assert offenders == []
 
 
 def test_the_cycle_check_finds_a_cycle():

@@ -43,7 +43,7 @@ def test_every_error_class_derives_from_the_one_root():
 
 def test_the_errors_named_in_issue_24_are_v1bridge_errors():
     from codemod.audit.baseline import BaselineError
-    from codemod.rules import RuleRegistryError
+    from codemod.plan import RuleRegistryError
     from codemod.selection import SelectionError
     from mappings.check import SchemaError
     from mappings.errors import StartupError, UsageError, V1bridgeError

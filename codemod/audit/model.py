@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from codemod.plan import Finding
+from codemod.changes import Finding
 
 SCHEMA_VERSION = 1
 SCHEMA_ID = "v1bridge.audit.code/1"

@@ -1,7 +1,7 @@
 """Edit primitives every rule uses: spans of a string literal, a renamed key, a dropped statement or dict
 element, a rule comment.
 
-Rule modules plan with these (through `codemod.plan.Plan`) and own the
+Rule modules plan with these (through `codemod.changes.Plan`) and own the
 appliers of the edit kinds only they make (an action body, a list envelope,
 a nested read, a converted body).
 """
@@ -11,7 +11,7 @@ import re
 
 import libcst as cst
 
-from codemod.plan import MARK, NOTE
+from codemod.changes import MARK, NOTE
 _LINE_REF = re.compile(r"(?:\s(?:at|on))?\s?\bline \d+(?::\s)?")
 
 
@@ -103,7 +103,7 @@ def comment_text(rule: str, cause: str | None, remedy: str) -> str:
 
 def build_comment(change, plan):
     """A flag's comment: `# v1bridge: RULE <cause>: <remedy>` (the remedy from mappings/data/rules.yaml)."""
-    from codemod.plan import Edit
+    from codemod.changes import Edit
 
     rule, cause = change.data
     return Edit("comment", change.node, rule, comment_text(rule, cause, plan.rule_text(rule)))

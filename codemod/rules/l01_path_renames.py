@@ -10,10 +10,6 @@ from __future__ import annotations
 
 from codemod.analysis import CallFact, UrlInfo
 from codemod.analysis.syntax import span_origin
-from codemod.rules import Rule
-
-rule = Rule("L01", __name__, order=10)
-
 
 def host_edit(info: UrlInfo, plan, rule_id: str = "L01") -> bool:
     if info.host_edit is None:
@@ -61,7 +57,6 @@ def owns_path(cf: CallFact) -> bool:
     return not route.action_body and len(v1s) == len(v2) and "Q01" not in route.op.rules and "L04" not in route.op.rules
 
 
-@rule.call
 def plan_call(cf: CallFact, plan) -> None:
     site, route = cf.site, cf.route
     based = False
@@ -92,7 +87,7 @@ def plan_call(cf: CallFact, plan) -> None:
         plan.find(cf.call, route.op.rules[0] if route.op.rules else "L01", "call", label, True, route)
 
 
-def plan_strings(plan) -> None:
+def plan_file(plan) -> None:
     """A string spelling a v1 address: reported where it is. It changes only with the calls traced through it
     (a constant no traced call uses is left as it is: it may serve code the rewrite cannot see)."""
     used: dict[int, int] = {}
@@ -143,6 +138,3 @@ def _is_used(an, node) -> bool:
         return True
     name = target.attr.value if isinstance(target, cst.Attribute) else target.value
     return any(r is not target for r in _references(an, target)) or bool(an.ix.attributes.get(name))
-
-
-rule.plan_strings = plan_strings  # type: ignore[attr-defined]

@@ -3,14 +3,16 @@
 Bodies go through `mappings.translate.translators().request(...)`, the call
 the proxy makes, so the rewritten code sends what the proxy would send.
 Values that are expressions travel through it as opaque markers when their
-field is a plain move or rename; a field that needs a converter on a value
-only known at run time is decided by the module of that field's rule (Q04,
-Q09, L03, L07, Q07 convert statically known values; anything else is
-flagged). A field the translation drops because v2 has no place for it is
-flagged with its removed rule.
+field is a plain move or rename. The conversions of L03, L07, Q07, Q09, Q31,
+Q39 and R06 are the translator's own (rules.yaml: `rewrite: {by: L02}`); a
+rule module with a `body-field` stage (Q04) decides a value of its field
+itself. A converter that meets a value only known at run time, and a field
+the translation drops because v2 has no place for it, are flagged with the
+field's rule.
 
 Answer reads: `pod["workersMin"]` -> `pod["workers"]["min"]`, `.get(...)` chains
-likewise; Q13, Q14 and Q25 rename their own fields through `rename_read`.
+likewise, under the field's rule (Q13 desiredStatus, Q14 costPerHr, Q25 billing
+records).
 """
 from __future__ import annotations
 
@@ -21,13 +23,10 @@ import libcst as cst
 
 from codemod.analysis import CallFact, Read
 from codemod.analysis.syntax import str_of
-from codemod.plan import Edit
+from codemod.changes import Edit
 from codemod.render import Code, render
-from codemod.rules import RULES, Rule
 from codemod.rules.edits import drop_data
 from mappings.translate import InvalidValue, NeedsLookup, PolicyRefused, translators
-
-rule = Rule("L02", __name__, order=40)
 
 
 class _Marker(str):
@@ -152,19 +151,11 @@ class Replace:
         self.value = value
 
 
-def static_only(field_spec, value) -> bool:
-    """The default body-field check. A value only known at run time goes through the translator as a
-    sentinel; whether a conversion consumed it is checked on the result (`_consumed`), so nothing is
-    refused here."""
-    return True
-
-
 def _body_flag(cf: CallFact, plan) -> None:
     plan.flag(cf.call, "L02", "body-field", cf.route,
               "request body built elsewhere; convert it to the v2 shape (" + plan.rule_text("L02") + ")")
 
 
-@rule.call
 def plan_call(cf: CallFact, plan) -> None:
     route = cf.route
     map_id = route.op.request
@@ -202,9 +193,8 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         if field is None:
             plan.flag(node, "L02", "body-field", route, f"v1 body field {key!r} is not in the mapping; check it by hand")
             return None
-        owner = RULES.get(field.rule or "")
-        check = owner.on_body_field if owner is not None and owner.on_body_field is not None else None
-        verdict = check(field, value, plan) if check else static_only(field, value)
+        owner = plan.rewriters.get(field.rule or "")
+        verdict = owner.plan_body_field(field, value, plan) if owner and owner.plan_body_field else True
         if isinstance(verdict, Replace):
             replaced[key] = verdict.value
             continue
@@ -346,7 +336,6 @@ def _render_body(an, node: cst.Dict, spec, v2_body: dict, quote: str) -> str:
     return code
 
 
-@rule.builds("dict")
 def build_body(change, plan) -> Edit:
     """The edit step of a body decision: the v2 source of the literal (or of the value of one statement)."""
     d: V2Body = change.data
@@ -515,7 +504,6 @@ def _carry_comments(node: cst.Dict, code: str, spec, quote: str, level: str) -> 
     return "\n".join(out)
 
 
-@rule.applies("dict")
 def replace_body(node: cst.CSTNode, code: str) -> cst.CSTNode:
     """A v1 request dict replaced by its v2 form."""
     new = cst.parse_expression(code)
@@ -524,8 +512,9 @@ def replace_body(node: cst.CSTNode, code: str) -> cst.CSTNode:
 
 # ------------------------------------------------------------------ answer reads
 
-def rename_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
-    """A v1 answer field read by its v2 name (flat or nested); flagged when v2 has no source for it."""
+def plan_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
+    """A v1 answer field read by its v2 name (flat or nested), under RULE_ID (L02, or the field's own rule: Q13
+    desiredStatus, Q14 costPerHr, Q25 a billing record's); flagged when v2 has no source for it."""
     route = read.route
     spec = plan.kb.mappings.responses[route.op.response].fields[read.key]
     name, node, how = read.key, read.node, read.how
@@ -555,17 +544,11 @@ def rename_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     plan.find(node, rule_id, "response-field", f"v1 field {name!r} -> {source!r}", True, route)
 
 
-@rule.read
-def plan_read(read: Read, cf: CallFact, plan) -> None:
-    rename_read(read, cf, plan, "L02")
-
-
 def _key(node: cst.SimpleString | None, text: str) -> cst.SimpleString:
     quote = node.quote if node is not None and len(node.quote) == 1 else '"'
     return cst.SimpleString(f"{quote}{text}{quote}")
 
 
-@rule.applies("path-read")
 def nest_read(node: cst.CSTNode, data) -> cst.CSTNode:
     """x["workersMin"] -> x["workers"]["min"]; x.get("workersMin") -> x.get("workers", {}).get("min")."""
     how, parts, key_node = data
@@ -589,3 +572,8 @@ def nest_read(node: cst.CSTNode, data) -> cst.CSTNode:
             expr = cst.Call(func=cst.Attribute(value=expr, attr=cst.Name("get")), args=args)
         return expr
     return node
+
+
+BUILDS = {"dict": build_body}
+
+APPLIES = {"dict": replace_body, "path-read": nest_read}

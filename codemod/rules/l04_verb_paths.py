@@ -13,13 +13,9 @@ from codemod.analysis import CallFact
 from codemod.analysis.calls import VERBS
 from codemod.analysis.syntax import literal_value, span_origin
 from codemod.render import Code, render
-from codemod.rules import Rule
 from codemod.rules.l01_path_renames import rename_segments, segment_offsets
 
-rule = Rule("L04", __name__, order=30)
 
-
-@rule.call
 def plan_call(cf: CallFact, plan) -> None:
     route, site = cf.route, cf.site
     v1s, v2 = route.v1_segments, route.v2_segments
@@ -89,7 +85,6 @@ def _plan_verb_choice(cf: CallFact, plan, path_rule: str) -> None:
                                       f"{{{key!r}: {choice.name.value}}}", True, route)
 
 
-@rule.applies("verb-segment")
 def verb_segment(node: cst.CSTNode, text: str) -> cst.CSTNode:
     """`{verb}` in the f-string -> the fixed v2 segment (`action`)."""
     if not isinstance(node, cst.FormattedStringExpression):
@@ -110,7 +105,6 @@ def _drop_span(origin, plan) -> None:
     plan.string_edit(node, start, end, "", "L04")
 
 
-@rule.applies("drop-operand")
 def drop_operand(node: cst.CSTNode, _data) -> cst.CSTNode:
     """`ITEM_URL + ""` -> `ITEM_URL` (the right operand was the removed `/update`)."""
     if not isinstance(node, cst.BinaryOperation):
@@ -182,7 +176,6 @@ def _positional_fits(site, plan) -> bool:
     return helper.body_param in positional_ok and params.index(helper.body_param) == len(call.args)
 
 
-@rule.applies("add-kwarg")
 def add_body(node: cst.CSTNode, data) -> cst.CSTNode:
     """Append `json={"action": "start"}` (or the helper's own body keyword; positional when KEYWORD is None)."""
     if not isinstance(node, cst.Call):
@@ -205,3 +198,6 @@ def add_body(node: cst.CSTNode, data) -> cst.CSTNode:
     else:
         args.append(arg)
     return node.with_changes(args=args)
+
+
+APPLIES = {"verb-segment": verb_segment, "drop-operand": drop_operand, "add-kwarg": add_body}

@@ -8,13 +8,9 @@ the whole account's spend.
 from __future__ import annotations
 
 from codemod.analysis import CallFact
-from codemod.rules import Rule
 from codemod.rules.l01_path_renames import rename_segments
 
-rule = Rule("Q01", __name__, order=20)
 
-
-@rule.call
 def plan_call(cf: CallFact, plan) -> None:
     route = cf.route
     if "Q01" not in route.op.rules or route.action_body or len(route.v1_segments) != len(route.v2_segments):
@@ -26,7 +22,6 @@ def plan_call(cf: CallFact, plan) -> None:
     plan.find(cf.call, "Q01" if changed else "L01", "call", f"{route.label()} -> {route.v2_label()}", True, route)
 
 
-@rule.param
 def plan_param(cf: CallFact, key_node, name: str, spec, plan) -> None:
     plan.change("key", key_node, "Q01", spec.to)
     plan.find(key_node, "Q01", "param", f"query parameter {name} -> {spec.to}", True, cf.route)

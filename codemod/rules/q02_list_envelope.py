@@ -10,9 +10,6 @@ from __future__ import annotations
 import libcst as cst
 
 from codemod.analysis import CallFact, Read
-from codemod.rules import Rule
-
-rule = Rule("Q02", __name__, order=50)
 
 
 def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
@@ -30,12 +27,10 @@ def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     plan.find(read.node, rule_id, "list-read", f"v2 wraps the list: read [{read.key!r}]", True, read.route)
 
 
-@rule.read
-def plan_read(read: Read, cf: CallFact, plan) -> None:
-    plan_unwrap(read, cf, plan, "Q02")
+def plan_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
+    plan_unwrap(read, cf, plan, rule_id)
 
 
-@rule.applies("subscript")
 def apply(node: cst.CSTNode, key) -> cst.CSTNode:
     if isinstance(key, tuple) and isinstance(node, cst.BooleanOperation):
         key, _or = key
@@ -52,3 +47,6 @@ def apply(node: cst.CSTNode, key) -> cst.CSTNode:
         value=value,  # type: ignore[arg-type]
         slice=[cst.SubscriptElement(slice=cst.Index(value=cst.SimpleString(f'"{key}"')))],
     )
+
+
+APPLIES = {"subscript": apply}

@@ -8,18 +8,14 @@ time cannot, and the body is flagged with Q04 instead.
 from __future__ import annotations
 
 from codemod.render import Code, render
-from codemod.rules import Rule
-from codemod.rules.l02_field_renames import Replace, has_marker, static_only
-
-rule = Rule("Q04", __name__, order=41)
+from codemod.rules.l02_field_renames import Replace, has_marker
 
 
-@rule.body_field
-def convertible(field_spec, value, plan):
+def plan_body_field(field_spec, value, plan):
     """A literal goes through the translator; a boolean only known at run time becomes the conditional
     expression of the value map (`"FLASHBOOT" if x else "OFF"`, from mappings/data/values.yaml)."""
     if not has_marker(value):
-        return static_only(field_spec, value)
+        return True
     values = plan.kb.mappings.values.get("flashboot")
     forward = values.forward if values is not None else {}
     if set(forward) != {"true", "false"} or not isinstance(value, str):

@@ -14,42 +14,37 @@ from __future__ import annotations
 import libcst as cst
 
 from codemod.analysis import CallFact, Read
-from codemod.rules import Rule
 from codemod.rules.edits import drop_data
-from codemod.rules.l02_field_renames import rename_read
+from codemod.rules import l02_field_renames
 from codemod.rules.q02_list_envelope import plan_unwrap
 
-rule = Rule("Q25", __name__, order=51)
 
-
-@rule.read
-def plan_read(read: Read, cf: CallFact, plan) -> None:
+def plan_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     if read.kind == "list":
-        plan_unwrap(read, cf, plan, "Q25")
+        plan_unwrap(read, cf, plan, rule_id)
     else:
-        rename_read(read, cf, plan, "Q25")
+        l02_field_renames.plan_read(read, cf, plan, rule_id)
 
 
-@rule.param
-def plan_native_param(cf: CallFact, key_node, name: str, spec, plan) -> None:
+def plan_param(cf: CallFact, key_node, name: str, spec, plan) -> None:
     """`"grouping": "podId"` (or `params["grouping"] = "podId"`) with a value v2 applies natively: it goes. Where
     the drop would take a comment with it, or the statement does more, it stays flagged under its own rule."""
     an = plan.an
     holder = an.parent(key_node)
     if isinstance(holder, cst.DictElement):
-        dropped, change = holder, ("drop-element", an.parent(holder), rule.id, name)
+        dropped, change = holder, ("drop-element", an.parent(holder), "Q25", name)
     else:
         stmt = an.statement_of(key_node)
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             plan.flag(key_node, spec.rule or "R10", "param", cf.route)
             return
-        dropped, change = stmt, ("drop-statement", stmt, rule.id, drop_data(an, stmt))
+        dropped, change = stmt, ("drop-statement", stmt, "Q25", drop_data(an, stmt))
     if "#" in _comments(an, dropped):
         plan.flag(key_node, spec.rule or "R10", "param", cf.route, "a comment sits on the v1 parameter; drop "
                   f"{name} by hand ({spec.native.ref})")
         return
     plan.change(*change)
-    plan.find(key_node, rule.id, "param", f"query parameter {name}: v2 does it natively, dropped ({spec.native.ref})",
+    plan.find(key_node, "Q25", "param", f"query parameter {name}: v2 does it natively, dropped ({spec.native.ref})",
               True, cf.route)
 
 

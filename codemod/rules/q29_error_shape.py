@@ -7,13 +7,9 @@ mappings/data/conventions.yaml. Reads on the answer of a v1 call, in the
 from __future__ import annotations
 
 from codemod.analysis import CallFact, Read
-from codemod.rules import Rule
-
-rule = Rule("Q29", __name__, order=52)
 
 
-@rule.read
-def plan_read(read: Read, cf: CallFact, plan) -> None:
+def plan_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     if read.matched and not plan.kb.mappings.conventions.error_wording_kept:
         # the words of the v1 message are tested: v2's detail says it differently, renaming the key would make
         # the test silently never (or wrongly) match

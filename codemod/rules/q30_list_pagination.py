@@ -54,11 +54,10 @@ import libcst as cst
 
 from codemod.analysis import CallFact, Read
 from codemod.analysis.syntax import dotted, flatten
+from codemod.changes import Change, Edit
 from codemod.knowledge import HOLE
-from codemod.plan import Change, Edit
-from codemod.rules import Rule
 
-rule = Rule("Q30", __name__, order=55)
+RULE = "Q30"
 
 _PARAMS_LAYERS = ("requests", "httpx", "aiohttp", "client")  # call sites that take a `params=` mapping
 _LOGGERS = {"log", "logger", "logging", "LOG", "LOGGER", "_log", "_logger", "print"}
@@ -116,8 +115,7 @@ _STATUS_READS = {"raise_for_status", "status_code", "ok", "status", "reason", "h
                  "elapsed"}
 
 
-@rule.call
-def plan_unseen_answer(cf: CallFact, plan) -> None:
+def plan_call(cf: CallFact, plan) -> None:
     """A list call whose JSON is parsed where the analysis cannot see it (`json.load(urlopen(req))`, a caller that
     reads `resp.text`): neither the envelope nor the pages can be read there, so the call is flagged (blocking)."""
     route = cf.route
@@ -127,7 +125,7 @@ def plan_unseen_answer(cf: CallFact, plan) -> None:
     if where is None:
         return
     paged = plan.kb.page_limit(route)
-    rule_id = rule.id if paged else "Q02"
+    rule_id = RULE if paged else "Q02"
     what = f"answers in pages of at most {paged} items" if paged else "wraps the list in an object"
     plan.flag(cf.call, rule_id, "pagination" if paged else "list-read", route,
               f"{route.label()} -> {route.v2_label()} {what}, and its answer {where}; migrate it by hand")
@@ -167,17 +165,17 @@ def plan_pages(read: Read, cf: CallFact, plan) -> None:
             raise CannotPage("its answer is read in more than one place")
         paging, suite, call_edit = _plan(read, cf, plan)
     except CannotPage as why:
-        plan.flag(cf.call, rule.id, "pagination", route, f"{head}, and {why}; page it by hand")
+        plan.flag(cf.call, RULE, "pagination", route, f"{head}, and {why}; page it by hand")
         return
     plan.find(read.node, "Q02", "list-read", f"v2 wraps the list: read [{read.key!r}]", True, route)
-    plan.find(cf.call, rule.id, "pagination", f"{head}: every page is read (cursor loop)", True, route)
+    plan.find(cf.call, RULE, "pagination", f"{head}: every page is read (cursor loop)", True, route)
     plan.change(call_edit.kind, call_edit.node, call_edit.rule, call_edit.data)
     if paging.channel == "url" and paging.urlencode == "urllib.parse.urlencode":
-        plan.change("page-import", plan.an.module, rule.id, ("urllib.parse", plan.unit))  # one per call: ties no two
-    plan.change("page-json", read.node, rule.id, paging)
+        plan.change("page-import", plan.an.module, RULE, ("urllib.parse", plan.unit))  # one per call: ties no two
+    plan.change("page-json", read.node, RULE, paging)
     loops = plan.scratch.setdefault(("Q30", id(suite)), Loops())
     loops.pagings.append(paging)
-    plan.change("page-loop", suite, rule.id, loops)
+    plan.change("page-loop", suite, RULE, loops)
 
 
 def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
@@ -251,7 +249,6 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
     return paging, suite, call_edit
 
 
-@rule.builds("page-loop")
 def build_loops(change, plan) -> Edit:
     """The edit step of the cursor loops of one block: each loop's names, none shadowing a name of the module
     (the list reuses the name the reading statement assigned, when the repeated statements do not read it)."""
@@ -377,7 +374,7 @@ def _call_edit(cf: CallFact, plan) -> Change:
     if existing is not None and not isinstance(existing, cst.Dict):
         if not (isinstance(existing, cst.Name) and _holds_dict(plan.an, existing, cf.call)):
             raise CannotPage("its query parameters are built where the rewrite cannot read them")
-    return Change("page-call", cf.call, rule.id, ("params",))
+    return Change("page-call", cf.call, RULE, ("params",))
 
 
 def _url_edit(cf: CallFact, plan) -> Change:
@@ -394,7 +391,7 @@ def _url_edit(cf: CallFact, plan) -> Change:
     path = flat[site.url.path_start:]
     if "?" not in path and HOLE in path:
         raise CannotPage("its URL is built from parts the rewrite cannot read, so where a query would go is unknown")
-    return Change("page-call", cf.call, rule.id, ("url", at, "&" if "?" in path else "?", _urlencode(plan)))
+    return Change("page-call", cf.call, RULE, ("url", at, "&" if "?" in path else "?", _urlencode(plan)))
 
 
 def _ends_url(helper) -> None:
@@ -681,7 +678,6 @@ def _leaves(block: cst.CSTNode) -> bool:
 
 # ------------------------------------------------------------------ applying
 
-@rule.applies("page-call")
 def apply_call(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
     """Add the cursor parameters to the request's query: `params=paging`, or `{..., **paging}` beside its own."""
     if not isinstance(node, cst.Call):
@@ -727,7 +723,6 @@ _CONCATENABLE = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString, 
                  cst.Subscript, cst.BinaryOperation)
 
 
-@rule.applies("page-import")
 def apply_import(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
     """`import urllib.parse` for the cursor's query string, unless the module has it: with the standard library's
     imports (in name order among the plain imports), else as a group of its own before the first imports."""
@@ -777,14 +772,12 @@ def _blank_before(stmt: cst.CSTNode) -> bool:
     return any(line.comment is None for line in getattr(stmt, "leading_lines", ()))
 
 
-@rule.applies("page-json")
 def apply_json(node: cst.CSTNode, paging: Paging) -> cst.CSTNode:
     """The read of one page's JSON moves into the loop; the statement reads the whole list instead."""
     paging.json = node  # type: ignore[assignment]
     return cst.Name(paging.items)
 
 
-@rule.applies("page-loop")
 def apply_loop(node: cst.CSTNode, loops: Loops) -> cst.CSTNode:
     body = list(node.body)  # type: ignore[attr-defined]
     for paging in sorted(loops.pagings, key=lambda p: p.first, reverse=True):
@@ -826,3 +819,8 @@ def _loop(p: Paging, stmts: list) -> list:
         f"{p.paging} = {cursor}\n").body
     loop = cst.While(test=cst.Name("True"), body=cst.IndentedBlock([*repeated, *rest]))
     return [start, loop, reader] if p.keeps else [start, loop]
+
+
+BUILDS = {"page-loop": build_loops}
+
+APPLIES = {"page-call": apply_call, "page-import": apply_import, "page-json": apply_json, "page-loop": apply_loop}

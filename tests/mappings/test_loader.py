@@ -53,8 +53,8 @@ def test_unknown_rule_reference_is_named(data_copy):
 
 
 def test_duplicate_rule_id_is_refused(data_copy):
-    edit(data_copy / "rules.yaml", "- id: Q02\n", "- id: Q01\n")
-    with pytest.raises(MappingError, match=r"rules.yaml: duplicate id 'Q01'"):
+    edit(data_copy / "rules.yaml", "- id: Q06\n", "- id: Q05\n")
+    with pytest.raises(MappingError, match=r"rules.yaml: duplicate id 'Q05'"):
         load(data_copy)
 
 
@@ -115,4 +115,30 @@ def test_ordering_needs_a_known_lookup_and_field(data_copy):
     edit(data_copy / "requests.yaml", "by: gpu_availability", "by: gpu_availabilty")
     edit(data_copy / "requests.yaml", "orders: {field: gpuTypeIds,", "orders: {field: gpuTypeId,")
     with pytest.raises(MappingError, match=r"unknown ordered field 'gpuTypeId'(.|\n)*unknown lookup 'gpu_availabilty'"):
+        load(data_copy)
+
+
+def test_a_fixable_rule_says_how_the_rewrite_fixes_it(data_copy):
+    edit(data_copy / "rules.yaml", "  rewrite: {module: q29_error_shape, precedence: 52, stages: [read]}\n", "")
+    with pytest.raises(MappingError, match=r"rule Q29 is fixable but says nothing of how the rewrite fixes it"):
+        load(data_copy)
+
+
+def test_a_rewrite_has_its_own_module_or_another_rules(data_copy):
+    edit(data_copy / "rules.yaml", "rewrite: {module: q29_error_shape, precedence: 52, stages: [read]}",
+         "rewrite: {module: q29_error_shape, precedence: 52, stages: [read], by: L02}")
+    with pytest.raises(MappingError, match=r"a rewrite names either its own module or the rule whose module"):
+        load(data_copy)
+
+
+def test_a_rewrite_module_is_named_after_its_rule(data_copy):
+    edit(data_copy / "rules.yaml", "module: q29_error_shape,", "module: error_shape,")
+    with pytest.raises(MappingError, match=r"rule Q29's rewrite module 'error_shape' must be named q29_<name>"):
+        load(data_copy)
+
+
+def test_a_rewrite_by_another_rule_needs_that_rules_module(data_copy):
+    edit(data_copy / "rules.yaml", "  rewrite: {by: L02}  # L02's read rename (costPerHr is read as cost)",
+         "  rewrite: {by: Q13}")
+    with pytest.raises(MappingError, match=r"rules.yaml: entry 'Q14': rewrite by 'Q13', a rule without a module"):
         load(data_copy)
