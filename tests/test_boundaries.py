@@ -150,6 +150,18 @@ def test_test_modules_import_helpers_only_from_conftest_or_tools():
     assert offenders == []
 
 
+def test_every_rule_module_has_its_test_module():
+    """codemod/rules/<rule module>.py is tested in tests/codemod/rules/test_<rule module>.py, and only there."""
+    def rule_modules(folder: Path, prefix: str = "") -> set[str]:
+        names = {path.stem.removeprefix(prefix) for path in folder.glob(f"{prefix}*.py")}
+        return {name for name in names if name[:1].isalpha() and name[1:3].isdigit()}
+
+    tested = rule_modules(ROOT / "tests" / "codemod" / "rules", "test_")
+    assert tested == rule_modules(ROOT / "codemod" / "rules")
+    assert {path.name for path in (ROOT / "tests" / "codemod" / "rules").glob("*.py")} == \
+        {"__init__.py"} | {f"test_{name}.py" for name in tested}
+
+
 def test_sandbox_and_proxy_tests_mirror_their_packages():
     """tests/sandbox/ and tests/proxy/ exist for sandbox/ and proxy/, and no test of the sandbox sits elsewhere."""
     assert (ROOT / "tests" / "sandbox").is_dir() and (ROOT / "tests" / "proxy").is_dir()

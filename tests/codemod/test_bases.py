@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import textwrap
 
-import libcst as cst
 import pytest
 
-from codemod.engine import rewrite_files, rewrite_source
+from codemod.engine import rewrite_files
+from tests.codemod.tools import check_rewrite
 
 L01 = "# v1bridge: L01 use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)"
 L04 = "# v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}"
@@ -21,14 +21,6 @@ def _case(before: str, after: str | None = None) -> tuple[str, str]:
     before = textwrap.dedent(before).lstrip("\n")
     return before, before if after is None else textwrap.dedent(after).lstrip("\n").replace("{L01}", L01).replace(
         "{L04}", L04).replace("{Q29}", "# v1bridge: Q29 read detail (and errors[]) from the problem body")
-
-
-def _check(before: str, after: str, path: str = "case.py") -> None:
-    result = rewrite_source(before, path)
-    assert result.error is None
-    assert result.new_source == after
-    cst.parse_module(result.new_source)
-    assert rewrite_source(result.new_source, path).new_source == result.new_source
 
 
 CASES = {
@@ -442,7 +434,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_base_case(name: str) -> None:
-    _check(*CASES[name])
+    check_rewrite(*CASES[name])
 
 
 # --------------------------------------------------------------------------- constants across files

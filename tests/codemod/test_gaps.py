@@ -5,40 +5,24 @@ the exact output, that it parses and that a second run changes nothing.
 """
 from __future__ import annotations
 
-import textwrap
-
-import libcst as cst
 import pytest
 
-from codemod.engine import analyze_python
-from codemod.engine import rewrite_source
-
-
-def _case(before: str, after: str | None = None) -> tuple[str, str]:
-    before = textwrap.dedent(before).lstrip("\n")
-    return before, before if after is None else textwrap.dedent(after).lstrip("\n")
-
-
-def _check(before: str, after: str) -> None:
-    result = rewrite_source(before, "case.py")
-    assert result.error is None
-    assert result.new_source == after
-    cst.parse_module(result.new_source)
-    assert rewrite_source(result.new_source, "case.py").new_source == result.new_source
+from codemod.engine import analyze_python, rewrite_source
+from tests.codemod.tools import case, check_rewrite
 
 
 Q13 = "# v1bridge: Q13 read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR"
 
 CASES = {
     # --- error reads in an except block around the call
-    "except around a call to another API: untouched": _case('''
+    "except around a call to another API: untouched": case('''
         import requests
         try:
             requests.get("https://example.com/api/pods").raise_for_status()
         except requests.HTTPError as e:
             print(e.response.json()["message"])
     '''),
-    "except around a v1 call: message -> detail": _case('''
+    "except around a v1 call: message -> detail": case('''
         import requests
         try:
             requests.get("https://rest.runpod.io/v1/pods/p1").raise_for_status()
@@ -51,7 +35,7 @@ CASES = {
         except requests.HTTPError as e:
             print(e.response.json()["detail"], e.response.json().get("detail"))
     '''),
-    "the except of an outer try, the handler name shadowing nothing else": _case('''
+    "the except of an outer try, the handler name shadowing nothing else": case('''
         import httpx
         def stop(pod_id):
             try:
@@ -73,7 +57,7 @@ CASES = {
                 return e.response.json()["detail"]
     '''),
     # --- a loop waiting for a status that v2 may answer with ERROR
-    "status read outside a loop: renamed, no comment": _case('''
+    "status read outside a loop: renamed, no comment": case('''
         import requests
         pod = requests.get("https://rest.runpod.io/v1/pods/p1").json()
         if pod["desiredStatus"] == "RUNNING":
@@ -84,7 +68,7 @@ CASES = {
         if pod["status"] == "RUNNING":
             print("up")
     '''),
-    "while waiting for RUNNING: renamed and the loop gets Q13": _case('''
+    "while waiting for RUNNING: renamed and the loop gets Q13": case('''
         import time, requests
         URL = "https://rest.runpod.io/v1/pods/p1"
         pod = requests.get(URL).json()
@@ -100,7 +84,7 @@ CASES = {
             time.sleep(2)
             pod = requests.get(URL).json()
     '''),
-    "while True with if ...: break: the loop gets Q13 once": _case('''
+    "while True with if ...: break: the loop gets Q13 once": case('''
         import requests
         def wait(pod_id):
             while True:
@@ -120,7 +104,7 @@ CASES = {
                 if pod.get("status") == "RUNNING":
                     return pod
     '''),
-    "if inside a loop that does not leave it: no comment (the list read page by page)": _case('''
+    "if inside a loop that does not leave it: no comment (the list read page by page)": case('''
         import requests
         for pod in requests.get("https://rest.runpod.io/v1/pods").json():
             if pod["desiredStatus"] == "RUNNING":
@@ -140,7 +124,7 @@ CASES = {
     '''),
     # --- a v1 field read on an object handed in: reported, not rewritten
     # an unused v1 base constant is left too: it may serve code the rewrite cannot see
-    "object handed in: the rewrite leaves it alone": _case('''
+    "object handed in: the rewrite leaves it alone": case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def show(pod):
@@ -151,7 +135,7 @@ CASES = {
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_gap(name: str) -> None:
-    _check(*CASES[name])
+    check_rewrite(*CASES[name])
 
 
 def test_handed_in_reads_are_findings_of_the_detector() -> None:

@@ -7,25 +7,9 @@ parses and that a second run changes nothing.
 """
 from __future__ import annotations
 
-import textwrap
-
-import libcst as cst
 import pytest
 
-from codemod.engine import rewrite_source
-
-
-def _case(before: str, after: str | None = None) -> tuple[str, str]:
-    before = textwrap.dedent(before).lstrip("\n")
-    return before, before if after is None else textwrap.dedent(after).lstrip("\n")
-
-
-def _check(before: str, after: str) -> None:
-    result = rewrite_source(before, "case.py")
-    assert result.error is None
-    assert result.new_source == after
-    cst.parse_module(result.new_source)
-    assert rewrite_source(result.new_source, "case.py").new_source == result.new_source
+from tests.codemod.tools import case, check_rewrite
 
 
 Q29 = "# v1bridge: Q29 read detail (and errors[]) from the problem body"
@@ -37,12 +21,12 @@ R01 = "# v1bridge: R01 stop the pod, wait for EXITED, then start it (or restart 
 
 CASES = {
     # --- reads on what another library returns (an SDK's own answer shape)
-    "an SDK's answer read alone: untouched": _case('''
+    "an SDK's answer read alone: untouched": case('''
         import runpod
         def running():
             return [p["id"] for p in runpod.get_pods() if p.get("desiredStatus") == "RUNNING"]
     '''),
-    "an SDK's answer read next to REST calls: the REST calls move, the SDK read stays": _case('''
+    "an SDK's answer read next to REST calls: the REST calls move, the SDK read stays": case('''
         import runpod
         import requests
         BASE = "https://rest.runpod.io/v1"
@@ -61,7 +45,7 @@ CASES = {
         def stop(pod_id):
             requests.post(f"{BASE}/pods/{pod_id}/action", json={"action": "stop"}).raise_for_status()
     '''),
-    "json.loads of something read elsewhere is not a library's own answer: the calls keep v1's answers through the compat module": _case('''
+    "json.loads of something read elsewhere is not a library's own answer: the calls keep v1's answers through the compat module": case('''
         import json
         import requests
         BASE = "https://rest.runpod.io/v1"
@@ -80,7 +64,7 @@ CASES = {
             v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods/{pod_id}/stop").raise_for_status()
     '''),
     # --- the action body: positional like the module's other calls of the helper, else the helper's keyword
-    "a helper whose other calls pass the body by position: the action body goes by position": _case('''
+    "a helper whose other calls pass the body by position: the action body goes by position": case('''
         import requests
         class Api:
             base = "https://rest.runpod.io/v1"
@@ -101,7 +85,7 @@ CASES = {
             def restart(self, pod_id):
                 self.rest("POST", f"/pods/{pod_id}/action", {"action": "restart"})
     '''),
-    "a helper whose other calls pass the body by keyword: the action body goes by keyword": _case('''
+    "a helper whose other calls pass the body by keyword: the action body goes by keyword": case('''
         import requests
         class Api:
             base = "https://rest.runpod.io/v1"
@@ -122,7 +106,7 @@ CASES = {
             def restart(self, pod_id):
                 self.rest("POST", f"/pods/{pod_id}/action", body={"action": "restart"})
     '''),
-    "a keyword-only body parameter: by keyword": _case('''
+    "a keyword-only body parameter: by keyword": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(method, path, *, body=None):
@@ -138,12 +122,12 @@ CASES = {
             call("POST", f"/pods/{pod_id}/action", body={"action": "stop"})
     '''),
     # --- an item URL frozen at import, then `+ "/update"`
-    "a frozen item URL of another API: untouched": _case('''
+    "a frozen item URL of another API: untouched": case('''
         import requests
         ITEM = "https://example.com/v1/things/abc"
         requests.post(ITEM + "/update", json={"idleTimeout": 5})
     '''),
-    "a frozen item URL + '/update': PATCH on the item itself, the empty operand goes": _case('''
+    "a frozen item URL + '/update': PATCH on the item itself, the empty operand goes": case('''
         import os
         import requests
         REST = os.getenv("RUNPOD_REST_API_URL", "https://rest.runpod.io/v1")
@@ -159,13 +143,13 @@ CASES = {
             requests.patch(ENDPOINT_URL, json={"workers": {"idleTimeout": seconds}}).raise_for_status()
     '''),
     # --- a field whose converter only covers an older server: read by its v2 name
-    "dockerStartCmd read on another API's answer: untouched": _case('''
+    "dockerStartCmd read on another API's answer: untouched": case('''
         import requests
         def current(pod_id):
             pod = requests.get(f"https://example.com/api/pods/{pod_id}").json()
             return pod["dockerStartCmd"]
     '''),
-    "dockerStartCmd and dockerEntrypoint read on a pod: cmd and entrypoint": _case('''
+    "dockerStartCmd and dockerEntrypoint read on a pod: cmd and entrypoint": case('''
         import requests
         def current(pod_id):
             pod = requests.get(f"https://rest.runpod.io/v1/pods/{pod_id}").json()
@@ -177,13 +161,13 @@ CASES = {
             return pod["cmd"], pod.get("entrypoint")
     '''),
     # --- answers followed through a conditional, a list they are appended to, a function they are handed to
-    "a list tolerance on another API's answer: untouched": _case('''
+    "a list tolerance on another API's answer: untouched": case('''
         import httpx
         def names():
             data = httpx.get("https://example.com/api/templates").json()
             return [t["imageName"] for t in (data if isinstance(data, list) else [])]
     '''),
-    "a list tolerance on a v1 list: every page read into it (Q30), reads renamed through the conditional": _case('''
+    "a list tolerance on a v1 list: every page read into it (Q30), reads renamed through the conditional": case('''
         import httpx
         def templates():
             data = httpx.get("https://rest.runpod.io/v1/templates").json()
@@ -204,7 +188,7 @@ CASES = {
         def images():
             return [t["image"] for t in templates() if t.get("serverless")]
     '''),
-    "answers appended to a list that is returned: the callers' reads are renamed": _case('''
+    "answers appended to a list that is returned: the callers' reads are renamed": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def make(names):
@@ -225,7 +209,7 @@ CASES = {
         def centers():
             return {v["dataCenter"] for v in make(["a", "b"])}
     '''),
-    "a checker also handed another API's response: its error read stays": _case('''
+    "a checker also handed another API's response: its error read stays": case('''
         import requests
         def check(resp):
             if resp.status_code >= 400:
@@ -234,7 +218,7 @@ CASES = {
             r = requests.get("https://example.com/api/pods")
             check(r)
     '''),
-    "a checker handed only v1 responses: its error read becomes detail": _case('''
+    "a checker handed only v1 responses: its error read becomes detail": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def check(resp):
@@ -256,7 +240,7 @@ CASES = {
             check(r)
     '''),
     # --- one urllib helper for v1 and the job API: method and body by parameter, JSON parsed by hand
-    "a urllib helper called for the job API only: untouched": _case('''
+    "a urllib helper called for the job API only: untouched": case('''
         import json
         import urllib.request
         def call(method, url, body=None):
@@ -269,7 +253,7 @@ CASES = {
         def health(eid):
             return call("GET", f"https://api.runpod.ai/v2/{eid}/health")["workers"]
     '''),
-    "a urllib helper for v1 and the job API: the v1 calls move with body and reads, the job API read stays": _case('''
+    "a urllib helper for v1 and the job API: the v1 calls move with body and reads, the job API read stays": case('''
         import json
         import urllib.request
         REST = "https://rest.runpod.io/v1"
@@ -301,14 +285,14 @@ CASES = {
             return call("GET", f"https://api.runpod.ai/v2/{eid}/health")["workers"]
     '''),
     # --- the error read of a call that stays on v1
-    "an error read of a call to another API: untouched": _case('''
+    "an error read of a call to another API: untouched": case('''
         import requests
         def act(pod_id, verb):
             r = requests.post(f"https://example.com/pods/{pod_id}/{verb}")
             if r.status_code != 200:
                 print(r.json().get("message"))
     '''),
-    "an error read of a v1 call with a run-time verb: the call goes through the compat module, the read stays": _case('''
+    "an error read of a v1 call with a run-time verb: the call goes through the compat module, the read stays": case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def act(pod_id, verb):
@@ -325,7 +309,7 @@ CASES = {
                 print(r.json().get("message"))
     '''),
     # --- a verb interpolated in the path, guarded to a known set
-    "a guarded verb on another API: untouched": _case('''
+    "a guarded verb on another API: untouched": case('''
         import requests
         VERBS = ("start", "stop")
         def act(pod_id, verb):
@@ -333,7 +317,7 @@ CASES = {
                 raise ValueError(verb)
             requests.post(f"https://example.com/pods/{pod_id}/{verb}")
     '''),
-    "a guard that lets reset through: through the compat module": _case('''
+    "a guard that lets reset through: through the compat module": case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def act(pod_id, verb):
@@ -349,7 +333,7 @@ CASES = {
                 raise ValueError(verb)
             v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{API}/pods/{pod_id}/{verb}").raise_for_status()
     '''),
-    "a verb that the function reassigns after the guard: through the compat module": _case('''
+    "a verb that the function reassigns after the guard: through the compat module": case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def act(pod_id, verb):
@@ -367,7 +351,7 @@ CASES = {
             verb = verb.lower()
             v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{API}/pods/{pod_id}/{verb}").raise_for_status()
     '''),
-    "a verb guarded by a module constant: one action call with the verb as its body": _case('''
+    "a verb guarded by a module constant: one action call with the verb as its body": case('''
         import requests
         API = "https://rest.runpod.io/v1"
         VERBS = ("start", "stop", "restart")
@@ -384,7 +368,7 @@ CASES = {
                 raise ValueError(verb)
             requests.post(f"{API}/pods/{pod_id}/action", timeout=30, json={"action": verb}).raise_for_status()
     '''),
-    "a call inside `if verb in [...]`: migrated the same way": _case('''
+    "a call inside `if verb in [...]`: migrated the same way": case('''
         import requests
         API = "https://rest.runpod.io/v1"
         def act(pod_id, verb):
@@ -400,14 +384,14 @@ CASES = {
             return None
     '''),
     # --- a body dict extended over several statements
-    "a dict extended for another API: untouched": _case('''
+    "a dict extended for another API: untouched": case('''
         import requests
         def create(name, disk):
             payload = {"name": name, "imageName": "python:3.12"}
             payload["containerDiskInGb"] = disk
             requests.post("https://example.com/api/pods", json=payload)
     '''),
-    "statements that each set one field: renamed, dropped, or kept under their if": _case('''
+    "statements that each set one field: renamed, dropped, or kept under their if": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def create(name, disk, registry=None, ports=None):
@@ -433,7 +417,7 @@ CASES = {
             print("creating", payload["name"])
             return requests.post(f"{BASE}/pods", json=payload).json()["id"]
     '''),
-    "a statement whose field merges with the literal's (vcpuCount into cpu): the body converted at run time": _case('''
+    "a statement whose field merges with the literal's (vcpuCount into cpu): the body converted at run time": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def create(name, flavor, vcpus):
@@ -449,7 +433,7 @@ CASES = {
             payload["vcpuCount"] = vcpus
             return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods", json=payload).json()["id"]
     '''),
-    "a renamed key read before the call: the body converted at run time": _case('''
+    "a renamed key read before the call: the body converted at run time": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def create(name, disk):
@@ -468,7 +452,7 @@ CASES = {
             return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods", json=payload).json()["id"]
     '''),
     # --- a URL concatenated over several statements
-    "a URL of another API built over statements: untouched": _case('''
+    "a URL of another API built over statements: untouched": case('''
         import requests
         def stop(pod_id):
             url = "https://example.com/api/pods/"
@@ -476,7 +460,7 @@ CASES = {
             url += "/stop"
             requests.post(url)
     '''),
-    "a URL built over statements and a builder function: each call gets its v2 path and body": _case('''
+    "a URL built over statements and a builder function: each call gets its v2 path and body": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def pod_url(pod_id):
@@ -507,7 +491,7 @@ CASES = {
             requests.post(start_url, json={"action": "start"}).raise_for_status()
             return requests.get(pod_url(pod_id)).json()["status"]
     '''),
-    "a body value that reads a renamed answer field: that call's body converted at run time": _case('''
+    "a body value that reads a renamed answer field: that call's body converted at run time": case('''
         import requests
         REST = "https://rest.runpod.io/v1"
         def grow(eid, hi):
@@ -522,7 +506,7 @@ CASES = {
             v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "PATCH", f"{REST}/endpoints/{eid}", json={"workersMax": max(hi, before["workers"]["max"])})
     '''),
     # --- a helper that parses the answer into a name and returns that name (aiohttp `async with`)
-    "a helper that rebinds the parsed answer before returning it: flagged, nothing changes": _case('''
+    "a helper that rebinds the parsed answer before returning it: flagged, nothing changes": case('''
         BASE = "https://rest.runpod.io/v1"
         async def _call(session, method, path, **kw):
             async with session.request(method, f"{BASE}{path}", **kw) as resp:
@@ -545,7 +529,7 @@ CASES = {
             vols = await _call(session, "GET", "/networkvolumes")
             return [v["id"] for v in vols]
     '''),
-    "a helper that binds the parsed answer to a name and returns it: its callers' reads move": _case('''
+    "a helper that binds the parsed answer to a name and returns it: its callers' reads move": case('''
         BASE = "https://rest.runpod.io/v1"
         async def _call(session, method, path, **kw):
             async with session.request(method, f"{BASE}{path}", **kw) as resp:
@@ -578,7 +562,7 @@ CASES = {
     '''),
     # --- a helper returning `(status, data)`: the answer is followed where it is unpacked (`status, data = ...`)
     #     or indexed (`resp[1]`); where the item moves between returns, or the tuple is handed on, it is not
-    "a (status, data) helper of another API: untouched": _case('''
+    "a (status, data) helper of another API: untouched": case('''
         import requests
         def call(path):
             resp = requests.get("https://example.com/api/v1" + path, timeout=30)
@@ -587,7 +571,7 @@ CASES = {
             status, data = call("/models")
             return [m["id"] for m in data] if status == 200 else []
     '''),
-    "a helper whose answer is not in the same place in every return: flagged, nothing changes": _case('''
+    "a helper whose answer is not in the same place in every return: flagged, nothing changes": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(path):
@@ -612,7 +596,7 @@ CASES = {
             status, tpl = call(f"/templates/{tid}")
             return tpl["imageName"]
     '''),
-    "a (status, data) tuple handed on whole: flagged, nothing changes": _case('''
+    "a (status, data) tuple handed on whole: flagged, nothing changes": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(path):
@@ -638,7 +622,7 @@ CASES = {
             return raw_template(tid)[1]["imageName"]
     '''),
     "urllib helper returning (status, json.loads(raw)), its error body parsed in `except`: reads of the unpacked "
-    "answer move, the method left to its default GET": _case('''
+    "answer move, the method left to its default GET": case('''
         import json
         import urllib.error
         import urllib.request
@@ -689,7 +673,7 @@ CASES = {
             got = template(template_id)
             return got["image"], got.get("serverless")
     '''),
-    "a list unpacked from the tuple, and one read as resp[1]: unwrapped where each is read": _case('''
+    "a list unpacked from the tuple, and one read as resp[1]: unwrapped where each is read": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(path):
@@ -722,7 +706,7 @@ CASES = {
                 return {}
             return {v["id"]: v["size"] for v in answer[1]["networkVolumes"]}
     '''),
-    "a paged list unpacked from the tuple: the cursor loop pages the unpacked name itself": _case('''
+    "a paged list unpacked from the tuple: the cursor loop pages the unpacked name itself": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(path, params=None):
@@ -752,7 +736,7 @@ CASES = {
             return all_templates
     '''),
     # --- a query string encoded into the URL (`"?" + urlencode({...})`): its parameters are read like `params=`
-    "a query string the rewrite cannot read: converted at run time": _case('''
+    "a query string the rewrite cannot read: converted at run time": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def spend(query):
@@ -764,7 +748,7 @@ CASES = {
         def spend(query):
             return sum(r["amount"] for r in v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", BASE + "/billing/pods?" + query).json())
     '''),
-    "an urlencoded query with a parameter v2 cannot give: through the compat module": _case('''
+    "an urlencoded query with a parameter v2 cannot give: through the compat module": case('''
         import urllib.parse
         import requests
         BASE = "https://rest.runpod.io/v1"
@@ -778,7 +762,7 @@ CASES = {
         def gpu_spend(gpu):
             return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", f"{BASE}/billing/pods?{urllib.parse.urlencode({'gpuTypeId': gpu})}").json()
     '''),
-    "an urlencoded query in a variable: a native grouping goes, the others stay": _case('''
+    "an urlencoded query in a variable: a native grouping goes, the others stay": case('''
         import urllib.parse
         import requests
         BASE = "https://rest.runpod.io/v1"
@@ -794,7 +778,7 @@ CASES = {
             return sum(r["totalAmount"] for r in requests.get(BASE + "/billing/pods?" + query).json()["records"])
     '''),
     # --- a urllib helper: its method parameter's default, and the error body read from `HTTPError.read()`
-    "a urllib helper of another API with the same error read: untouched": _case('''
+    "a urllib helper of another API with the same error read: untouched": case('''
         import json
         import urllib.error
         import urllib.request
@@ -811,7 +795,7 @@ CASES = {
         def status(pod_id):
             return http_request(f"{API_URL}/pods/{pod_id}")["desiredStatus"]
     '''),
-    "a urllib helper called without a method (its default GET) and its HTTPError body read: both move": _case('''
+    "a urllib helper called without a method (its default GET) and its HTTPError body read: both move": case('''
         import json
         import urllib.error
         import urllib.request
@@ -852,5 +836,5 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_value_flow_case(name: str) -> None:
-    _check(*CASES[name])
+def test_value_flowcase(name: str) -> None:
+    check_rewrite(*CASES[name])

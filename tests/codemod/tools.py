@@ -1,17 +1,36 @@
-"""Helpers several codemod test modules share: loading a module from source, and the execution harness's
-recording sandbox, seed data, account state and job-API stub."""
+"""Helpers several codemod test modules share: before/after pairs of the rewrite, loading a module from source,
+and the execution harness's recording sandbox, seed data, account state and job-API stub."""
 from __future__ import annotations
 
 import re
 import sys
+import textwrap
 import types
 from dataclasses import dataclass
 from typing import Any
 
+import libcst as cst
 import orjson
 from aiohttp import web
 
 from sandbox import create_sandbox_app
+
+
+def case(before: str, after: str | None = None) -> tuple[str, str]:
+    """A before/after pair written indented in a test (no AFTER: the rewrite must leave BEFORE as it is)."""
+    before = textwrap.dedent(before).lstrip("\n")
+    return before, before if after is None else textwrap.dedent(after).lstrip("\n")
+
+
+def check_rewrite(before: str, after: str, path: str = "case.py") -> None:
+    """The rewrite makes exactly AFTER of BEFORE, AFTER parses, and a second run changes nothing."""
+    from codemod.engine import rewrite_source
+
+    result = rewrite_source(before, path)
+    assert result.error is None
+    assert result.new_source == after
+    cst.parse_module(result.new_source)
+    assert rewrite_source(result.new_source, path).new_source == result.new_source, "second run changed it"
 
 
 def load(source: str, name: str) -> types.ModuleType:
