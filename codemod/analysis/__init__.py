@@ -16,7 +16,7 @@ import functools
 import libcst as cst
 
 from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
-from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Typed, VerbChoice
+from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Source, Typed, VerbChoice
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.syntax import Indexer, LazyPositions, dotted, flatten, str_of
@@ -74,6 +74,7 @@ class Analyzer(Strings, Calls, Flow):
         self.pos = LazyPositions(module, self.source, self.ix.parent)
         self.module = module
         self.facts.module = module
+        self.facts.source = Source(self)
         for name in self.exports:
             assigned = self.ix.assigns.get(None, {}).get(name)
             if assigned and len(assigned) == 1 and isinstance(assigned[0][0], cst.SimpleString):

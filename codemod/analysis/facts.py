@@ -5,7 +5,10 @@ resolved route (`CallFact`), the body expression, the query, and where its
 answer flows (`Read`s). Calls whose URL looks like a v1 route but whose base
 cannot be traced are `unresolved`; strings that spell a v1 address are
 `v1_strings`; v1 names read on objects the analysis cannot type are
-`handed_in`. The rewrite's rules and the audit both read this one object.
+`handed_in`. `FileFacts.source` is the parsed file as a rule may read it
+(`Source`: where a node sits, what a name is bound to, the few value-flow
+questions a rule asks). The rewrite's rules and the audit both read this one
+object; a rule never reaches into the analyzer that produced it.
 """
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ import libcst as cst
 from codemod.knowledge import Route
 
 if TYPE_CHECKING:  # pragma: no cover
+    from libcst.metadata import CodeRange
+
     from codemod.analysis.calls import CallSite, UrlInfo
 
 
@@ -80,6 +85,107 @@ class VerbChoice:
     routes: dict[str, Route]  # value -> its v1 route
 
 
+class Source:
+    """The parsed file as the rules read it: tree, lines and positions, where a node sits, what a name is bound to
+    and where it is read, and the value-flow questions a rule asks of one node. Public and typed; the analysis
+    that produced the facts answers (the one place that knows how)."""
+
+    def __init__(self, analyzer) -> None:
+        self._an = analyzer  # codemod.analysis.Analyzer (not imported: the analysis package imports this module)
+
+    # ------------------------------------------------------------- the text
+    @property
+    def module(self) -> cst.Module:
+        return self._an.module
+
+    @property
+    def lines(self) -> list[str]:
+        return self._an.lines
+
+    @property
+    def v2_base(self) -> str:
+        """The v2 base address this run writes."""
+        return self._an.v2_base
+
+    def span(self, node: cst.CSTNode) -> "CodeRange | None":
+        """Where NODE is in the source (None: a node the rewrite made, not parsed)."""
+        return self._an.pos.get(node)
+
+    def where(self, node: cst.CSTNode) -> tuple[int, int, str]:
+        """(line, column from 1, the line's text stripped); (0, 0, "") for a node not parsed."""
+        return self._an.where(node)
+
+    def code_of(self, node: cst.CSTNode) -> str:
+        return self._an.code_of(node)
+
+    # ------------------------------------------------------------ the tree
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._an.parent(node)
+
+    def statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return self._an.statement_of(node)
+
+    def scope_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        """The function NODE is in (None: the module)."""
+        return self._an.scope_of(node)
+
+    @property
+    def calls(self) -> list[cst.Call]:
+        """Every call expression of the module."""
+        return self._an.ix.calls
+
+    def function(self, name: str) -> cst.FunctionDef | None:
+        """The first function (or method) of the module named NAME."""
+        found = self._an.ix.functions.get(name)
+        return found[0] if found else None
+
+    def assigned(self, scope: cst.FunctionDef | None, name: str) -> list:
+        """(value, statement) of every assignment to NAME in SCOPE (None: the module)."""
+        return self._an.ix.assigns.get(id(scope) if scope else None, {}).get(name, [])
+
+    def names(self) -> set[str]:
+        """Every name the module spells, in any function."""
+        return {name for names in self._an.ix.names.values() for name in names}
+
+    def reads(self, scope: cst.FunctionDef | None, name: str) -> list[cst.Name]:
+        """Every Name node NAME in SCOPE (None: the module)."""
+        return self._an.ix.names.get(id(scope) if scope else None, {}).get(name, [])
+
+    # ------------------------------------------------------------ value flow
+    def is_helper(self, fn: cst.FunctionDef) -> bool:
+        """Does FN make an HTTP call for its caller (a helper the analysis follows)?"""
+        return self._an._helper(fn) is not None
+
+    def bound_name(self, expr: cst.CSTNode) -> tuple[str, cst.CSTNode] | None:
+        """(name, statement) when EXPR is the whole value of `name = EXPR`."""
+        return self._an._bound_name(expr)
+
+    def uses_after(self, name: str, stmt: cst.CSTNode) -> list[cst.Name]:
+        """The reads of NAME after STMT (which binds it) in its function, up to its next binding."""
+        return self._an._uses_after(name, stmt)
+
+    def urllib_responses(self, call: cst.CSTNode) -> list[cst.CSTNode]:
+        """The calls that open the urllib request CALL is or builds."""
+        return self._an.urllib_responses(call)
+
+    def is_client_factory(self, call: cst.Call) -> bool:
+        """`httpx.Client(...)`, `requests.Session()`, `aiohttp.ClientSession(...)` (however imported)."""
+        return self._an.is_client_factory(call)
+
+    def url_queries(self, expr: cst.CSTNode | None, scope: cst.FunctionDef | None) -> list[cst.CSTNode] | None:
+        """The mappings a URL's query string is encoded from (None: a part the rewrite cannot read)."""
+        return self._an.url_queries(expr, scope)
+
+    def is_ours(self, flat: str) -> bool:
+        """Is this URL text on one of this service's hosts (not merely a /v1 path on someone else's)?"""
+        return self._an.is_ours(flat)
+
+    def shared_constant(self, literal: cst.CSTNode) -> object | None:
+        """The cross-file verdict (codemod.crossfile.Verdict) on the constant other files import that LITERAL is
+        the value of; None when it is not such a constant or nothing is decided."""
+        return self._an.exports.get(self._an.export_nodes.get(id(literal), ""))
+
+
 @dataclass
 class ThroughCall:
     """A call through a helper of another file of the run (`from .api import _get`; `_get("/pods", q)`)."""
@@ -110,3 +216,4 @@ class FileFacts:
     through: list[ThroughCall] = field(default_factory=list)  # calls through helpers of other files of the run
     error: str | None = None
     module_facts: object = None  # codemod.crossfile.ModuleFacts: constants and imports other files may read
+    source: Source | None = None  # the parsed file as a rule reads it (None: it did not parse)

@@ -55,9 +55,9 @@ def drop_statement(node: cst.CSTNode, data) -> cst.CSTNode | cst.RemovalSentinel
     return cst.RemovalSentinel.REMOVE
 
 
-def drop_data(an, stmt: cst.CSTNode) -> str | None:
+def drop_data(src, stmt: cst.CSTNode) -> str | None:
     """The data of a `drop-statement` edit: "pass" when STMT is the only statement of its block."""
-    block = an.parent(stmt)
+    block = src.parent(stmt)
     return "pass" if isinstance(block, cst.IndentedBlock) and len(block.body) == 1 else None
 
 

@@ -8,8 +8,14 @@ The edit lands in the one literal that spells the text, wherever it is
 """
 from __future__ import annotations
 
-from codemod.analysis import CallFact, UrlInfo
+from typing import TYPE_CHECKING
+
+from codemod.analysis.facts import CallFact
 from codemod.analysis.syntax import span_origin
+
+if TYPE_CHECKING:  # pragma: no cover
+    from codemod.analysis.facts import UrlInfo
+
 
 def host_edit(info: UrlInfo, plan, rule_id: str = "L01") -> bool:
     if info.host_edit is None:
@@ -100,13 +106,13 @@ def plan_file(plan) -> None:
                 if piece.node is not None:
                     used.setdefault(id(piece.node), i)
     for node, info, flat in plan.facts.v1_strings:
-        shared = plan.an.exports.get(plan.an.export_nodes.get(id(node), ""))
+        shared = plan.facts.source.shared_constant(node)
         if shared is not None and shared.state in ("go", "stay"):
             continue  # a constant other files import: decided with them (codemod.decide._cross_file)
         unit = next((used[id(p.node)] for p in info.pieces if p.node is not None and id(p.node) in used), None)
         if unit is not None:
-            plan.find(node, "L01", "base-url", f"v1 base address -> {plan.an.v2_base}", True, unit=unit)
-        elif not plan.an.is_ours(flat):
+            plan.find(node, "L01", "base-url", f"v1 base address -> {plan.facts.source.v2_base}", True, unit=unit)
+        elif not plan.facts.source.is_ours(flat):
             continue  # a /v1 base on another host no v1 call goes through: not provably this service's
         elif _is_used(plan.an, node):
             # read somewhere the analysis cannot follow to a call: the calls it serves stay v1, and say so
@@ -118,7 +124,10 @@ def plan_file(plan) -> None:
 
 
 def _is_used(an, node) -> bool:
-    """Is the variable this string is assigned to (or the parameter it defaults) read anywhere?"""
+    """Is the variable this string is assigned to (or the parameter it defaults) read anywhere?
+
+    The one question a rule still asks the analyzer itself: `codemod.decide._references` answers it from the
+    analyzer's index, and belongs in the analysis (then `Source.references`)."""
     import libcst as cst
 
     from codemod.decide import _references

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from codemod.analysis import CallFact, Read
+from codemod.analysis.facts import CallFact, Read
 from codemod.analysis.syntax import str_of
 from codemod.changes import Edit
 from codemod.render import Code, render
@@ -122,17 +122,17 @@ def _list_markers(value) -> list:
     return []
 
 
-def _value(node: cst.BaseExpression, an, counter: list) -> object:
+def _value(node: cst.BaseExpression, src, counter: list) -> object:
     """The JSON value of an expression: literals as they are, lists and dicts element by element, anything
     else a marker for its source."""
     if isinstance(node, (cst.List, cst.Tuple)) and all(isinstance(e, cst.Element) for e in node.elements):
-        return [_value(e.value, an, counter) for e in node.elements]
+        return [_value(e.value, src, counter) for e in node.elements]
     if isinstance(node, cst.Dict) and all(isinstance(e, cst.DictElement) and str_of(e.key) is not None
                                           for e in node.elements):
-        return {str_of(e.key): _value(e.value, an, counter) for e in node.elements}
-    code = an.code_of(node).strip()
+        return {str_of(e.key): _value(e.value, src, counter) for e in node.elements}
+    code = src.code_of(node).strip()
     if isinstance(node, cst.ListComp) or isinstance(node, cst.Call) and isinstance(node.func, cst.Name) \
-            and node.func.value in _LIST_BUILDERS and node.func.value not in an.ix.functions:
+            and node.func.value in _LIST_BUILDERS and src.function(node.func.value) is None:
         return _ListMarker(code)
     try:
         value = ast.literal_eval(code)
@@ -178,7 +178,7 @@ def _literal_body(cf: CallFact, plan, node: cst.Dict, counter: list) -> tuple[di
             return None
         if isinstance(element.key, cst.SimpleString):
             quote = element.key.quote if len(element.key.quote) == 1 else quote
-        body[key] = _value(element.value, plan.an, counter)
+        body[key] = _value(element.value, plan.facts.source, counter)
     return body, quote
 
 
@@ -246,16 +246,16 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
 def _changing_read_inside(plan, nodes: list) -> bool:
     """Does one of these expressions hold a read of a v1 answer that changes on v2 (`before["workersMax"]`)?
     A body value is moved as its source text, so an edit planned inside it would be lost."""
-    an = plan.an
-    spans = [an.pos[n] for n in nodes if n in an.pos]
+    src = plan.facts.source
+    spans = [span for n in nodes if (span := src.span(n)) is not None]
     if not spans:
         return False
     responses = plan.kb.mappings.responses
     for other in plan.facts.calls:
         for read in other.reads:
-            if read.node not in an.pos:
+            if src.span(read.node) is None:
                 continue
-            where = an.pos[read.node].start
+            where = src.span(read.node).start
             if not any((s.start.line, s.start.column) <= (where.line, where.column) < (s.end.line, s.end.column)
                        for s in spans):
                 continue
@@ -268,7 +268,7 @@ def _changing_read_inside(plan, nodes: list) -> bool:
 
 
 def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
-    an, route = plan.an, cf.route
+    src, route = plan.facts.source, cf.route
     spec = plan.kb.mappings.requests[map_id]
     counter: list = []
     if _changing_read_inside(plan, [node, *(w.value for w in cf.body_writes)]):
@@ -291,7 +291,7 @@ def plan_body(cf: CallFact, plan, map_id: str, node: cst.Dict) -> None:
 def _plan_dict(cf: CallFact, plan, spec, node: cst.Dict, body: dict, v2_body: dict, quote: str) -> None:
     """Decide that the v1 dict literal becomes its v2 form (built by `build_body`, comments carried)."""
     route = cf.route
-    if _same_value(body, v2_body) and _render_body(plan.an, node, spec, v2_body, quote) == plan.an.code_of(node):
+    if _same_value(body, v2_body) and _render_body(plan.facts.source, node, spec, v2_body, quote) == plan.facts.source.code_of(node):
         return  # already written as its v2 form (a body whose values differ can never render as the original)
     plan.change("dict", node, "L02", V2Body(spec.id, v2_body, quote, whole=True))
     changed = [k for k in body if spec.fields[k].to != k]
@@ -323,13 +323,13 @@ def _same_value(a, b) -> bool:
     return a is b or (type(a) is type(b) and not isinstance(a, _ListMarker) and a == b)
 
 
-def _render_body(an, node: cst.Dict, spec, v2_body: dict, quote: str) -> str:
+def _render_body(src, node: cst.Dict, spec, v2_body: dict, quote: str) -> str:
     new_body = _substitute(v2_body)
-    original = an.code_of(node)
+    original = src.code_of(node)
     multiline = "\n" in original
     # libcst indents continuation lines by the enclosing block itself: render relative to it, from the
     # indentation of the line the dict opens on (a dict inside a call's arguments sits deeper than its statement)
-    level = _relative_indent(an, node) if multiline else ""
+    level = _relative_indent(src, node) if multiline else ""
     code = render(new_body, quote=quote, indent="    " if multiline else None, level=level)
     if multiline:
         code = _carry_comments(node, code, spec, quote, level)
@@ -340,7 +340,7 @@ def build_body(change, plan) -> Edit:
     """The edit step of a body decision: the v2 source of the literal (or of the value of one statement)."""
     d: V2Body = change.data
     if d.whole:
-        code = _render_body(plan.an, change.node, plan.kb.mappings.requests[d.map_id], d.value, d.quote)
+        code = _render_body(plan.facts.source, change.node, plan.kb.mappings.requests[d.map_id], d.value, d.quote)
     else:
         code = render(_substitute(d.value), quote=d.quote)
     return Edit("dict", change.node, change.rule, code)
@@ -367,9 +367,9 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
     nothing (`payload["volumeInGb"] = 0` goes). The literal becomes the v2 body without the keys the
     unconditional statements set. The whole is checked against the translation of every field at once;
     anything else is flagged and nothing changes."""
-    an, route = plan.an, cf.route
+    src, route = plan.facts.source, cf.route
     spec = plan.kb.mappings.requests[map_id]
-    writes = [(w, str_of(w.key), _value(w.value, an, counter)) for w in cf.body_writes]
+    writes = [(w, str_of(w.key), _value(w.value, src, counter)) for w in cf.body_writes]
     base = dict(literal)
     for w, key, value in writes:
         if not w.conditional:
@@ -399,7 +399,7 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
             plan.flag(w.stmt, "L02", "body-field", route, f"the body field {key!r} set at this line changes more of "
                       "the v2 body than one key of its own; convert the body by hand (" + plan.rule_text("L02") + ")")
             return
-        if not changed and w.conditional and len(an.parent(w.stmt).body) == 1:
+        if not changed and w.conditional and len(src.parent(w.stmt).body) == 1:
             plan.flag(w.stmt, "L02", "body-field", route, f"the body field {key!r} has no v2 place; remove it by hand "
                       "(" + plan.rule_text("L02") + ")")
             return
@@ -418,7 +418,7 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
     _plan_dict(cf, plan, spec, node, literal, literal_out, quote)
     for w, key, new_key, new_value in plans:
         if new_key is None:
-            plan.change("drop-statement", w.stmt, "L02", drop_data(plan.an, w.stmt))
+            plan.change("drop-statement", w.stmt, "L02", drop_data(plan.facts.source, w.stmt))
             plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r}: not sent on v2 (statement removed)", True,
                       route)
             continue
@@ -439,12 +439,12 @@ def _comments_of(ws) -> tuple[str | None, list[str]]:
     return None, []
 
 
-def _relative_indent(an, node: cst.CSTNode) -> str:
+def _relative_indent(src, node: cst.CSTNode) -> str:
     """Leading whitespace of the dict's first line beyond that of its statement's first line."""
     try:
-        line = an.lines[an.pos[node].start.line - 1]
-        stmt = an.statement_of(node)
-        first = an.lines[an.pos[stmt].start.line - 1] if stmt is not None else line
+        line = src.lines[src.span(node).start.line - 1]
+        stmt = src.statement_of(node)
+        first = src.lines[src.span(stmt).start.line - 1] if stmt is not None else line
     except (KeyError, IndexError):
         return ""
     own = line[: len(line) - len(line.lstrip(" \t"))]
@@ -533,9 +533,9 @@ def plan_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
         if any(part.isdigit() for part in parts):
             plan.flag(node, rule_id, "response-field", route, f"v1 field {name!r} -> {source}")
             return
-        outer = plan.an.parent(node)
+        outer = plan.facts.source.parent(node)
         while outer is not None and not isinstance(outer, (cst.Subscript, cst.Call)):
-            outer = plan.an.parent(outer)
+            outer = plan.facts.source.parent(outer)
         if outer is None:
             return
         plan.change("path-read", outer, rule_id, (how, parts, node))

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemod.analysis import CallFact
-from codemod.analysis.calls import VERBS
+from codemod.analysis.facts import CallFact
 from codemod.analysis.syntax import literal_value, span_origin
 from codemod.render import Code, render
 from codemod.rules.l01_path_renames import rename_segments, segment_offsets
+from mappings.index import HTTP_METHODS
 
 
 def plan_call(cf: CallFact, plan) -> None:
@@ -96,7 +96,7 @@ def _drop_span(origin, plan) -> None:
     """Remove `/update` from the URL: a literal that is nothing else (`ITEM_URL + "/update"`) goes with its `+`."""
     node, start, end = origin
     value, _editable = literal_value(node) if isinstance(node, cst.SimpleString) else (None, False)
-    binop = plan.an.parent(node)
+    binop = plan.facts.source.parent(node)
     if value is not None and (start, end) == (0, len(value)) and isinstance(binop, cst.BinaryOperation) \
             and isinstance(binop.operator, cst.Add) and binop.right is node:
         plan.string_edit(node, start, end, "", "L04")  # ties the literal to the call's family, like any span
@@ -129,11 +129,11 @@ def _method_edit(cf: CallFact, plan) -> bool:
         name_node = site.call.func.attr if isinstance(site.call.func, cst.Attribute) else site.call.func
         old = name_node.value
         low = old.lower()
-        an = plan.an
-        for verb in VERBS:
+        src = plan.facts.source
+        for verb in (method.lower() for method in HTTP_METHODS):
             if verb in low:
                 candidate = old.replace(verb, new.lower())
-                if candidate in an.ix.functions and an._helper(an.ix.functions[candidate][0]) is not None:
+                if (fn := src.function(candidate)) is not None and src.is_helper(fn):
                     plan.change("name", name_node, "L04", candidate)
                     return True
     return False
@@ -163,7 +163,7 @@ def _positional_fits(site, plan) -> bool:
     if any(a.keyword is not None or a.star for a in call.args):
         return False
     name = helper.fn.name.value
-    for other in plan.an.ix.calls:
+    for other in plan.facts.source.calls:
         func = other.func
         if (func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)) == name and any(
                 a.keyword is not None and a.keyword.value == helper.body_param for a in other.args):

@@ -7,7 +7,7 @@ the whole account's spend.
 """
 from __future__ import annotations
 
-from codemod.analysis import CallFact
+from codemod.analysis.facts import CallFact
 from codemod.rules.l01_path_renames import rename_segments
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemod.analysis import CallFact, Read
+from codemod.analysis.facts import CallFact, Read
 
 
 def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
@@ -18,7 +18,7 @@ def plan_unwrap(read: Read, cf: CallFact, plan, rule_id: str) -> None:
 
         plan_pages(read, cf, plan)
         return
-    parent = plan.an.parent(read.node)
+    parent = plan.facts.source.parent(read.node)
     if isinstance(parent, cst.BooleanOperation) and isinstance(parent.operator, cst.Or) and parent.left is read.node:
         # `answer or []` tolerates no answer (None): `(answer or {}).get(key, [])` keeps tolerating it
         plan.change("subscript", parent, rule_id, (read.key, "or"))

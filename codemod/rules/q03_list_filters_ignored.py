@@ -37,7 +37,7 @@ def plan_call(cf: CallFact, plan) -> None:
                 for rule_id in _param_flag_rules(name, spec, plan):
                     plan.flag(cf.call, rule_id, "param", route)
         unknown = any(HOLE in pair.split("=")[0] for pair in query.split("&"))  # a parameter name not known
-        encoded = plan.an.url_queries(site.url_expr, plan.an.scope_of(cf.call)) if unknown else []
+        encoded = plan.facts.source.url_queries(site.url_expr, plan.facts.source.scope_of(cf.call)) if unknown else []
         if encoded is None or unknown and not encoded:
             plan.flag(cf.call, "Q03", "param", route, "query string built where the rewrite cannot read it; rename "
                       "its v1 parameters by hand (" + plan.rule_text("Q03") + ")")
@@ -49,7 +49,7 @@ def plan_call(cf: CallFact, plan) -> None:
         spec = qmap.params.get(name)
         if spec is None or spec.to == name:
             continue
-        if spec.native is not None and _param_value(plan.an, key_node) in spec.native.values:
+        if spec.native is not None and _param_value(plan.facts.source, key_node) in spec.native.values:
             plan.rewriters[spec.native.rule].plan_param(cf, key_node, name, spec, plan)  # v2 does it: it goes
             continue
         owner = plan.rewriters.get(spec.rule or "")
@@ -77,20 +77,20 @@ def _param_keys(node, cf: CallFact, plan) -> list:
     holding one and extended with `params["k"] = v`. A query the analysis cannot read is flagged."""
     if node is None:
         return []
-    an = plan.an
+    src = plan.facts.source
     dicts: list = []
     writes: list = []
     if isinstance(node, cst.Name):
-        scope = an.scope_of(cf.call)
-        assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(node.value, [])
+        scope = src.scope_of(cf.call)
+        assigned = src.assigned(scope, node.value)
         if len(assigned) != 1 or not isinstance(assigned[0][0], cst.Dict):
             plan.flag(cf.call, "Q03", "param", cf.route, "query built where the rewrite cannot read it; rename its v1 "
                       "parameters by hand (" + plan.rule_text("Q03") + ")")
             return []
         dicts.append(assigned[0][0])
-        for use in an.ix.names.get(id(scope) if scope else None, {}).get(node.value, []):
-            sub = an.parent(use)
-            if isinstance(sub, cst.Subscript) and sub.value is use and isinstance(an.parent(sub), cst.AssignTarget):
+        for use in src.reads(scope, node.value):
+            sub = src.parent(use)
+            if isinstance(sub, cst.Subscript) and sub.value is use and isinstance(src.parent(sub), cst.AssignTarget):
                 key = sub.slice[0].slice.value if isinstance(sub.slice[0].slice, cst.Index) else None
                 writes.append(key)
             elif isinstance(sub, cst.Attribute) and sub.value is use and sub.attr.value in ("update", "setdefault", "pop"):
@@ -116,14 +116,14 @@ def _param_keys(node, cf: CallFact, plan) -> list:
     return out
 
 
-def _param_value(an, key_node) -> str | None:
+def _param_value(src, key_node) -> str | None:
     """The literal string a query parameter is given: `{"grouping": "podId"}`, `params["grouping"] = "podId"`."""
-    holder = an.parent(key_node)
+    holder = src.parent(key_node)
     if isinstance(holder, cst.DictElement):
         return str_of(holder.value)
     while holder is not None and not isinstance(holder, cst.AssignTarget):
         if not isinstance(holder, (cst.Index, cst.SubscriptElement, cst.Subscript)):
             return None
-        holder = an.parent(holder)
-    assign = an.parent(holder) if holder is not None else None
+        holder = src.parent(holder)
+    assign = src.parent(holder) if holder is not None else None
     return str_of(assign.value) if isinstance(assign, cst.Assign) and len(assign.targets) == 1 else None

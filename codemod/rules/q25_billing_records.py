@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemod.analysis import CallFact, Read
+from codemod.analysis.facts import CallFact, Read
 from codemod.rules.edits import drop_data
 from codemod.rules import l02_field_renames
 from codemod.rules.q02_list_envelope import plan_unwrap
@@ -29,17 +29,17 @@ def plan_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
 def plan_param(cf: CallFact, key_node, name: str, spec, plan) -> None:
     """`"grouping": "podId"` (or `params["grouping"] = "podId"`) with a value v2 applies natively: it goes. Where
     the drop would take a comment with it, or the statement does more, it stays flagged under its own rule."""
-    an = plan.an
-    holder = an.parent(key_node)
+    src = plan.facts.source
+    holder = src.parent(key_node)
     if isinstance(holder, cst.DictElement):
-        dropped, change = holder, ("drop-element", an.parent(holder), "Q25", name)
+        dropped, change = holder, ("drop-element", src.parent(holder), "Q25", name)
     else:
-        stmt = an.statement_of(key_node)
+        stmt = src.statement_of(key_node)
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             plan.flag(key_node, spec.rule or "R10", "param", cf.route)
             return
-        dropped, change = stmt, ("drop-statement", stmt, "Q25", drop_data(an, stmt))
-    if "#" in _comments(an, dropped):
+        dropped, change = stmt, ("drop-statement", stmt, "Q25", drop_data(src, stmt))
+    if "#" in _comments(src, dropped):
         plan.flag(key_node, spec.rule or "R10", "param", cf.route, "a comment sits on the v1 parameter; drop "
                   f"{name} by hand ({spec.native.ref})")
         return
@@ -48,12 +48,12 @@ def plan_param(cf: CallFact, key_node, name: str, spec, plan) -> None:
               True, cf.route)
 
 
-def _comments(an, node: cst.CSTNode) -> str:
+def _comments(src, node: cst.CSTNode) -> str:
     """The source a comment of NODE would be in: a statement with its comment lines; a dict element's lines, from
     the line after the element (or brace) before it to the line it ends on."""
     if isinstance(node, cst.SimpleStatementLine):
         return cst.Module([]).code_for_node(node)
-    elements = list(an.parent(node).elements)
+    elements = list(src.parent(node).elements)
     at = elements.index(node)
-    first = an.pos[elements[at - 1]].end.line + 1 if at else an.pos[an.parent(node)].start.line
-    return "\n".join(an.lines[first - 1: an.pos[node].end.line])
+    first = src.span(elements[at - 1]).end.line + 1 if at else src.span(src.parent(node)).start.line
+    return "\n".join(src.lines[first - 1: src.span(node).end.line])

@@ -6,7 +6,7 @@ mappings/data/conventions.yaml. Reads on the answer of a v1 call, in the
 """
 from __future__ import annotations
 
-from codemod.analysis import CallFact, Read
+from codemod.analysis.facts import CallFact, Read
 
 
 def plan_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemod.analysis import CallFact, Read
+from codemod.analysis.facts import CallFact, Read
 from codemod.analysis.syntax import dotted, flatten
 from codemod.changes import Change, Edit
 from codemod.knowledge import HOLE
@@ -121,7 +121,7 @@ def plan_call(cf: CallFact, plan) -> None:
     route = cf.route
     if route.op.shape != "list" or plan.kb.list_key(route) is None or any(r.kind == "list" for r in cf.reads):
         return
-    where = _escapes(plan.an, cf.call)
+    where = _escapes(plan.facts.source, cf.call)
     if where is None:
         return
     paged = plan.kb.page_limit(route)
@@ -131,24 +131,24 @@ def plan_call(cf: CallFact, plan) -> None:
               f"{route.label()} -> {route.v2_label()} {what}, and its answer {where}; migrate it by hand")
 
 
-def _escapes(an, call: cst.Call) -> str | None:
+def _escapes(src, call: cst.Call) -> str | None:
     """Where a response goes that the analysis does not follow to a parse, or None when it is only checked."""
     expr: cst.CSTNode = call
-    if isinstance(an.parent(call), cst.Await):
-        expr = an.parent(call)
-    parent = an.parent(expr)
+    if isinstance(src.parent(call), cst.Await):
+        expr = src.parent(call)
+    parent = src.parent(expr)
     if isinstance(parent, cst.Expr):
         return None
     if isinstance(parent, cst.Attribute) and parent.value is expr:
         return None if parent.attr.value in _STATUS_READS else f"is read as .{parent.attr.value}"
-    var = an._bound_name(expr)
+    var = src.bound_name(expr)
     if var is None:
         return "is handed on before it is parsed"
-    for use in an._uses_after(*var):
-        up = an.parent(use)
+    for use in src.uses_after(*var):
+        up = src.parent(use)
         if isinstance(up, cst.Attribute) and up.value is use and up.attr.value in _STATUS_READS | {"json"}:
             continue
-        return f"is handed on at line {an.where(use)[0]} before it is parsed"
+        return f"is handed on at line {src.where(use)[0]} before it is parsed"
     return None
 
 
@@ -171,7 +171,7 @@ def plan_pages(read: Read, cf: CallFact, plan) -> None:
     plan.find(cf.call, RULE, "pagination", f"{head}: every page is read (cursor loop)", True, route)
     plan.change(call_edit.kind, call_edit.node, call_edit.rule, call_edit.data)
     if paging.channel == "url" and paging.urlencode == "urllib.parse.urlencode":
-        plan.change("page-import", plan.an.module, RULE, ("urllib.parse", plan.unit))  # one per call: ties no two
+        plan.change("page-import", plan.facts.source.module, RULE, ("urllib.parse", plan.unit))  # one per call: ties no two
     plan.change("page-json", read.node, RULE, paging)
     loops = plan.scratch.setdefault(("Q30", id(suite)), Loops())
     loops.pagings.append(paging)
@@ -179,25 +179,25 @@ def plan_pages(read: Read, cf: CallFact, plan) -> None:
 
 
 def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
-    an = plan.an
+    src = plan.facts.source
     answer, call = read.node, cf.call
     call_edit = _call_edit(cf, plan)
-    reader = an.statement_of(answer)
-    if reader is None or not isinstance(an.parent(reader), (cst.IndentedBlock, cst.Module)):
+    reader = src.statement_of(answer)
+    if reader is None or not isinstance(src.parent(reader), (cst.IndentedBlock, cst.Module)):
         raise CannotPage("its answer is read in a statement a loop cannot be put around")
-    _check_header(an, reader, answer)
-    _check_unconditional(an, answer, reader)
-    _check_order(an, answer, reader)
+    _check_header(src, reader, answer)
+    _check_unconditional(src, answer, reader)
+    _check_order(src, answer, reader)
     within = None  # the read's index in the body of `with <request> as resp:`
     unpacked = False  # the answer is a name the request's statement unpacks (`status, data = helper(...)`)
     last = reader  # the last statement the loop takes in (the read's, or the `with` block holding it)
-    if _inside(an, call, answer):
+    if _inside(src, call, answer):
         first, between, var = reader, [], None
     elif cf.site.library == "urllib":
-        first, last, between, within, var = _urllib_block(an, call, answer, reader)
+        first, last, between, within, var = _urllib_block(src, call, answer, reader)
     else:
-        first = an.statement_of(call)
-        item = an.parent(call)
+        first = src.statement_of(call)
+        item = src.parent(call)
         if isinstance(item, cst.WithItem) and isinstance(first, cst.With) and item.asname is not None:
             # `with <request> as resp:` (aiohttp): the read is the last statement of the with block
             inner = list(first.body.body) if isinstance(first.body, cst.IndentedBlock) else []
@@ -210,30 +210,30 @@ def _plan(read: Read, cf: CallFact, plan) -> tuple[Paging, cst.CSTNode, Change]:
             last = first
         else:
             request, inner = first, []
-            opened = _client_block(an, first)
-            if opened is not None and an.parent(opened) is an.parent(reader):
+            opened = _client_block(src, first)
+            if opened is not None and src.parent(opened) is src.parent(reader):
                 # `with httpx.Client(...) as c: resp = c.get(...)`, read after the block: the loop takes in the
                 # block (a client is opened per page); what follows the request in the block runs per page too
                 block = list(opened.body.body)
                 first, inner = opened, block[block.index(request) + 1:]
-            if an.parent(first) is not an.parent(reader):
+            if src.parent(first) is not src.parent(reader):
                 raise CannotPage("its answer is read outside the block that makes the request")
-            outer = list(an.parent(first).body)
+            outer = list(src.parent(first).body)
             if outer.index(first) > outer.index(reader):
                 raise CannotPage("its answer is read outside the block that makes the request")
-            var = _response_var(an, request, call)
+            var = _response_var(src, request, call)
             between = inner + outer[outer.index(first) + 1: outer.index(reader)]
-            name = _unpacked_answer(an, request, call, cf)
+            name = _unpacked_answer(src, request, call, cf)
             if name is not None and isinstance(answer, cst.Name) and answer.value == name:
                 var, unpacked = name, True  # `status, data = helper(...)` ... `data`: the loop pages `data` itself
         if var is None or not (unpacked or _is_json_of(answer, var)):
             raise CannotPage("the request is not `name = <request>` followed by `name.json()`")
-    if not _inside(an, call, answer):
+    if not _inside(src, call, answer):
         for stmt in between:
             if not _per_page(stmt, var):
-                raise CannotPage(f"line {an.where(stmt)[0]} between the request and the read does more than check "
+                raise CannotPage(f"line {src.where(stmt)[0]} between the request and the read does more than check "
                                  "the answer")
-    suite = an.parent(first)
+    suite = src.parent(first)
     if not isinstance(suite, (cst.IndentedBlock, cst.Module)):
         raise CannotPage("its request is made in a statement a loop cannot be put around")
     body = list(suite.body)
@@ -257,7 +257,7 @@ def build_loops(change, plan) -> Edit:
     # loop is written: the loop's indices count without them (none can be between a request and its read)
     body = list(change.node.body)
     dropped = sorted(body.index(c.node) for c in plan.changes.values()
-                     if c.kind == "drop-statement" and c.data != "pass" and plan.an.parent(c.node) is change.node)
+                     if c.kind == "drop-statement" and c.data != "pass" and plan.facts.source.parent(c.node) is change.node)
     for p in loops.pagings:
         if any(p.first <= i <= p.last for i in dropped):
             raise RuntimeError("Q30: a statement the cursor loop repeats is removed")  # the file is left as is
@@ -266,7 +266,7 @@ def build_loops(change, plan) -> Edit:
     taken = plan.scratch.get("Q30 names")
     if taken is None:
         # every name the module spells: the syntax index's (a visit of the whole module rebuilds every node)
-        taken = plan.scratch["Q30 names"] = {name for names in plan.an.ix.names.values() for name in names}
+        taken = plan.scratch["Q30 names"] = plan.facts.source.names()
     used: set[str] = set()  # the lists of the block's earlier loops (page, paging: reused)
     for p in loops.pagings:
         reuse = p.target is not None and p.target not in used and not any(
@@ -279,22 +279,22 @@ def build_loops(change, plan) -> Edit:
     return Edit(change.kind, change.node, change.rule, loops)
 
 
-def _urllib_block(an, call: cst.Call, answer: cst.CSTNode, reader: cst.CSTNode) -> tuple:
+def _urllib_block(src, call: cst.Call, answer: cst.CSTNode, reader: cst.CSTNode) -> tuple:
     """The statements a urllib list request takes, from building the request to reading its JSON:
     `[req = Request(...)]; with urlopen(req) as resp: <checks>; <read>` or `[req = ...]; resp = urlopen(req);
     <checks>; <read>`. Returns (first, last, statements to check, the read's index in the with block, names)."""
-    opened = an.urllib_responses(an.parent(call) if isinstance(an.parent(call), cst.Await) else call)
+    opened = src.urllib_responses(src.parent(call) if isinstance(src.parent(call), cst.Await) else call)
     if len(opened) != 1:
         raise CannotPage("its urllib request is opened in more than one place")
     opener = opened[0]
-    first = an.statement_of(call)
-    item = an.parent(opener)
+    first = src.statement_of(call)
+    item = src.parent(opener)
     names = set()
-    req = an._bound_name(call)
+    req = src.bound_name(call)
     if req is not None:
         names.add(req[0])
     if isinstance(item, cst.WithItem):
-        last = an.statement_of(opener)
+        last = src.statement_of(opener)
         inner = list(last.body.body) if isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock) else []
         if len(last.items) != 1 or reader not in inner or item.asname is None \
                 or not isinstance(item.asname.name, cst.Name):
@@ -304,26 +304,26 @@ def _urllib_block(an, call: cst.Call, answer: cst.CSTNode, reader: cst.CSTNode) 
         within = inner.index(reader)
         names.add(item.asname.name.value)
         checks = inner[:within]
-    elif _inside(an, opener, answer):  # json.loads(urlopen(req).read())
-        if an.parent(first) is not an.parent(reader):
+    elif _inside(src, opener, answer):  # json.loads(urlopen(req).read())
+        if src.parent(first) is not src.parent(reader):
             raise CannotPage("its answer is read outside the block that makes the request")
-        outer = list(an.parent(reader).body)
+        outer = list(src.parent(reader).body)
         last, within, checks = reader, None, outer[outer.index(first) + 1: outer.index(reader)]
     else:
-        opened_at = an.statement_of(opener)
-        var = an._bound_name(opener)
-        if var is None or an.parent(opened_at) is not an.parent(reader):
+        opened_at = src.statement_of(opener)
+        var = src.bound_name(opener)
+        if var is None or src.parent(opened_at) is not src.parent(reader):
             raise CannotPage("its answer is read outside the block that opens the request")
         names.add(var[0])
-        outer = list(an.parent(reader).body)
+        outer = list(src.parent(reader).body)
         if first not in outer or outer.index(first) > outer.index(opened_at) or outer.index(opened_at) > outer.index(reader):
             raise CannotPage("its answer is read outside the block that makes the request")
         last, within = reader, None
         checks = outer[outer.index(first) + 1: outer.index(opened_at)] + outer[outer.index(opened_at) + 1: outer.index(reader)]
     if first is not last:
-        if an.parent(first) is not an.parent(last):
+        if src.parent(first) is not src.parent(last):
             raise CannotPage("its request is built in another block than the one that opens it")
-        outer = list(an.parent(first).body)
+        outer = list(src.parent(first).body)
         if outer.index(first) > outer.index(last):
             raise CannotPage("its answer is read outside the block that makes the request")
         if within is not None:
@@ -372,7 +372,7 @@ def _call_edit(cf: CallFact, plan) -> Change:
         return _url_edit(cf, plan)
     existing = site.params_expr
     if existing is not None and not isinstance(existing, cst.Dict):
-        if not (isinstance(existing, cst.Name) and _holds_dict(plan.an, existing, cf.call)):
+        if not (isinstance(existing, cst.Name) and _holds_dict(plan.facts.source, existing, cf.call)):
             raise CannotPage("its query parameters are built where the rewrite cannot read them")
     return Change("page-call", cf.call, RULE, ("params",))
 
@@ -413,7 +413,7 @@ def _ends_url(helper) -> None:
 def _urlencode(plan) -> str:
     """How the module spells urllib.parse.urlencode: its own import of it, else `urllib.parse.urlencode` (the import
     is then added, `page-import`)."""
-    for stmt in plan.an.module.body:
+    for stmt in plan.facts.source.module.body:
         for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
             if isinstance(small, cst.ImportFrom) and not small.relative and isinstance(small.names, (list, tuple)):
                 module = dotted(small.module) if small.module is not None else None
@@ -447,22 +447,22 @@ def _takes_params(site) -> bool:
     return forwards and "params" not in given and _takes_params(inner)
 
 
-def _holds_dict(an, name: cst.Name, at: cst.CSTNode) -> bool:
-    scope = an.scope_of(at)
-    assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(name.value, [])
+def _holds_dict(src, name: cst.Name, at: cst.CSTNode) -> bool:
+    scope = src.scope_of(at)
+    assigned = src.assigned(scope, name.value)
     return bool(assigned) and all(isinstance(value, cst.Dict) for value, _stmt in assigned)
 
 
-def _inside(an, node: cst.CSTNode, root: cst.CSTNode) -> bool:
+def _inside(src, node: cst.CSTNode, root: cst.CSTNode) -> bool:
     cur: cst.CSTNode | None = node
     while cur is not None:
         if cur is root:
             return True
-        cur = an.parent(cur)
+        cur = src.parent(cur)
     return False
 
 
-def _check_header(an, stmt: cst.CSTNode, answer: cst.CSTNode) -> None:
+def _check_header(src, stmt: cst.CSTNode, answer: cst.CSTNode) -> None:
     """A compound statement reads the answer in its header (`for x in <answer>:`, `if <answer>:`), once."""
     if isinstance(stmt, cst.SimpleStatementLine):
         if len(stmt.body) != 1:
@@ -470,13 +470,13 @@ def _check_header(an, stmt: cst.CSTNode, answer: cst.CSTNode) -> None:
         return
     header = {cst.For: lambda s: [s.iter], cst.If: lambda s: [s.test], cst.With: lambda s: list(s.items)}
     parts = next((get(stmt) for kind, get in header.items() if isinstance(stmt, kind)), [])
-    if not any(_inside(an, answer, part) for part in parts):
+    if not any(_inside(src, answer, part) for part in parts):
         raise CannotPage("its answer is read in a statement a loop cannot be put around")
 
 
-def _check_unconditional(an, answer: cst.CSTNode, stmt: cst.CSTNode) -> None:
+def _check_unconditional(src, answer: cst.CSTNode, stmt: cst.CSTNode) -> None:
     """The answer is read exactly once each time the statement runs (not in a branch, a lambda, a generator's body)."""
-    child, cur = answer, an.parent(answer)
+    child, cur = answer, src.parent(answer)
     while cur is not None and cur is not stmt:
         if isinstance(cur, cst.IfExp) and child is not cur.test:
             raise CannotPage("its answer is read in one branch of a conditional expression")
@@ -488,15 +488,15 @@ def _check_unconditional(an, answer: cst.CSTNode, stmt: cst.CSTNode) -> None:
             raise CannotPage("its answer is read inside a comprehension's element")
         if isinstance(cur, cst.CompFor) and child is not cur.iter:
             raise CannotPage("its answer is read inside a comprehension's condition or inner loop")
-        if isinstance(cur, cst.CompFor) and isinstance(an.parent(cur), cst.CompFor):
+        if isinstance(cur, cst.CompFor) and isinstance(src.parent(cur), cst.CompFor):
             raise CannotPage("its answer is read by an inner loop of a comprehension")
-        child, cur = cur, an.parent(cur)
+        child, cur = cur, src.parent(cur)
 
 
-def _check_order(an, answer: cst.CSTNode, stmt: cst.CSTNode) -> None:
+def _check_order(src, answer: cst.CSTNode, stmt: cst.CSTNode) -> None:
     """No other call of the statement runs before the answer is read (the loop moves the read first)."""
     try:
-        at = an.pos[answer].start
+        at = src.span(answer).start
     except KeyError:
         raise CannotPage("its position in the file is unknown") from None
 
@@ -516,39 +516,39 @@ def _check_order(an, answer: cst.CSTNode, stmt: cst.CSTNode) -> None:
     visitor = Calls()
     stmt.visit(visitor)
     for call in visitor.found:
-        if _inside(an, answer, call):
+        if _inside(src, answer, call):
             continue  # it takes the answer as an argument: it runs after the read
-        start = an.pos[call].start
-        if (start.line, start.column) < (at.line, at.column) and not _in_element_of(an, call, answer):
+        start = src.span(call).start
+        if (start.line, start.column) < (at.line, at.column) and not _in_element_of(src, call, answer):
             raise CannotPage(f"another call on line {start.line} runs before the answer is read")
 
 
-def _in_element_of(an, node: cst.CSTNode, answer: cst.CSTNode) -> bool:
+def _in_element_of(src, node: cst.CSTNode, answer: cst.CSTNode) -> bool:
     """Is `node` in the element of a comprehension that iterates over the answer (it runs after the read)?"""
-    cur = an.parent(node)
+    cur = src.parent(node)
     while cur is not None:
         if isinstance(cur, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)) \
-                and _inside(an, answer, cur.for_in.iter):
+                and _inside(src, answer, cur.for_in.iter):
             return True
-        cur = an.parent(cur)
+        cur = src.parent(cur)
     return False
 
 
-def _client_block(an, stmt: cst.CSTNode) -> cst.With | None:
+def _client_block(src, stmt: cst.CSTNode) -> cst.With | None:
     """The `with` statement whose block makes the request first, when all it opens is an HTTP client
     (`httpx.Client(...)`, `requests.Session()`): opening one again for each page changes nothing else."""
-    block = an.parent(stmt)
-    opened = an.parent(block) if isinstance(block, cst.IndentedBlock) else None
+    block = src.parent(stmt)
+    opened = src.parent(block) if isinstance(block, cst.IndentedBlock) else None
     if not isinstance(opened, cst.With) or block.body[0] is not stmt:
         return None
     for item in opened.items:
         value = item.item.expression if isinstance(item.item, cst.Await) else item.item
-        if not isinstance(value, cst.Call) or not an.is_client_factory(value):
+        if not isinstance(value, cst.Call) or not src.is_client_factory(value):
             return None
     return opened
 
 
-def _response_var(an, stmt: cst.CSTNode, call: cst.Call) -> str | None:
+def _response_var(src, stmt: cst.CSTNode, call: cst.Call) -> str | None:
     """`resp = <call>` (or `resp = await <call>`): the name the response is kept in."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
@@ -565,7 +565,7 @@ def _response_var(an, stmt: cst.CSTNode, call: cst.Call) -> str | None:
     return None
 
 
-def _unpacked_answer(an, stmt: cst.CSTNode, call: cst.Call, cf: CallFact) -> str | None:
+def _unpacked_answer(src, stmt: cst.CSTNode, call: cst.Call, cf: CallFact) -> str | None:
     """`status, data = helper(...)` where the helper returns `(status, parsed answer)`: the answer's name."""
     at = cf.site.json_at
     if at is None or not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
