@@ -39,7 +39,7 @@ from proxy.config import ProxyConfig  # noqa: E402
 from proxy.emulations import Outcome  # noqa: E402
 from proxy.failures import not_an_answer, upstream_headers  # noqa: E402
 from proxy.routes import RouteTable  # noqa: E402
-from proxy.upstream import UpstreamResponse  # noqa: E402
+from proxy.upstream_answer import UpstreamResponse  # noqa: E402
 from proxy.v1 import V1Service  # noqa: E402
 
 # route -> (v1 operation id, index of its v2 answer in Captured.answers)

@@ -4,8 +4,9 @@ compressed answers that decode to far more than they weigh on the wire.
     .venv/bin/python bench/answers_in_flight.py [--pods 100000] [--concurrent 8] [--code DIR]
 
 Each scenario starts a real proxy process (`python -m v1bridge proxy`, from this checkout or `--code DIR`) over an
-upstream in this process, and reads the proxy's peak RSS (VmHWM, reset after a warm-up call) and its answer
-workers' peak RSS from /proc, while /healthz is polled every 10 ms.
+upstream in this process, and reads from /proc the peak RSS (VmHWM, reset after a warm-up call) of the proxy process
+and of each process it started (the answer pool's workers and multiprocessing's resource tracker), while /healthz
+is polled every 10 ms. The total, all of them added up, is what issue 23 #5 bounds (300 MB for eight lists).
 
 - lists: `--concurrent` lists of `--pods` pods each, in pages of 1,000 (each page under 1 MiB, so no page is a
   "large answer"), with the default `--answer-memory` and, as the baseline in the same run, `--answer-memory 0`
@@ -38,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from tests.live_server import LiveServer  # noqa: E402
 
 PAGE = 1000
+BOUND_MB = 300  # issue 23 #5: eight concurrent 100,000-pod lists, the whole proxy (its children counted)
 POD = {
     "id": "pod0000000", "name": "trainer", "status": "RUNNING", "actions": ["stop", "restart", "terminate"],
     "image": "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04", "args": "python train.py --steps 1000",
@@ -89,10 +91,14 @@ def _status(pid: int, field: str) -> int:
 
 
 def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
+    """Every child of `pid`, whichever of its threads started it."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found.update(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            pass
+    return sorted(found)
 
 
 async def _load(url: str, path: str, concurrent: int) -> dict:
@@ -189,7 +195,7 @@ def run(pods: int = 100_000, concurrent: int = 8, code: Path = ROOT) -> list[str
         lines = [f"{concurrent} concurrent `GET /v1/pods` of {pods:,} pods ({len(pages)} pages of {PAGE:,}, "
                  f"{sum(map(len, pages)) / 1e6:.0f} MB of v2 JSON per list, each page under 1 MiB), "
                  f"`bench/answers_in_flight.py`, load average {load:.1f} at start:", "",
-                 "| scenario | status | wall | proxy peak RSS (growth) | answer workers' peak RSS | total | "
+                 "| scenario | status | wall | proxy peak RSS (growth) | its child processes' peak RSS | total | "
                  "/healthz worst / median |", "|---|---|---:|---:|---:|---:|---:|"]
         unbounded = measure(code, f"{base}/lists", "/v1/pods", concurrent, "--answer-memory", "0")
         bounded = measure(code, f"{base}/lists", "/v1/pods", concurrent)
@@ -203,8 +209,11 @@ def run(pods: int = 100_000, concurrent: int = 8, code: Path = ROOT) -> list[str
         lines.append(_row(f"a gzip bomb: {len(bomb) / 1e3:.0f} KB inflating to 300 MB (502 at --max-answer)",
                           burst))
         total = lambda r: r["proxy_peak"] + sum(r["workers"])  # noqa: E731
-        lines += ["", f"With the budget the {concurrent} lists take {total(bounded):.0f} MB (proxy and answer "
-                      f"workers together), {total(bounded) / total(unbounded):.2f}x the {total(unbounded):.0f} MB "
+        lines += ["", f"The child processes are the answer pool's workers and multiprocessing's resource tracker. "
+                      f"With the budget the {concurrent} lists take {total(bounded):.0f} MB (the proxy and its "
+                      f"children together; the bound is {BOUND_MB} MB: "
+                      f"{'met' if total(bounded) < BOUND_MB else 'NOT met'}), "
+                      f"{total(bounded) / total(unbounded):.2f}x the {total(unbounded):.0f} MB "
                       f"without it; the v1 answers are the same ({bounded['v1_bytes']:,} bytes each)."
                       if bounded["v1_bytes"] == unbounded["v1_bytes"] else
                       f"The v1 answers differ: {bounded['v1_bytes']:,} vs {unbounded['v1_bytes']:,} bytes."]

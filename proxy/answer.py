@@ -6,11 +6,14 @@ the status policy is strict). A large plain answer is translated in the answer p
 """
 from __future__ import annotations
 
+import functools
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import orjson
 from aiohttp import web
-
+from aiohttp.abc import AbstractStreamWriter
+from aiohttp.payload import Payload
 
 from mappings.typed import TypedPage, TypedReader, typed_reader
 
@@ -24,9 +27,11 @@ if TYPE_CHECKING:
     from proxy.emulations import Emulations, Outcome
     from proxy.forward import Forward, Plan
     from proxy.offload import AnswerPool
-    from proxy.upstream import UpstreamResponse
+    from proxy.upstream_answer import UpstreamResponse
 
 _JSON = "application/json"
+# a v1 list built in memory of this many bytes and more is sent chunk by chunk (HeldList), never joined
+_SENT_IN_CHUNKS = 1024 * 1024
 
 
 class Answer:
@@ -129,7 +134,8 @@ class Answer:
         the v1 array, then dropped (memory holds the v1 answer, not the v2 pages). A page the typed reader reads
         comes translated already (TypedPage); any other is read as dicts. Any failed page is a 502: never a 2xx
         with part of the list. The client's own query never carries a cursor (v1 had none). The v1 entries held
-        count against the process's `Budget`: once it is spent, the rest of the list is built on disk."""
+        count against the process's `Budget` until they are sent: once it is spent, the rest of the list is built
+        on disk."""
         route = plan.route
         request = plan.request
         assert request is not None
@@ -175,9 +181,9 @@ class Answer:
                 if resp.spool is not None:  # a large later page: this page and the rest from files (offload.py)
                     from proxy import offload
 
-                    budget.give(held)  # what was built so far goes to the output file first
+                    release = functools.partial(budget.give, held)  # once what was built so far is on disk
                     held = 0
-                    return await offload.continue_pages(self, call, plan, resp, page, builder.chunks,
+                    return await offload.continue_pages(self, call, plan, resp, page, builder.chunks, release,
                                                         builder.seen if builder.track else None, cache, extra, seen)
                 typed = self._read_page(reader, plan, resp.body) if reader is not None else None
                 if typed is not None:
@@ -189,10 +195,18 @@ class Answer:
                 problem = not_an_answer(route, resp, f"{request.method} {request.path} (page {page})")
                 if problem is not None:
                     raise problem
+            builder.add_extra(extra, ctx)
+            budget.hold(builder.size - held)  # the last page's entries are held too, whatever the budget
+            held = builder.size
+            headers = upstream_headers(resp)
+            if builder.size < _SENT_IN_CHUNKS:
+                return web.Response(status=route.op.v1_status, body=builder.finish(), content_type=_JSON,
+                                    headers=headers)
+            body = HeldList(builder.chunks, builder.size, budget, held)
+            held = 0  # the payload gives it back as it is sent
+            return HeldListResponse(status=route.op.v1_status, body=body, headers=headers)
         finally:
             budget.give(held)
-        body = builder.finish(extra, ctx)
-        return web.Response(status=route.op.v1_status, body=body, content_type=_JSON, headers=upstream_headers(resp))
 
     # -------------------------------------------------------- large answers
 
@@ -230,8 +244,70 @@ class Budget:
         self.held += size
         return True
 
+    def hold(self, size: int) -> None:
+        """Memory in use already (a list's last page): held whatever the limit, so other lists spill sooner."""
+        self.held += size
+
     def give(self, size: int) -> None:
         self.held -= size
+
+
+class HeldList(Payload):
+    """A v1 list built in memory, sent as it was built: chunk by chunk, each let go (and its bytes given back to
+    the Budget) once the transport took it. Joining the chunks first would hold the list two or three times over
+    while it is sent; here the proxy holds what is not sent yet, and never more than the list. Content-Length is
+    known (the size), so the status and every header go out before the first chunk, as with a joined body."""
+
+    _autoclose = True
+
+    def __init__(self, chunks: list[bytes], size: int, budget: Budget, held: int) -> None:
+        super().__init__(chunks[::-1], content_type=_JSON)  # reversed: each chunk is popped from the end
+        self._size = 2 + size + max(0, len(chunks) - 1)  # [ chunk , chunk ... ]
+        self._budget = budget
+        self._unsent = [held]
+        # never written (HEAD, the client gone before the answer started): given back when the payload goes
+        self._give_back = weakref.finalize(self, _give_back, budget, self._unsent)
+
+    async def write(self, writer: AbstractStreamWriter) -> None:
+        chunks: list[bytes] = self._value
+        unsent = self._unsent
+        await writer.write(b"[", drain=False)
+        while chunks:
+            chunk = chunks.pop()
+            await writer.write(chunk)
+            sent = min(len(chunk), unsent[0])
+            unsent[0] -= sent
+            self._budget.give(sent)
+            if chunks:
+                await writer.write(b",", drain=False)
+        await writer.write(b"]")
+
+    async def close(self) -> None:
+        self._value.clear()
+        self._give_back()
+
+    def decode(self, encoding: str = "utf-8", errors: str = "strict") -> str:
+        return (b"[" + b",".join(reversed(self._value)) + b"]").decode(encoding, errors)
+
+    async def as_bytes(self, encoding: str = "utf-8", errors: str = "strict") -> bytes:
+        return b"[" + b",".join(reversed(self._value)) + b"]"
+
+
+class HeldListResponse(web.Response):
+    """The answer carrying a HeldList: what is not sent when the answer ends (all of it for a HEAD, the rest
+    when the client went away) goes back to the budget then, not whenever the response object is collected."""
+
+    async def write_eof(self, data: bytes = b"") -> None:
+        try:
+            await super().write_eof(data)
+        finally:
+            assert isinstance(self._body, HeldList)
+            await self._body.close()
+
+
+def _give_back(budget: Budget, unsent: list[int]) -> None:
+    budget.give(unsent[0])
+    unsent[0] = 0
 
 
 def _typed_readers(backward: Backward) -> dict[str, TypedReader]:

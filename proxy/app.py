@@ -22,6 +22,7 @@ from proxy.app_keys import (ACCESS, CONFIG, GRAPHQL, METRICS, PASSTHROUGH, SANDB
 from proxy.config import ProxyConfig, config_from_env
 from proxy.confine import PassThroughRoutes
 from proxy.graphql.service import GraphQLService
+from proxy.malloc import return_large_blocks
 from proxy.middleware import middleware_for
 from proxy.passthrough import passthrough
 from proxy.routes import RouteTable
@@ -149,6 +150,7 @@ async def gunicorn_app() -> web.Application:
     V1BRIDGE_* env (proxy/config.py config_from_env).
     Every worker writes its metrics where all can read them (PROMETHEUS_MULTIPROC_DIR, or one directory per
     gunicorn master), so a scrape answered by any worker counts them all."""
+    return_large_blocks()  # before the app is built (proxy/malloc.py)
     config = config_from_env(os.environ)
     config.metrics_dir = gunicorn_metrics_dir(os.environ)
     return serving_for_life(create_proxy_app(config))

@@ -152,11 +152,17 @@ class ListBuilder:
             self.chunks.append(items[1:-1])
             self.size += len(items) - 2
 
-    def finish(self, extra: Iterable[dict[str, Any]], ctx: ResponseContext | None) -> bytes:
+    def add_extra(self, extra: Iterable[dict[str, Any]], ctx: ResponseContext | None) -> None:
+        """The entries a lookup adds after the last page (catalog templates), each once."""
         for item in extra:
             if item.get("id") not in self.seen and passes(item, self.filters):
                 self.seen.add(item.get("id"))
-                self.chunks.append(orjson.dumps(self.translate(item, ctx or ResponseContext())))
+                chunk = orjson.dumps(self.translate(item, ctx or ResponseContext()))
+                self.chunks.append(chunk)
+                self.size += len(chunk)
+
+    def finish(self) -> bytes:
+        """The v1 list as one body."""
         return b"[" + b",".join(self.chunks) + b"]"
 
 

@@ -121,6 +121,9 @@ def config_from_args(args: argparse.Namespace) -> tuple[ProxyConfig, bool]:
 
 
 def _serve(config: ProxyConfig, sock: socket.socket | None = None) -> None:
+    from proxy.malloc import return_large_blocks
+
+    return_large_blocks()  # before the app is built: its start-up frees would move glibc's thresholds first
     from aiohttp import web
 
     from proxy.app import create_proxy_app

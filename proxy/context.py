@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from proxy.config import ProxyConfig
     from proxy.forward import Plan, V2Request
     from proxy.routes import Route
-    from proxy.upstream import Upstream, UpstreamResponse
+    from proxy.upstream import Upstream
+    from proxy.upstream_answer import UpstreamResponse
 
 
 class RequestInfo:

@@ -13,7 +13,7 @@ from multidict import istr
 from mappings.errors import UpstreamError
 
 from proxy.routes import Route
-from proxy.upstream import BODY_HEADERS, HOP_BY_HOP, UpstreamResponse, hop_filter
+from proxy.upstream_answer import BODY_HEADERS, HOP_BY_HOP, UpstreamResponse, hop_filter
 
 if TYPE_CHECKING:
     from proxy.backward import Backward

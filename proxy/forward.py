@@ -19,7 +19,6 @@ from mappings.errors import ClientInputError, NeedsLookup, PolicyRefused, Transl
 from mappings.translate import Catalog, RequestTranslation, translators
 
 from proxy.routes import SAFE_ID, Route, RouteTable
-from proxy.validate import BodyChecker, V1Checker
 
 _TRUE = frozenset({"true", "1", "yes", "on"})
 _FALSE = frozenset({"false", "0", "no", "off", ""})
@@ -167,6 +166,10 @@ class Forward:
             self.translators = Translators(table.mappings)
         self.neutral = dict(self.m.conventions.neutral_spellings)
         self.lookups = self.m.conventions.lookups
+        # imported here: the answer workers import this module for Plan and never check a request (the schema
+        # library's memory would count in each)
+        from proxy.validate import BodyChecker, V1Checker
+
         self.bodies = BodyChecker(self.m)
         self.v1 = V1Checker(self.m)
         self.page_sizes = PageSizes(self.m)

@@ -12,7 +12,8 @@ from aiohttp import web
 from mappings.errors import ClientInputError, UpstreamError
 from proxy.app_keys import CONFIG, PASSTHROUGH, UPSTREAM
 from proxy.config import ProxyConfig
-from proxy.upstream import USER_AGENT, hop_filter
+from proxy.upstream import USER_AGENT
+from proxy.upstream_answer import hop_filter
 
 log = logging.getLogger("v1bridge.proxy")
 

@@ -17,85 +17,21 @@ import os
 import ssl
 import tempfile
 import time
-import weakref
-from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
 import aiohttp
 import orjson
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDict
 from yarl import URL
 
-from mappings.errors import ClientInputError, UpstreamError, V1bridgeError
+from mappings.errors import ClientInputError, UpstreamError
 from proxy import http1
+from proxy.upstream_answer import Spool, UpstreamResponse, no_room, remove_file
 from v1bridge import __version__
 
 # Every call upstream names the proxy: the edge in front of the v2 service refuses some library-default
 # User-Agents with 403 (Cloudflare error 1010, rule Q37 of the reference), which is not an auth failure.
 USER_AGENT = f"v1bridge/{__version__}"
-
-# RFC 9110 §7.6.1 plus the old proxy ones; removed on every hop, both ways.
-HOP_BY_HOP = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "proxy-connection",
-        "te",
-        "trailer",
-        "trailers",
-        "transfer-encoding",
-        "upgrade",
-    }
-)
-# Recomputed by the proxy whenever it rewrites a body.
-BODY_HEADERS = frozenset({"content-length", "content-encoding", "content-type"})
-
-
-def hop_filter(headers: CIMultiDictProxy[str] | CIMultiDict[str], drop: frozenset[str] = frozenset()) -> CIMultiDict[str]:
-    """Copy of `headers` without hop-by-hop ones (and those the Connection header names)."""
-    skip = HOP_BY_HOP | drop
-    if "Connection" in headers:
-        skip = skip | {t.strip().lower() for v in headers.getall("Connection") for t in v.split(",") if t.strip()}
-    return CIMultiDict([(name, value) for name, value in headers.items() if name.lower() not in skip])
-
-
-_UNPARSED = object()
-
-
-class Spool:
-    """A large 2xx answer body kept in a temporary file instead of memory (`Upstream.call(spool_over=...)`);
-    the file is removed by `close()`, or when the object is collected."""
-
-    __slots__ = ("path", "size", "_remove", "__weakref__")
-
-    def __init__(self, path: str, size: int) -> None:
-        self.path = path
-        self.size = size
-        self._remove = weakref.finalize(self, _remove, path)
-
-    def close(self) -> None:
-        self._remove()
-
-    def read(self) -> bytes:
-        with open(self.path, "rb") as f:
-            return f.read()
-
-
-def _remove(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def no_room(exc: OSError) -> V1bridgeError:
-    """The proxy could not keep a large answer on disk (a full or unwritable temporary directory): its own
-    failure, told as such, worth a retry."""
-    return V1bridgeError(f"the proxy could not hold the large v2 answer on disk ({exc.strerror or type(exc).__name__})",
-                         status=503, headers={"Retry-After": "1"})
-
 
 async def _read_spooling(pieces: AsyncIterator[bytes], over: int) -> tuple[bytes, Spool | None]:
     """The body in memory while under `over` bytes; past that, in a temporary file. The file is written in
@@ -135,7 +71,7 @@ async def _read_spooling(pieces: AsyncIterator[bytes], over: int) -> tuple[bytes
         if out is not None:
             with contextlib.suppress(OSError):
                 out.close()
-            _remove(path)
+            remove_file(path)
         raise
     if out is None:
         return bytes(buffer), None
@@ -195,42 +131,6 @@ class Deadlines:
             return False
         del self._expired[task]
         return task.uncancel() <= cancelling
-
-
-@dataclass
-class UpstreamResponse:
-    status: int
-    headers: CIMultiDictProxy[str]
-    body: bytes
-    _parsed: Any = field(default=_UNPARSED, repr=False, compare=False)
-    # a large 2xx body spooled to a file (then `body` is empty until `load()`)
-    spool: Spool | None = field(default=None, repr=False, compare=False)
-
-    def load(self) -> None:
-        """Bring a spooled body into memory (for a path that needs it whole)."""
-        if self.spool is not None:
-            self.body = self.spool.read()
-            self.spool.close()
-            self.spool = None
-            self._parsed = _UNPARSED
-
-    def json(self) -> Any:
-        """The body as JSON (None when empty or not JSON), parsed once per response: the answer check and the
-        translation read the same value (parsing a list is a large part of a list's cost)."""
-        parsed = self._parsed
-        if parsed is _UNPARSED:
-            parsed = None
-            if self.body:
-                try:
-                    parsed = orjson.loads(self.body)
-                except orjson.JSONDecodeError:
-                    parsed = None
-            self._parsed = parsed
-        return parsed
-
-    @property
-    def ok(self) -> bool:
-        return 200 <= self.status < 300
 
 
 class Upstream:

@@ -14,7 +14,7 @@ BUILTIN_EXCEPTIONS = frozenset(name for name, value in vars(builtins).items()
 # a typed read that falls back to dicts, a duplicate key met while streaming, a call the pagination rule leaves,
 # a GraphQL null propagating to its nullable parent, a compiled GraphQL completer handing a value to the exact one,
 # and the pass-through's abort, which must stay a ConnectionResetError for aiohttp
-SIGNALS = frozenset({"mappings/typed.py:Ambiguous", "proxy/offload.py:_Twice", "proxy/graphql/views.py:_Null",
+SIGNALS = frozenset({"mappings/typed.py:Ambiguous", "proxy/answer_worker.py:_Twice", "proxy/graphql/views.py:_Null",
                      "proxy/graphql/views.py:_Slow",
                      "codemod/rules/q30_list_pagination.py:CannotPage", "proxy/passthrough.py:UpstreamBodyBroken"})
 

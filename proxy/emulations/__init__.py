@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from proxy.context import Call
     from proxy.forward import PageSizes, Plan
     from proxy.routes import RouteTable
-    from proxy.upstream import UpstreamResponse
+    from proxy.upstream_answer import UpstreamResponse
 
 
 class Outcome:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from proxy.context import Call
     from proxy.emulations.pages import Pages
     from proxy.forward import Need, Plan
-    from proxy.upstream import UpstreamResponse
+    from proxy.upstream_answer import UpstreamResponse
 
 
 # what a planner's need reads, in a message

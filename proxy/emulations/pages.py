@@ -8,7 +8,7 @@ from mappings.errors import UpstreamError
 
 from proxy.failures import upstream_headers
 from proxy.forward import PageSizes, V2Request
-from proxy.upstream import UpstreamResponse
+from proxy.upstream_answer import UpstreamResponse
 
 if TYPE_CHECKING:
     from proxy.backward import Backward

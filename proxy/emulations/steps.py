@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from proxy.backward import Backward
     from proxy.config import ProxyConfig
     from proxy.context import Call
-    from proxy.upstream import UpstreamResponse
+    from proxy.upstream_answer import UpstreamResponse
 
 
 class Steps:

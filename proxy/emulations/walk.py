@@ -22,7 +22,7 @@ from proxy.forward import Plan, V2Request
 
 if TYPE_CHECKING:
     from proxy.context import Call
-    from proxy.upstream import UpstreamResponse
+    from proxy.upstream_answer import UpstreamResponse
 
 
 class Walk:

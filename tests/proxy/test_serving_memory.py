@@ -1,5 +1,6 @@
 """What an idle serving proxy process holds (README, "Memory"): the schema checks share one compiled copy of each
-spec's components, and a proxy with an upstream never loads the embedded sandbox's store."""
+spec's components, a proxy with an upstream never loads the embedded sandbox's store, and an answer worker loads
+the translators, not the server."""
 from __future__ import annotations
 
 import subprocess
@@ -49,3 +50,21 @@ def test_a_proxy_with_an_upstream_never_loads_the_sandbox_store():
         assert "_yajl2" not in maps  # ijson's C parser: proxy/offload.py, imported at the first large answer
     finally:
         stop_process(proc)
+
+
+_WORKER_MODULES = """
+import os, sys
+from proxy import answer_worker
+
+answer_worker.start_worker(os.getppid())
+heavy = ("aiohttp", "jsonschema_rs", "graphql", "proxy.upstream", "proxy.app", "proxy.validate", "sandbox")
+print(" ".join(name for name in heavy if name in sys.modules))
+"""
+
+
+def test_an_answer_worker_loads_the_translators_not_the_server():
+    """Each of the answer pool's processes counts in the proxy's memory (issue 23 #5): aiohttp and the schema
+    checks were a third of a worker's size."""
+    loaded = subprocess.run([sys.executable, "-c", _WORKER_MODULES], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert loaded == []

@@ -16,7 +16,7 @@ from mappings.errors import UpstreamError
 from proxy.config import ProxyConfig
 from proxy.emulations import Outcome
 from proxy.routes import RouteTable
-from proxy.upstream import UpstreamResponse
+from proxy.upstream_answer import UpstreamResponse
 from proxy.v1 import V1Service
 
 from tests.mappings.tools import CPU_POD, GPU_POD

@@ -30,6 +30,8 @@ PAGE_DELAY = 0.4  # slow-pages: each page takes this long
 SLOW_PAGES = 10
 LIST_PAGES = 5  # pages: this many pages of PAGE_PODS pods
 PAGE_PODS = 200
+HELD_PAGES = 10  # held-pages: this many pages of HELD_PODS pods (about 10 MB of v1 JSON, past any socket buffer)
+HELD_PODS = 2_000
 BOMB_DECODED = 64 * 1024 * 1024  # gzip-bomb: this many bytes once decoded (about 64 KiB on the wire)
 GZIP_PODS = 30_000  # gzip-list: this many pods (about 20 MB decoded, well under 1 MiB compressed)
 GPU_ENDPOINT = {"id": "ep1", "name": "e", "computeType": "GPU", "gpu": {"pools": ["AMPERE_48"], "count": 1},
@@ -193,6 +195,11 @@ class FaultyUpstream:
             page = int(params.get("cursor", "1"))
             more = page < LIST_PAGES
             pods = [{**POD, "id": f"pod-{page}-{i}", "name": f"n{i}"} for i in range(PAGE_PODS)]
+            writer.write(_response(200, orjson.dumps(_pods_page(pods, more, str(page + 1) if more else None))))
+        elif scenario == "held-pages":  # HELD_PAGES pages of HELD_PODS pods, each page under 1 MiB
+            page = int(params.get("cursor", "1"))
+            more = page < HELD_PAGES
+            pods = [{**POD, "id": f"pod-{page}-{i}", "name": f"n{i}"} for i in range(HELD_PODS)]
             writer.write(_response(200, orjson.dumps(_pods_page(pods, more, str(page + 1) if more else None))))
         elif scenario == "gzip-bomb":
             writer.write(_response(200, _once("bomb", _bomb), extra="Content-Encoding: gzip\r\n"))

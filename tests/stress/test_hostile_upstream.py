@@ -16,7 +16,8 @@ from proxy.app import create_proxy_app
 from tests.stress.conftest import fast_config
 from proxy import offload
 from proxy.app_keys import SERVICE
-from tests.stress.faulty_upstream import ELSEWHERE, GZIP_PODS, LIST_PAGES, PAGE_DELAY, PAGE_PODS, SLOW_PAGES
+from tests.stress.faulty_upstream import (ELSEWHERE, GZIP_PODS, HELD_PAGES, HELD_PODS, LIST_PAGES, PAGE_DELAY, PAGE_PODS,
+                                         SLOW_PAGES)
 
 AUTH = {"Authorization": "Bearer key-alice"}
 ONE_PAGE = "; the list is answered whole or not at all, so no partial list is returned"
@@ -174,6 +175,33 @@ async def test_lists_past_the_processs_budget_go_on_from_files_and_stay_exact(pr
     assert bodies == [expected] * 3
     assert len(handed_over) == 3 and set(handed_over) <= {2, 3}
     assert budget.held == 0 and budget.limit == PAGE_PODS * 300
+
+
+async def test_a_list_built_in_memory_holds_its_budget_until_it_is_sent(proxy_for):
+    """A list within the budget is sent as it was built, chunk by chunk (no joined copy): its entries count against
+    the budget until the client has them, so a client that reads slowly makes other lists spill, not the proxy
+    grow. A HEAD, or a client gone before the end, gives its share back all the same."""
+    proxy = await proxy_for("held-pages", total_timeout=30.0)
+    budget = proxy.server.app[SERVICE].answer.budget
+    r = await proxy.get("/v1/pods", headers=AUTH)  # the status and headers are in; the body is not read yet
+    await asyncio.sleep(0.3)
+    assert 0 < budget.held <= int(r.headers["Content-Length"])
+    pods = orjson.loads(await r.read())
+    assert len(pods) == HELD_PAGES * HELD_PODS and pods[-1]["id"] == f"pod-{HELD_PAGES}-{HELD_PODS - 1}"
+    assert budget.held == 0
+
+    r = await proxy.head("/v1/pods", headers=AUTH)
+    assert r.status == 200 and int(r.headers["Content-Length"]) > 0
+    assert budget.held == 0
+
+    r = await proxy.get("/v1/pods", headers=AUTH)
+    await r.content.readexactly(1024)
+    r.close()  # the client goes away with most of the list unsent
+    for _ in range(50):
+        if budget.held == 0:
+            break
+        await asyncio.sleep(0.1)
+    assert budget.held == 0
 
 
 async def _read(client) -> bytes:
