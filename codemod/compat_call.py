@@ -113,6 +113,8 @@ def plan_helper_wrap(an, helper) -> tuple[Wrap | None, str]:
         return None, "it joins the path to a partial base (.../v1/billing)"
     if not _path_ends_url(helper):
         return None, "it joins something after the path, where the translation puts the query"
+    if isinstance(an.parent(call), cst.WithItem):
+        return None, "its request is used as a context manager (`async with ... as resp`)"
     method_code = f'"{site.method}"' if site.method else helper.method_param
     if method_code is None:
         return None, "its HTTP method is only known at run time"

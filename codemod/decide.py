@@ -240,6 +240,8 @@ def decide(plan: "Plan") -> None:
 
     # state 2: a call the rules cannot make plain v2 goes through the run-time translation of the compat module
     wrapped = _wrap_blocked(plan, fam, sites, reasons, n_calls, extra)
+    # ... or, when every call of a family left goes through helpers of this module, the helpers' own requests do
+    translated |= _translate_blocked(plan, fam, sites, reasons, n_calls, extra, translating)
 
     # 3. a base that escapes: a variable holding an edited literal also builds URLs the analysis did not follow
     edited_literals: dict[int, set] = {}
@@ -680,11 +682,14 @@ def _helpers_to_translate(plan: "Plan", fam: _Families, sites: list, n_calls: in
             continue
         wrap, why = compat_call.plan_helper_wrap(an, inner)
         units = {u for u, site in enumerate(sites) if _goes_through(site, inner.fn)}
-        if wrap is not None:
-            why = _base_kept(plan, inner, units, sites, fam)
-            if why:
-                wrap = None
         out[id(inner.fn)] = (inner, wrap, units, why)
+    helpers = [entry[0] for entry in out.values() if entry[1] is not None]
+    allowed = set().union(*(entry[2] for entry in out.values() if entry[1] is not None)) if helpers else set()
+    for key, (inner, wrap, units, why) in list(out.items()):
+        if wrap is not None:
+            why = _base_kept(plan, inner, allowed, sites, fam, helpers)
+            if why:
+                out[key] = (inner, None, units, why)
     if out:
         plan.scratch["translated"] = {u: f"through {an.qualname(inner.fn)}(), whose request is translated at run "
                                          "time (v1bridge_compat.call_v1)"
@@ -694,8 +699,59 @@ def _helpers_to_translate(plan: "Plan", fam: _Families, sites: list, n_calls: in
     return out
 
 
-def _base_kept(plan: "Plan", inner, units: set, sites: list, fam: _Families) -> str:
-    """Why the helper's base cannot move to v2 with its request ("" when it can)."""
+def _translate_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_calls: int, extra: list,
+                       translating: dict) -> set:
+    """Families still blocked whose every call goes through helpers of this module whose request can be wrapped
+    in the run-time translation (and none asks for what the compat module refuses): those helpers are translated
+    (`_translate`) and the family is no longer blocked. Returns the units now translated."""
+    from codemod import compat_call
+
+    an = plan.an
+    done: set = set()
+    for root in list(reasons):
+        units = [u for u in range(len(sites)) if fam.find(u) == root]
+        if any(u >= n_calls and extra[u - n_calls][0] != "unmatched" for u in units):
+            continue
+        inners: dict = {}
+        for u in units:
+            helper = sites[u].helper
+            if helper is None or compat_call._strict_policy(an, sites[u]) or compat_call._unsupported_query(an, sites[u]):
+                inners = {}
+                break
+            inner = an.innermost(helper)
+            inners[id(inner.fn)] = inner
+        chosen: dict = {}
+        allowed = set(units).union(*(entry[2] for entry in translating.values() if entry[1] is not None))
+        helpers = list(inners.values()) + [entry[0] for entry in translating.values() if entry[1] is not None]
+        for key, inner in inners.items():
+            entry = translating.get(key)
+            if entry is None:
+                wrap, _why = compat_call.plan_helper_wrap(an, inner)
+                through = {u for u, site in enumerate(sites) if _goes_through(site, inner.fn)}
+                entry = (inner, wrap, through, "") if wrap is not None and not _base_kept(
+                    plan, inner, allowed | through, sites, fam, helpers) else (inner, None, through, "")
+            if entry[1] is None:
+                chosen = {}
+                break
+            chosen[key] = entry
+        if not chosen:
+            continue
+        translating.update(chosen)
+        for inner, _wrap, through, _why in chosen.values():
+            done |= through
+        del reasons[root]
+    if done:
+        message = plan.scratch.setdefault("translated", {})
+        for inner, wrap, through, _why in translating.values():
+            for u in through:
+                message.setdefault(u, f"through {an.qualname(inner.fn) or inner.fn.name.value}(), whose request is "
+                                      "translated at run time (v1bridge_compat.call_v1)")
+    return done
+
+
+def _base_kept(plan: "Plan", inner, units: set, sites: list, fam: _Families, helpers=()) -> str:
+    """Why the helper's base cannot move to v2 with its request ("" when it can): UNITS are the calls that may
+    share it (they go through the helpers translated with it, HELPERS)."""
     an = plan.an
     if inner.base is None or not any(p.node is not None for p in inner.base.pieces) \
             or inner.inner is None or inner.inner.url is None or inner.inner.url.host_edit is None:
@@ -706,9 +762,11 @@ def _base_kept(plan: "Plan", inner, units: set, sites: list, fam: _Families) -> 
     for u, site in enumerate(sites):
         if u not in units and ids & _piece_ids(site):
             return f"its base also serves the call at line {an.where(site.call)[0]}, which does not go through it"
-    for ref in inner.refs:
+    traced = {id(node) for helper in (inner, *helpers) for node, _ids in helper.refs}
+    fns = [helper.fn for helper in (inner, *helpers)]
+    for ref, _ids in inner.refs:
         for r in _references(an, ref):
-            if not _inside(an, r, inner.fn) and _builds_url(an, r):
+            if id(r) not in traced and not any(_inside(an, r, fn) for fn in fns) and _builds_url(an, r):
                 return f"its base also builds a URL at line {an.where(r)[0]} that the rewrite cannot follow"
     return ""
 
@@ -769,7 +827,9 @@ def _through_imported(plan: "Plan") -> None:
         sig = through.sig
         line = an.where(through.call)[0]
         rule = _route_rule(through.route, None) if through.route is not None else "L01"
-        where = f"{sig.name}() of {posixpath.relpath(through.origin, posixpath.dirname(an.path) or '.')}"
+        where = f"{sig.name}() of " + (
+            "this module" if through.origin == an.path else posixpath.relpath(through.origin,
+                                                                              posixpath.dirname(an.path) or "."))
         route = f"{through.route.label()} " if through.route is not None else ""
         plan.unit = "through"
         if sig.translated:

