@@ -62,6 +62,7 @@ class Analyzer(Strings, Calls, Flow):
         self.other_answers: set[int] = set()  # id(call) of the calls to v2 or the job API: their answers are not v1
         self.compat_answers: set[str] = set()  # functions returning a compat call's answer (v1's shape on purpose)
         self.local_translated: dict = {}  # name -> HelperSig of this module's helpers translated at run time
+        self._calls_by_fn: dict[int, list[cst.Call]] | None = None  # `calls_in`
 
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:
@@ -181,8 +182,8 @@ class Analyzer(Strings, Calls, Flow):
                 qual = self.qualname(fn)
                 if qual is None or qual in known:
                     continue
-                for call in self.ix.calls:
-                    if self.scope_of(call) is not fn or not isinstance(call.func, (cst.Name, cst.Attribute)):
+                for call in self.calls_in(fn):
+                    if not isinstance(call.func, (cst.Name, cst.Attribute)):
                         continue
                     callee = call.func.value if isinstance(call.func, cst.Name) else call.func.attr.value
                     inner = next((s for s in out if s.name.split(".")[-1] == callee), None)
@@ -419,6 +420,15 @@ class Analyzer(Strings, Calls, Flow):
     def scope_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         scope = self.ix.scope_of.get(id(node))
         return scope if isinstance(scope, cst.FunctionDef) else None
+
+    def calls_in(self, fn: cst.FunctionDef | None) -> list[cst.Call]:
+        """The calls whose enclosing function is FN, in the module's order (indexed once: asking every function
+        of a large module for its calls by scanning all of them was quadratic)."""
+        if self._calls_by_fn is None:
+            self._calls_by_fn = {}
+            for call in self.ix.calls:
+                self._calls_by_fn.setdefault(id(self.scope_of(call)), []).append(call)
+        return self._calls_by_fn.get(id(fn), [])
 
     # ----------------------------------------------------------- call facts
     def _site_fact(self, site: CallSite) -> None:

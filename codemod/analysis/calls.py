@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemod.analysis.syntax import Piece, dotted, flatten, pieces_from, str_of
+from codemod.analysis.syntax import Piece, descendants, dotted, flatten, pieces_from, str_of
 from codemod.knowledge import HOLE, SCHEME, Route
 
 VERBS = {"get", "post", "put", "patch", "delete", "head", "options"}
@@ -324,9 +324,7 @@ class Calls:
         params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)]
         kwargs_param = fn.params.star_kwarg.name.value if isinstance(fn.params.star_kwarg, cst.Param) else None
         info = None
-        for call in self.ix.calls:
-            if self._enclosing_fn(call) is not fn or call is None:
-                continue
+        for call in self.calls_in(fn):
             inner = self._helper_site(call, inner=True) if self._is_helper_call(call) else None
             if inner is None:
                 inner = self._call_site_no_helper(call)
@@ -399,9 +397,7 @@ class Calls:
     def _returns_json(self, fn: cst.FunctionDef, inner: CallSite) -> bool:
         if inner.helper is not None and inner.helper.returns == "json":
             return self._returned(inner.call, fn)
-        for node in self.ix.calls:
-            if self._enclosing_fn(node) is not fn:
-                continue
+        for node in self.calls_in(fn):
             # `resp.json()`, or the body read and parsed by hand (`json.loads(resp.read())`, urllib)
             if isinstance(node.func, cst.Attribute) and node.func.attr.value == "json" \
                     or self._origin(dotted(node.func) or "") in ("json.loads", "json.load"):
@@ -452,19 +448,8 @@ class Calls:
         """A helper whose every `return` is a tuple of one length, one item of which is the parsed answer
         (`return resp.status, json.loads(raw)`; `payload = json.loads(err.read()); return err.code, payload`):
         that item's index. None when the answer is not in the same place in every return."""
-        returns: list[cst.Return] = []
-
-        class V(cst.CSTVisitor):
-            def visit_Return(self, node: cst.Return) -> None:
-                returns.append(node)
-
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return node is fn
-
-            def visit_Lambda(self, node: cst.Lambda) -> bool:
-                return False
-
-        fn.visit(V())
+        returns = [node for node in descendants(fn, lambda n: isinstance(n, cst.Lambda) or (
+            isinstance(n, cst.FunctionDef) and n is not fn)) if isinstance(node, cst.Return)]
         if not returns or not all(isinstance(r.value, cst.Tuple) for r in returns):
             return None
         sizes = {len(r.value.elements) for r in returns}  # type: ignore[union-attr]

@@ -276,6 +276,28 @@ def _walked(cls: type) -> object:
     return issubclass(cls, cst.CSTNode) and not issubclass(cls, _WHITESPACE)
 
 
+def descendants(node: cst.CSTNode, prune=None):
+    """NODE and the nodes under it, in the order a libcst visitor meets them (whitespace left out), without
+    descending below a node for which PRUNE(node) is true. A libcst visit rebuilds every node it leaves."""
+    yield node
+    if prune is not None and prune(node):
+        return
+    for name in _child_fields(type(node)):
+        value = getattr(node, name)
+        walked = _WALKED.get(type(value))
+        if walked is None:
+            walked = _WALKED[type(value)] = _walked(type(value))
+        if walked is True:
+            yield from descendants(value, prune)
+        elif walked is _ITEMS:
+            for item in value:
+                walked = _WALKED.get(type(item))
+                if walked is None:
+                    walked = _WALKED[type(item)] = _walked(type(item))
+                if walked is True:
+                    yield from descendants(item, prune)
+
+
 class Indexer(cst.CSTVisitor):
     """One walk: parents, calls, functions, classes, assignments per scope.
 
