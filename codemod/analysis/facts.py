@@ -12,6 +12,7 @@ object; a rule never reaches into the analyzer that produced it.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -91,7 +92,9 @@ class Source:
     that produced the facts answers (the one place that knows how)."""
 
     def __init__(self, analyzer) -> None:
-        self._an = analyzer  # codemod.analysis.Analyzer (not imported: the analysis package imports this module)
+        # codemod.analysis.Analyzer (not imported: the analysis package imports this module), held weakly: the
+        # analyzer holds the facts, and a cycle would keep each file's tree and index alive until a GC pass
+        self._an = weakref.proxy(analyzer)
 
     # ------------------------------------------------------------- the text
     @property
