@@ -474,7 +474,7 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
                                                                    if isinstance(o, Skipped)})
     results.extend(_helpers_of(results, passed_over))
     _cross_file(results, root)
-    report_index = join_project(results).merged(_python_segments(results, root))
+    report_index = join_project(results).merged(_python_project(results, root))
     results.sort(key=lambda r: r.path)
     report = AuditReport(
         roots=[str(p) for p in paths],
@@ -490,8 +490,9 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
     return report
 
 
-def _python_segments(results: list[FileResult], root: Path) -> ProjectIndex:
-    """Python path segments kept in their own constant and joined later get their finding (`project.python_segments`)."""
+def _python_project(results: list[FileResult], root: Path) -> ProjectIndex:
+    """What the Python analysis of one file cannot see: path segments kept in their own constant and joined later
+    (`project.python_segments`), paths only v1 spells handed to code not in sight (`project.python_v1_only_paths`)."""
     @lru_cache(maxsize=64)
     def read(rel: str) -> str | None:
         try:
@@ -503,9 +504,13 @@ def _python_segments(results: list[FileResult], root: Path) -> ProjectIndex:
     def marker_map(rel: str):
         return markers_mod.parse(read(rel) or "")
 
+    def markers_of(rel: str, line: int):
+        return marker_map(rel).lookup(line)
+
+    project.python_v1_only_paths(results, read, markers_of)
     index = project.python_segments(results, read)
     if index.definitions:
-        project.apply_segments(results, index, read, lambda rel, line: marker_map(rel).lookup(line))
+        project.apply_segments(results, index, read, markers_of)
     return index
 
 

@@ -18,12 +18,14 @@ base no file sets stays `review` and says which base could not be found.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass, field
 
 from codemod.audit.catalogue import catalogue
+from codemod.audit.matching import HOLE, IMPORT_LIKE, Lines, method_near
 from codemod.audit.model import AuditFinding, FileResult
 from codemod.audit.status import finish
 from codemod.project_model import Definition, ProjectIndex, Use
@@ -441,3 +443,141 @@ def apply_segments(results: list[FileResult], index: ProjectIndex, read, markers
 def _source_line(text: str | None, line: int) -> str:
     lines = (text or "").splitlines()
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+# ------------------------------------------------------------------ Python: v1-only paths handed to code not in sight
+
+_PLACE = "\x00"  # stands for an interpolated value while a path is put together
+
+
+def _v1_only_signs() -> re.Pattern[str]:
+    """A word every v1-only route spells (`networkvolumes`, `containerregistryauth`, `endpoints` of
+    `/billing/endpoints`): a file without any is not parsed for them."""
+    words = {seg for r in catalogue().routes if r.v1_only for seg in r.segments if seg != HOLE}
+    return re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+                      + r")(?![A-Za-z0-9_])")
+
+
+def _path_text(node: ast.expr) -> str | None:
+    """The string NODE builds, each interpolated or unknown part as _PLACE; None when no literal is in it."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else _PLACE
+                       for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _path_text(node.left), _path_text(node.right)
+        if left is None and right is None:
+            return None
+        return (left if left is not None else _PLACE) + (right if right is not None else _PLACE)
+    return None
+
+
+def _segments(text: str) -> tuple[str, ...] | None:
+    """The path's segments (an interpolated one as HOLE), when TEXT starts with a literal path and is nothing
+    else (no host, no spaces, no query)."""
+    if not text or text[0] == _PLACE or not re.fullmatch(r"[A-Za-z0-9/_{}\x00-]+", text):
+        return None
+    return tuple(HOLE if _PLACE in seg else seg for seg in text.strip("/").split("/") if seg)
+
+
+def _callee(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _callee(node.value)
+        return f"{inner}.{node.attr}" if inner else node.attr
+    return ""
+
+
+def python_v1_only_paths(results: list[FileResult], read, markers_of) -> None:
+    """A path only v1 spells (`/networkvolumes/{id}`, `/billing/endpoints`), handed to a function the Python
+    analysis cannot follow (an SDK's `fetch_json`, a client whose type it cannot see), is a v1 call wherever its
+    base comes from, as in every other language: its line gets the route's finding, and a `review` made there
+    for it becomes a call. READ(path): a file's text; MARKERS_OF(path, line): the marker covering that line."""
+    cat = catalogue()
+    signs = _v1_only_signs()
+    for result in results:
+        if result.language != "python" or result.error:
+            continue
+        unexplained = [f for f in result.findings if f.kind == "indirect" and "(review: " not in f.message]
+        text = read(result.path)
+        if text is None or not (unexplained or signs.search(text)):
+            continue
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        if unexplained:
+            _explain(result, tree, unexplained)
+        lines = Lines(text)
+        routed = {f.line for f in result.findings if f.route and f.kind != "indirect"}
+        found: list[AuditFinding] = []
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            callee = _callee(node.func)
+            if callee.rsplit(".", 1)[-1] in IMPORT_LIKE:
+                continue
+            for arg in node.args:
+                text_of = _path_text(arg)
+                segs = _segments(text_of) if text_of is not None else None
+                if not segs or segs[0] not in cat.first_segments:
+                    continue
+                route = cat.match_route(segs)
+                if route is None or not route.v1_only or arg.lineno in routed:
+                    continue
+                verb = callee.rsplit(".", 1)[-1].upper()
+                method = verb if verb in route.methods() else method_near(lines, arg.lineno, route)
+                if method is None and len(route.methods()) == 1:
+                    method = route.methods()[0]
+                label = f"{method or '|'.join(route.methods())} {route.path}"
+                target = cat.v2_target(route, method)
+                marker = markers_of(result.path, arg.lineno)
+                for rule_id in cat.route_rules(route, method):
+                    rule = cat.rules[rule_id]
+                    found.append(AuditFinding(
+                        rule=rule_id, name=rule.name, rule_class=rule.rule_class, severity=rule.severity,
+                        path=result.path, line=arg.lineno, column=arg.col_offset + 1,
+                        source_line=lines.source(arg.lineno).strip(), kind="call",
+                        message=f"v1 {label} -> {target}: {rule.summary} (a path only v1 spells, handed to "
+                                f"`{callee or 'a call'}`: v1 wherever its base comes from)",
+                        remedy=rule.remedy, fixable=False, route=label, v2_target=target, language="python",
+                        suppressed=marker.kind if marker else None, marker=marker.text if marker else None))
+                routed.add(arg.lineno)
+        if not found:
+            continue
+        lines_found = {f.line for f in found}
+        result.findings = [f for f in result.findings if not (f.kind == "indirect" and f.line in lines_found)]
+        result.findings.extend(found)
+        result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
+        finish(result)
+
+
+def _explain(result: FileResult, tree: ast.Module, unexplained: list[AuditFinding]) -> None:
+    """Each `review` the Python analysis left says what could not be resolved: the object whose method sends the
+    path, and whether it is handed in (a parameter: the caller decides what it is) or set where the audit
+    cannot see its base."""
+    handed_in: dict[int, set[str]] = {}  # line -> names of the parameters of the function around it
+    calls: dict[int, list[ast.Call]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+            for inner in ast.walk(node):
+                if hasattr(inner, "lineno"):
+                    handed_in.setdefault(inner.lineno, set()).update(names)
+        elif isinstance(node, ast.Call):
+            calls.setdefault(node.lineno, []).append(node)
+    told = {}
+    for finding in unexplained:
+        callee = next((_callee(c.func) for c in calls.get(finding.line, ()) if _callee(c.func)), "")
+        root = callee.split(".", 1)[0]
+        if "." in callee and root in handed_in.get(finding.line, ()):
+            why = (f"`{root}` is handed in by the caller and no file of the project says what it is, so the base "
+                   f"that `{callee}` joins the path to is unknown")
+        elif callee:
+            why = f"the base that `{callee}` joins the path to is not set in any file the audit can follow"
+        else:
+            why = "the base this path is joined to is not set in any file the audit can follow"
+        told[id(finding)] = dataclasses.replace(finding, message=f"{finding.message} (review: {why})")
+    result.findings = [told.get(id(f), f) for f in result.findings]
