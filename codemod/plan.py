@@ -8,8 +8,9 @@ of codemod/rules/ is left undeclared (`RuleRegistryError` otherwise).
 
 `decide_file(analyzer, facts)` runs the stages on the facts: every v1 call
 through the `call` modules in precedence order, every read of its answer
-through the module of the read's rule (L02's when the rule has none), then the
-`file` modules. What each call and read becomes is recorded in a
+through the module of the read's rule (a list used bare, an error key: the rule
+whose `reads` names it; a field: its rule in responses.yaml, else the rule
+that plans `field` reads), then the `file` modules. What each call and read becomes is recorded in a
 `codemod.changes.Plan` (changes and flags, no code); `codemod.decide` then puts
 each call in state 1, 2 or 3 and drops the changes of the calls that stay.
 
@@ -122,15 +123,21 @@ def plan_call(cf: CallFact, plan: Plan) -> None:
         rewriter.plan_call(cf, plan)
 
 
+# read kind (mappings.models.ReadKind) -> the rule whose module plans it (rules.yaml `rewrite.reads`)
+READ_OWNERS = {kind: rule.id for rule in index().mappings.rules.values()
+               for kind in (rule.rewrite.reads if rule.rewrite is not None else ())}
+
+
 def read_rule(read: Read, plan: Plan) -> str:
-    """The rule a read of a v1 answer is planned under: a bare list Q02 (a billing list Q25), an error key Q29, a
-    field the rule responses.yaml gives it (L02 when none)."""
+    """The rule a read of a v1 answer is planned under: a list used bare (a resource or a billing list) or an error
+    key, the rule that names that kind of read in rules.yaml; a field, the rule responses.yaml gives it (else the
+    rule that plans field reads)."""
     route = read.route
     if read.kind == "list":
-        return "Q02" if route.op.shape == "list" else "Q25"
+        return READ_OWNERS["list" if route.op.shape == "list" else "billing"]
     if read.kind == "error":
-        return "Q29"
-    return plan.kb.mappings.responses[route.op.response].fields[read.key].rule or "L02"
+        return READ_OWNERS["error"]
+    return plan.kb.mappings.responses[route.op.response].fields[read.key].rule or READ_OWNERS["field"]
 
 
 def plan_read(read: Read, cf: CallFact, plan: Plan) -> None:
@@ -139,9 +146,9 @@ def plan_read(read: Read, cf: CallFact, plan: Plan) -> None:
         return
     rule = read_rule(read, plan)
     owner = plan.rewriters.get(rule)
-    # a rule without a module of its own (Q12, R07, ...): L02 renames what has a v2 source, flags the rest
-    (owner.plan_read if owner is not None and owner.plan_read is not None else REWRITERS["L02"].plan_read)(
-        read, cf, plan, rule)
+    if owner is None or owner.plan_read is None:  # a field rule without a read module (Q12, R07, ...)
+        owner = REWRITERS[READ_OWNERS["field"]]
+    owner.plan_read(read, cf, plan, rule)
 
 
 def plan_unresolved(plan: Plan) -> None:

@@ -9,7 +9,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, get_args
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -21,6 +21,7 @@ from mappings.models import (
     Operation,
     Policy,
     QueryMap,
+    ReadKind,
     RequestMap,
     ResponseMap,
     Rule,
@@ -257,6 +258,14 @@ def _cross_check(m: Mappings) -> None:
 
     for policy in m.policies.values():
         need("rule", policy.rule, m.rules, f"policies.yaml: entry {policy.id!r}")
+    read_owners: dict[str, list[str]] = {kind: [] for kind in get_args(ReadKind)}
+    for rule in m.rules.values():
+        for kind in rule.rewrite.reads if rule.rewrite is not None else ():
+            read_owners[kind].append(rule.id)
+    for kind, owners in read_owners.items():
+        if len(owners) != 1:
+            problems.append(f"rules.yaml: the {kind} reads of an answer are planned by {' and '.join(owners) or 'no rule'}"
+                            " (rewrite.reads: exactly one rule)")
     for rule in m.rules.values():
         by = rule.rewrite.by if rule.rewrite is not None else None
         need("rule", by, m.rules, f"rules.yaml: entry {rule.id!r}: rewrite")

@@ -43,17 +43,22 @@ class RuleConcerns(Strict):
 
 
 RewriteStage = Literal["call", "read", "param", "body-field", "file"]
+# the reads of a v1 answer a rule module plans whatever key is read: a resource list used bare, a billing list used
+# bare, an error key; `field`: a field read whose rule (responses.yaml) has no read module of its own
+ReadKind = Literal["list", "billing", "error", "field"]
 
 
 class RuleRewrite(Strict):
     """How `v1bridge rewrite` handles a rule: by its own module `codemod/rules/<module>.py`, which plans the
     `stages` it names (a v1 call, an answer read, a query parameter, a request body value, the file's v1 strings),
     each stage's modules in ascending `precedence` (a later one may rely on an earlier one's decisions); or `by`
-    another rule's module (a body field L02's request translator converts, a response field L02's read renames)."""
+    another rule's module (a body field L02's request translator converts, a response field L02's read renames).
+    A module with the `read` stage plans the reads of the fields whose rule it is, and the `reads` it names."""
 
     module: str | None = None
     precedence: int | None = None
     stages: tuple[RewriteStage, ...] = ()
+    reads: tuple[ReadKind, ...] = ()
     by: str | None = None
 
     @model_validator(mode="after")
@@ -64,6 +69,9 @@ class RuleRewrite(Strict):
             raise ValueError(f"rewrite module {self.module!r} needs a precedence and the stages it plans")
         if self.by is not None and (self.precedence is not None or self.stages):
             raise ValueError("a rewrite handled by another rule's module declares no precedence or stages of its own")
+        if self.reads and "read" not in self.stages:
+            raise ValueError(f"rewrite module {self.module!r} plans reads ({', '.join(self.reads)}) without the read "
+                             "stage")
         return self
 
 

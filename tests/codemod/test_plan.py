@@ -37,6 +37,10 @@ def test_the_call_stage_runs_in_the_precedence_rules_yaml_gives() -> None:
     assert [rw.rule for rw in plan.FILE_STAGE] == ["L01"]
 
 
+def test_reads_of_a_whole_answer_go_to_the_rule_rules_yaml_names() -> None:
+    assert plan.READ_OWNERS == {"list": "Q02", "billing": "Q25", "error": "Q29", "field": "L02"}
+
+
 def test_a_module_without_a_function_for_a_declared_stage_is_an_error() -> None:
     with pytest.raises(RuleRegistryError, match=r"q29_error_shape.py plans the stages \['read'\], rules.yaml "
                                                 r"declares \['param', 'read'\] for Q29"):

@@ -119,14 +119,14 @@ def test_ordering_needs_a_known_lookup_and_field(data_copy):
 
 
 def test_a_fixable_rule_says_how_the_rewrite_fixes_it(data_copy):
-    edit(data_copy / "rules.yaml", "  rewrite: {module: q29_error_shape, precedence: 52, stages: [read]}\n", "")
+    edit(data_copy / "rules.yaml", "  rewrite: {module: q29_error_shape, precedence: 52, stages: [read], reads: [error]}\n", "")
     with pytest.raises(MappingError, match=r"rule Q29 is fixable but says nothing of how the rewrite fixes it"):
         load(data_copy)
 
 
 def test_a_rewrite_has_its_own_module_or_another_rules(data_copy):
-    edit(data_copy / "rules.yaml", "rewrite: {module: q29_error_shape, precedence: 52, stages: [read]}",
-         "rewrite: {module: q29_error_shape, precedence: 52, stages: [read], by: L02}")
+    edit(data_copy / "rules.yaml", "rewrite: {module: q29_error_shape, precedence: 52, stages: [read], reads: [error]}",
+         "rewrite: {module: q29_error_shape, precedence: 52, stages: [read], reads: [error], by: L02}")
     with pytest.raises(MappingError, match=r"a rewrite names either its own module or the rule whose module"):
         load(data_copy)
 
@@ -141,4 +141,18 @@ def test_a_rewrite_by_another_rule_needs_that_rules_module(data_copy):
     edit(data_copy / "rules.yaml", "  rewrite: {by: L02}  # L02's read rename (costPerHr is read as cost)",
          "  rewrite: {by: Q13}")
     with pytest.raises(MappingError, match=r"rules.yaml: entry 'Q14': rewrite by 'Q13', a rule without a module"):
+        load(data_copy)
+
+
+def test_each_kind_of_answer_read_is_planned_by_exactly_one_rule(data_copy):
+    edit(data_copy / "rules.yaml", "stages: [read], reads: [error]}", "stages: [read], reads: [list]}")
+    with pytest.raises(MappingError, match=r"the list reads of an answer are planned by Q02 and Q29 (.|\n)*the error "
+                                           r"reads of an answer are planned by no rule"):
+        load(data_copy)
+
+
+def test_a_rewrite_plans_reads_only_with_the_read_stage(data_copy):
+    edit(data_copy / "rules.yaml", "stages: [call, read], reads: [field]}", "stages: [call], reads: [field]}")
+    with pytest.raises(MappingError, match=r"rewrite module 'l02_field_renames' plans reads \(field\) without the "
+                                           r"read stage"):
         load(data_copy)
