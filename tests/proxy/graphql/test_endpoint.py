@@ -91,6 +91,19 @@ async def test_string_escapes_per_the_spec_reach_v2(client, recorder):
     assert create.body["name"] == 'say "hi"\t\u00e9\n' and create.body["args"] == 'bash -c "echo a\\b"'
 
 
+async def test_block_strings_and_unicode_escapes_per_the_spec(client, recorder):
+    query = ('mutation { podFindAndDeployOnDemand(input: {name: "\\u0041\\/\\\\b", imageName: "img", '
+             'gpuTypeId: "NVIDIA A40", cloudType: SECURE, dockerArgs: """\n    bash -c "echo \\"q\\""\n      two\n  """}) '
+             '{ name dockerArgs } }')
+    resp, body = await gql(client, query)
+    assert resp.status == 200, body
+    # \u0041 is A, \/ is /, \\ is one backslash; a block string keeps its escapes raw, drops its common
+    # indentation and its blank first and last lines
+    assert body["data"]["podFindAndDeployOnDemand"] == {"name": "A/\\b", "dockerArgs": 'bash -c "echo \\"q\\""\n  two'}
+    create = [s for s in recorder if s.method == "POST" and s.path == "/v2/pods"][-1]
+    assert create.body["name"] == "A/\\b" and create.body["args"] == 'bash -c "echo \\"q\\""\n  two'
+
+
 async def test_errors_in_graphql_shape(client):
     resp, body = await gql(client, "{ myself { pods { id nonsense } } }")
     assert resp.status == 400 and "data" not in body
