@@ -4,54 +4,24 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.live_server import wait_listening
+from tests.proxy.tools import ROOT, free_port, stop_process, wait_answering
 
-ROOT = Path(__file__).resolve().parents[3]
 KEY = "k1"
 QUERY = json.dumps({"query": "{ myself { pods { id } } gpuTypes(input: {id: \"NVIDIA A40\"}) { id } }"}).encode()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _start(argv: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
     return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
-
-
-def _wait(port: int, proc: subprocess.Popen, path: str = "/healthz") -> None:
-    deadline = time.monotonic() + 40
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=1):
-                return
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"port {port} never answered: {proc.stderr.read().decode() if proc.stderr else ''}")
-            time.sleep(0.1)
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(5)
 
 
 def _graphql(port: int) -> dict:
@@ -64,13 +34,13 @@ def _graphql(port: int) -> dict:
 
 @pytest.fixture
 def sandbox_url():
-    port = _free_port()
+    port = free_port()
     proc = _start([sys.executable, "-m", "v1bridge.cli", "sandbox", "--port", str(port), "--keys", KEY])
     try:
-        _wait(port, proc, "/v2/openapi.json")
+        wait_answering(port, proc, "/v2/openapi.json")
         yield f"http://127.0.0.1:{port}"
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 def _served(port: int) -> None:
@@ -80,28 +50,28 @@ def _served(port: int) -> None:
 
 @pytest.mark.skipif(not hasattr(socket, "SO_REUSEPORT"), reason="SO_REUSEPORT needed")
 def test_cli_workers_serve_graphql(sandbox_url):
-    port = _free_port()
+    port = free_port()
     proc = _start([sys.executable, "-m", "v1bridge.cli", "proxy", "--upstream", sandbox_url, "--port", str(port),
                    "--workers", "2", "--no-access-log"])
     try:
-        _wait(port, proc)
+        wait_answering(port, proc)
         wait_listening(port, 2)
         _served(port)
     finally:
-        _stop(proc)
+        stop_process(proc)
 
 
 @pytest.mark.skipif(shutil.which("gunicorn", path=str(Path(sys.executable).parent)) is None,
                     reason="gunicorn (test extra) not installed")
 def test_gunicorn_serves_graphql(sandbox_url, tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
     env.update(V1BRIDGE_UPSTREAM=sandbox_url, TMPDIR=str(tmp_path))
     gunicorn = str(Path(sys.executable).parent / "gunicorn")
     proc = _start([gunicorn, "proxy.app:gunicorn_app", "--worker-class", "proxy.gunicorn_worker.GunicornWorker",
                    "--workers", "2", "--bind", f"127.0.0.1:{port}"], env)
     try:
-        _wait(port, proc)
+        wait_answering(port, proc)
         _served(port)
     finally:
-        _stop(proc)
+        stop_process(proc)
