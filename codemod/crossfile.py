@@ -136,6 +136,7 @@ class Table:
             for level, module, name, local in facts.imports:
                 origin = self._resolve(path, level, module) if name or module else None
                 if origin is not None and origin != path and name:
+                    origin, name = self._defining(origin, name)
                     value = self.facts[origin].constants.get(name)
                     if value is not None:
                         self.imported.setdefault(path, {})[local] = External(value, origin, name)
@@ -169,6 +170,23 @@ class Table:
             for ext in names.values():
                 if needs_parse(ext.value):
                     self.users.setdefault(ext.key, set()).add(path)
+
+    def _defining(self, origin: str, name: str) -> tuple[str, str]:
+        """The file (and its name there) that defines NAME imported from ORIGIN: a package's `__init__` that only
+        hands it on (`from .client import RunPodClient`, imported as `from rpc import RunPodClient`) is followed to
+        the module that defines it, through MAX_ROUNDS such files at most."""
+        for _ in range(MAX_ROUNDS):
+            facts = self.facts[origin]
+            if name in facts.constants or any(sig.name == name or sig.name.startswith(name + ".")
+                                              for sig in facts.helpers):
+                break
+            handed = next(((level, module, imported) for level, module, imported, local in facts.imports
+                           if local == name and imported), None)
+            found = self._resolve(origin, handed[0], handed[1]) if handed is not None else None
+            if found is None or found == origin:
+                break
+            origin, name = found, handed[2]
+        return origin, name
 
     def _reach(self, path: str, local: str, ref: HelperRef) -> None:
         self.helper_refs.setdefault(path, {})[local] = ref

@@ -323,7 +323,8 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: d
         if suffix is None:
             return None
     if not force and not _prefilter().search(data) and not MARKED.search(data):
-        if passed_over is not None and (suffix or rel).lower().endswith(parsed_mod.SUFFIXES):
+        if passed_over is not None and ((suffix or rel).lower().endswith(parsed_mod.SUFFIXES)
+                                        or name == "__init__.py"):
             passed_over.append((path, rel))
         return None
     text = data.decode("utf-8", errors="replace")
@@ -473,7 +474,7 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
                       if not s.reason.startswith("unreadable")} | {(o.path, o.reason) for o in outcomes
                                                                    if isinstance(o, Skipped)})
     results.extend(_helpers_of(results, passed_over))
-    _cross_file(results, root)
+    _cross_file(results, root, passed_over)
     report_index = join_project(results).merged(_python_project(results, root))
     results.sort(key=lambda r: r.path)
     report = AuditReport(
@@ -514,13 +515,17 @@ def _python_project(results: list[FileResult], root: Path) -> ProjectIndex:
     return index
 
 
-def _cross_file(results: list[FileResult], root: Path) -> None:
-    """Python files that share string constants (a base in a sibling module) are read again with them, agreed
-    the way the rewrite agrees them (`codemod.crossfile.resolve`: a constant one of its users keeps stays v1 for
-    all): the audit reports what the rewrite decides, under the same rules."""
+def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[str, str]]) -> None:
+    """Python files that share string constants (a base in a sibling module) or helpers (a client class) are read
+    again with them, agreed the way the rewrite agrees them (`codemod.crossfile.resolve`: a constant one of its
+    users keeps stays v1 for all): the audit reports what the rewrite decides, under the same rules. A package's
+    `__init__` the prefilter passed over still hands on what it imports (`project.package_facts`)."""
     from codemod import crossfile
 
-    table = crossfile.Table(r.module_facts for r in results)
+    facts = [r.module_facts for r in results]
+    if any(f is not None for f in facts):
+        facts += project.package_facts(passed_over)
+    table = crossfile.Table(facts)
     if not table.involved():
         return
 

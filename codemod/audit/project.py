@@ -581,3 +581,26 @@ def _explain(result: FileResult, tree: ast.Module, unexplained: list[AuditFindin
             why = "the base this path is joined to is not set in any file the audit can follow"
         told[id(finding)] = dataclasses.replace(finding, message=f"{finding.message} (review: {why})")
     result.findings = [told.get(id(f), f) for f in result.findings]
+
+
+def package_facts(passed_over: list[tuple[str, str]]) -> list:
+    """The `from X import NAME` edges of the packages' `__init__` files the prefilter passed over (no API sign of
+    their own): a client class imported as `from runpodctl import RunPodClient` is followed through them to the
+    module defining it (`crossfile.Table`). PASSED_OVER: (path on disk, path in the run)."""
+    from codemod.crossfile import ModuleFacts
+
+    out = []
+    for path, rel in passed_over:
+        if not rel.endswith("__init__.py"):
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                tree = ast.parse(handle.read())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        imports = tuple((node.level, node.module or "", alias.name, alias.asname or alias.name)
+                        for node in tree.body if isinstance(node, ast.ImportFrom)
+                        for alias in node.names if alias.name != "*")
+        if imports:
+            out.append(ModuleFacts(rel, {}, imports, ()))
+    return out

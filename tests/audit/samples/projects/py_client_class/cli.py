@@ -4,7 +4,7 @@ import argparse
 
 from runpod_billing import fetch_json
 
-from runpodctl.client import RunPodClient
+from runpodctl import RunPodClient
 from runpodctl.pods import list_pods, stop, wait_running
 
 client = RunPodClient()
