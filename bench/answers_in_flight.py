@@ -6,7 +6,7 @@ compressed answers that decode to far more than they weigh on the wire.
 Each scenario starts a real proxy process (`python -m v1bridge proxy`, from this checkout or `--code DIR`) over an
 upstream in this process, and reads from /proc the peak RSS (VmHWM, reset after a warm-up call) of the proxy process
 and of each process it started (the answer pool's workers and multiprocessing's resource tracker), while /healthz
-is polled every 10 ms. The total, all of them added up, is what issue 23 #5 bounds (300 MB for eight lists).
+is polled every 10 ms (bench/proxy_process.py). The total, all of them added up, is what issue 23 #5 bounds (300 MB for eight lists).
 
 - lists: `--concurrent` lists of `--pods` pods each, in pages of 1,000 (each page under 1 MiB, so no page is a
   "large answer"), with the default `--answer-memory` and, as the baseline in the same run, `--answer-memory 0`
@@ -17,25 +17,20 @@ is polled every 10 ms. The total, all of them added up, is what issue 23 #5 boun
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gzip
 import io
 import os
-import signal
-import socket
-import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-import aiohttp
 import orjson
 from aiohttp import web
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from proxy_process import measure  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
 PAGE = 1000
@@ -72,95 +67,6 @@ def _bomb(decoded: int) -> bytes:
             f.write(block)
         f.write(b'"}],"pagination":{"hasNextPage":false,"nextCursor":null}}')
     return buffer.getvalue()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _status(pid: int, field: str) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _children(pid: int) -> list[int]:
-    """Every child of `pid`, whichever of its threads started it."""
-    found: set[int] = set()
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found.update(int(c) for c in (task / "children").read_text().split())
-        except OSError:
-            pass
-    return sorted(found)
-
-
-async def _load(url: str, path: str, concurrent: int) -> dict:
-    latencies: list[float] = []
-    done = asyncio.Event()
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=900)) as session:
-        async def poll() -> None:
-            while not done.is_set():
-                started = time.perf_counter()
-                async with session.get(f"{url}/healthz") as r:
-                    await r.read()
-                latencies.append(time.perf_counter() - started)
-                await asyncio.sleep(0.01)
-
-        async def one() -> tuple[int, int]:
-            size = 0
-            async with session.get(f"{url}{path}", headers={"Authorization": "Bearer k"}) as r:
-                async for chunk in r.content.iter_chunked(1 << 20):
-                    size += len(chunk)
-                return r.status, size
-
-        poller = asyncio.create_task(poll())
-        await asyncio.sleep(0.2)
-        started = time.perf_counter()
-        answers = await asyncio.gather(*(one() for _ in range(concurrent)))
-        wall = time.perf_counter() - started
-        done.set()
-        await poller
-    return {"wall": wall, "statuses": sorted({s for s, _ in answers}), "v1_bytes": answers[0][1],
-            "worst": max(latencies), "median": statistics.median(latencies)}
-
-
-def measure(code: Path, upstream: str, path: str, concurrent: int, *flags: str) -> dict:
-    """One proxy process: warmed with one call, its peak RSS reset, then `concurrent` calls of `path`."""
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "v1bridge", "proxy", "--upstream", upstream, "--port", str(port),
-                             "--no-access-log", "--timeout", "600", "--deadline", "600", *flags],
-                            cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        ends = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > ends or proc.poll() is not None:
-                    raise SystemExit(f"the proxy did not start: {proc.stderr.read().decode()[-2000:]}")
-                time.sleep(0.1)
-        asyncio.run(_load(url, path, 1))  # warm: imports, first translation, the answer pool if it is used
-        before = _status(proc.pid, "VmRSS")
-        Path(f"/proc/{proc.pid}/clear_refs").write_text("5")  # VmHWM starts again from here
-        for child in _children(proc.pid):
-            Path(f"/proc/{child}/clear_refs").write_text("5")
-        result = asyncio.run(_load(url, path, concurrent))
-        result["proxy_peak"] = _status(proc.pid, "VmHWM") / 1024
-        result["proxy_before"] = before / 1024
-        result["workers"] = [_status(pid, "VmHWM") / 1024 for pid in _children(proc.pid)]
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-    return result
 
 
 def _row(label: str, r: dict) -> str:

@@ -8,7 +8,7 @@ The proxy runs as its own process (`python -m v1bridge proxy`, from this checkou
 upstream (a fixed answer of `--mb` MB: billing records of network volumes, or a list of pods) and the client in
 this process. `/healthz` is polled every 10 ms while the big calls run; the client reads each answer in chunks and
 keeps only its length. Memory is read from /proc: the proxy's peak RSS (VmHWM) over its RSS before the calls, and
-the peak RSS of each answer worker (the proxy's children).
+the peak RSS of each process it started (bench/proxy_process.py).
 
 `--mode loop` sets `--large-answer 0` (every answer parsed, translated and serialised on the event loop, held
 whole). `--compare DIR` runs the same measurement on the code at DIR (another checkout, e.g. `git worktree add
@@ -17,23 +17,18 @@ whole). `--compare DIR` runs the same measurement on the code at DIR (another ch
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-import signal
-import socket
-import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-import aiohttp
 import orjson
 from aiohttp import web
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from proxy_process import measure  # noqa: E402
 from tests.live_server import LiveServer  # noqa: E402
 
 
@@ -58,93 +53,16 @@ KINDS = {"billing": ("/v2/billing/network-volumes", "/v1/billing/networkvolumes"
          "pods": ("/v2/pods", "/v1/pods", _pods)}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _status(pid: int, field: str) -> int:
-    """A VmRSS / VmHWM figure of a process, in KiB (0 once it is gone)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
-async def _load(proxy_url: str, v1_path: str, concurrent: int) -> tuple[list[float], float, list[int]]:
-    latencies: list[float] = []
-    done = asyncio.Event()
-    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=600)) as session:
-        async def poll() -> None:
-            while not done.is_set():
-                started = time.perf_counter()
-                async with session.get(f"{proxy_url}/healthz") as r:
-                    await r.read()
-                latencies.append(time.perf_counter() - started)
-                await asyncio.sleep(0.01)
-
-        async def big() -> int:
-            size = 0
-            async with session.get(f"{proxy_url}{v1_path}", headers={"Authorization": "Bearer k"}) as r:
-                assert r.status == 200, await r.text()
-                async for chunk in r.content.iter_chunked(1 << 20):
-                    size += len(chunk)
-            return size
-
-        poller = asyncio.create_task(poll())
-        await asyncio.sleep(0.3)
-        started = time.perf_counter()
-        sizes = await asyncio.gather(*(big() for _ in range(concurrent)))
-        wall = time.perf_counter() - started
-        done.set()
-        await poller
-    return latencies, wall, list(sizes)
-
-
-def measure(code: Path, upstream_url: str, v1_path: str, args: argparse.Namespace) -> dict:
-    port = _free_port()
+def measure_kind(code: Path, upstream_url: str, v1_path: str, args: argparse.Namespace) -> dict:
     large = ["--large-answer", "0"] if args.mode == "loop" else []
-    proc = subprocess.Popen([sys.executable, "-m", "v1bridge", "proxy", "--upstream", upstream_url, "--port",
-                             str(port), "--no-access-log", "--timeout", "300", "--deadline", "300", *large],
-                            cwd=code, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise SystemExit(f"the proxy did not start: {proc.stderr.read().decode()[-2000:]}")
-                time.sleep(0.1)
-        asyncio.run(_load(url, v1_path, 1))  # warm: imports, first translation, the pool started
-        rss_before = _status(proc.pid, "VmRSS")
-        Path(f"/proc/{proc.pid}/clear_refs").write_text("5")  # the peak (VmHWM) starts again from here
-        latencies, wall, sizes = asyncio.run(_load(url, v1_path, args.concurrent))
-        workers = [_status(pid, "VmHWM") for pid in _children(proc.pid)]
-        proxy_peak = _status(proc.pid, "VmHWM")
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-    return {"wall": wall, "worst": max(latencies), "median": statistics.median(latencies), "polls": len(latencies),
-            "proxy_growth": (proxy_peak - rss_before) / 1024, "proxy_peak": proxy_peak / 1024,
-            "workers": [w / 1024 for w in workers], "v1_bytes": sizes[0]}
+    result = measure(code, upstream_url, v1_path, args.concurrent, *large)
+    assert result["statuses"] == [200], result["statuses"]
+    result["proxy_growth"] = result["proxy_peak"] - result["proxy_before"]
+    return result
 
 
 def line(label: str, r: dict, args: argparse.Namespace, v2_bytes: int) -> str:
-    workers = (f"workers' peak RSS {' + '.join(f'{w:.0f}' for w in r['workers'])} MB" if r["workers"]
+    workers = (f"its child processes' peak RSS {' + '.join(f'{w:.0f}' for w in r['workers'])} MB" if r["workers"]
                else "no worker")
     return (f"{label}: {args.concurrent} x {v2_bytes / 1e6:.0f} MB v2 ({args.kind}) -> {r['v1_bytes'] / 1e6:.1f} MB v1 "
             f"in {r['wall']:.2f} s; /healthz worst {r['worst'] * 1000:.0f} ms, median {r['median'] * 1000:.1f} ms "
@@ -176,7 +94,7 @@ def main() -> None:
         runs = [("before", args.compare)] if args.compare else []
         runs.append(("after" if args.compare else "this checkout", args.code))
         for label, code in runs:
-            result = measure(code.resolve(), upstream.url, v1_path, args)
+            result = measure_kind(code.resolve(), upstream.url, v1_path, args)
             print(line(f"{label} ({code}, --mode {args.mode})", result, args, len(payload)), flush=True)
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
     finally:
