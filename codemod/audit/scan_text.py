@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from codemod.audit.catalogue import RouteInfo, catalogue
-from codemod.audit.matching import (HOLE, IMPORT_LIKE, SEG, Hit, Language, Lines, method_near, name_hits,
+from codemod.audit.matching import (HOLE, IMPORT_LIKE, SEG, Hit, Language, Lines, dedupe, method_near, name_hits,
                                     normalise, path_anchor, patterns, split_version)
 from codemod.audit.model import RawFinding, Signals
 
@@ -308,15 +308,7 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
         field_hits = []  # a serverless job client: its endpointId and friends are not control-plane fields
     hits.extend(field_hits)
 
-    seen: set[tuple[str, int, int]] = set()
-    findings: list[RawFinding] = []
-    for h in sorted(hits, key=lambda h: (h.line, h.column, h.rule)):
-        key = (h.rule, h.line, h.column)
-        if key in seen:
-            continue
-        seen.add(key)
-        findings.append(RawFinding(h.rule, h.line, h.column, h.message, False, h.route, h.v2_target, h.kind,
-                                   lines.source(h.line)))
+    findings = dedupe(hits, lines)
     from codemod.audit import graphql
 
     findings.extend(graphql.scan_strings(graphql.span_strings(text, string_spans, lines), lines.source))
