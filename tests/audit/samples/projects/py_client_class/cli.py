@@ -12,12 +12,15 @@ client = RunPodClient()
 
 def main():
     parser = argparse.ArgumentParser(prog="rpctl")
-    parser.add_argument("command", choices=["pods", "registry", "stop", "wait", "spend"])
+    parser.add_argument("command", choices=["pods", "templates", "registry", "stop", "wait", "spend"])
     parser.add_argument("pod_id", nargs="?")
     args = parser.parse_args()
     if args.command == "pods":
         for pod in list_pods(client):
             print(pod["id"], pod["name"])
+    elif args.command == "templates":
+        for template in client.get("/templates"):
+            print(template["id"], template["imageName"])
     elif args.command == "registry":
         for auth in client.get("containerregistryauth"):
             print(auth["name"])
