@@ -62,11 +62,16 @@ def key_lines(value: Any, given: dict[str, Any]) -> list[str]:
 
 
 def endpoint_scaling(body: dict[str, Any]) -> None:
-    """v1-era scalerType/scalerValue (set at scaling.type / scaling.value) -> v2's scaling object."""
+    """v1-era scalerType/scalerValue (set at scaling.type / scaling.value) -> v2's scaling object. A create has
+    v1's defaults for both; an update replaces v2's whole scaling object, so scalerValue alone (whose meaning
+    depends on the type) is refused rather than sent under a guessed type."""
     scaling = body.get("scaling")
     if not isinstance(scaling, dict):
         return
-    kind = scaling.get("type") or "QUEUE_DELAY"
+    kind = scaling.get("type")
+    if kind is None:
+        raise InvalidValue("scalerValue without scalerType: v2 replaces the endpoint's whole scaling object "
+                           "(PATCH /v2/serverless/{id} scaling {type, queueDelay | requestCount}); send scalerType too")
     value = scaling.pop("value", None)
     if kind not in ("QUEUE_DELAY", "REQUEST_COUNT"):
         raise InvalidValue(f"scalerType {kind!r} is not QUEUE_DELAY or REQUEST_COUNT")

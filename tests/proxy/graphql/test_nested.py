@@ -119,3 +119,27 @@ async def test_a_gpus_stock_for_a_gpu_count_is_read_only_when_selected(client, r
             ("GET", "/v2/catalog/gpus", []),
             ("GET", "/v2/catalog/gpus/NVIDIA A40", [("include", "AVAILABILITY"), ("product", "POD"),
                                                     ("count", str(count))])]
+
+
+async def test_an_endpoint_created_without_a_scaler_has_v1s_defaults_and_an_update_never_guesses_the_type(client,
+                                                                                                      recorder):
+    body = await gql(client, 'mutation { saveTemplate(input: {name: "t", imageName: "me/api:1", isServerless: true}) '
+                             '{ id } }')
+    template = body["data"]["saveTemplate"]["id"]
+    recorder.clear()
+    body = await gql(client, 'mutation { saveEndpoint(input: {name: "d", templateId: "%s", gpuIds: "AMPERE_16"}) '
+                             '{ id scalerType scalerValue } }' % template)
+    endpoint = body["data"]["saveEndpoint"]
+    assert (endpoint["scalerType"], endpoint["scalerValue"]) == ("QUEUE_DELAY", 4)
+    [create] = [s for s in recorder if s.method == "POST"]
+    assert create.body["scaling"] == {"type": "QUEUE_DELAY", "queueDelay": 4}
+    recorder.clear()
+    body = await gql(client, 'mutation { saveEndpoint(input: {id: "%s", scalerValue: 9}) { id } }' % endpoint["id"])
+    assert body["data"] == {"saveEndpoint": None}
+    assert body["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT" and "scalerType" in body["errors"][0]["message"]
+    assert calls(recorder) == [("GET", "/v2/account/ssh-keys")]  # nothing sent, only the key checked
+    body = await gql(client, 'mutation { saveEndpoint(input: {id: "%s", scalerType: "REQUEST_COUNT", scalerValue: 9}) '
+                             '{ scalerType scalerValue } }' % endpoint["id"])
+    assert body == {"data": {"saveEndpoint": {"scalerType": "REQUEST_COUNT", "scalerValue": 9}}}
+    assert [s.body for s in recorder if s.method == "PATCH"] == [{"scaling": {"type": "REQUEST_COUNT",
+                                                                               "requestCount": 9}}]
