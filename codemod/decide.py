@@ -333,11 +333,35 @@ def decide(plan: "Plan") -> None:
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
     _through_imported(plan)
 
-    # 5. every flag left becomes one comment on its statement
+    # 5. every flag left becomes one comment on its statement, `<RULE> <cause>: <remedy>`
     for flags in plan.flags.values():
         for flag in flags:
+            if flag.blocking:
+                flag.message = _with_cause(plan, flag)
             plan.comment(flag.node, flag.rule, flag.message if flag.blocking else NOTE)
     plan.uncomment_stale()
+
+
+def _with_cause(plan: "Plan", flag: Flag) -> str:
+    """The flag's message as `<cause>: <remedy>`: what the rewrite could not read or write, then what to do. A rule
+    that flagged with its remedy alone gets the cause from what it flagged (the call's route, the key's text)."""
+    remedy = plan.rule_text(flag.rule)
+    message = flag.message
+    if message and message != remedy:
+        if ": " in message:
+            return message
+        head, sep, tail = message.partition("; ")
+        return f"{head}: {tail}" if sep else f"{message}: {remedy}"
+    if flag.kind in ("call", "indirect") and flag.route is not None:
+        cause = f"{flag.route.label()} cannot be written as v2 code at this call"
+    else:
+        text = plan.an.code_of(flag.node)
+        text = text if len(text) <= 60 and "\n" not in text else text[:57].split("\n")[0] + "..."
+        what = {"param": "query parameter", "body-field": "body field", "response-field": "answer field",
+                "error-read": "error read", "base-url": "base address"}.get(flag.kind, flag.kind.replace("-", " "))
+        where = "in " if isinstance(flag.node, (cst.Call, cst.BaseCompoundStatement, cst.SimpleStatementLine)) else ""
+        cause = f"v1 {what} {where}{text} has no v2 form the rewrite can write here"
+    return f"{cause}: {remedy}"
 
 
 def _piece_ids(site) -> set[int]:

@@ -107,7 +107,7 @@ CASES = {
     ''', '''
         import os
         import requests
-        # v1bridge: L01 v1 base address used where the rewrite cannot follow it to a call; migrate it with its calls by hand (use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path))
+        # v1bridge: L01 v1 base address used where the rewrite cannot follow it to a call: migrate it with its calls by hand (use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path))
         BASE = os.getenv("RUNPOD_API_BASE", "https://rest.runpod.io/v1").rstrip("/")
         class Pods:
             def _url(self, *parts):
@@ -196,7 +196,7 @@ CASES = {
             r.raise_for_status()
             return r.json()
         def by_gpu():
-            # v1bridge: R10 group v2 per-resource records yourself
+            # v1bridge: R10 v1 query parameter "grouping" has no v2 form the rewrite can write here: group v2 per-resource records yourself
             return _get("/pods", {"bucketSize": "day", "grouping": "gpuTypeId"})
     '''),
     # --- a billing `grouping` v2 does natively (mappings `native`: podId on pods, endpointId on serverless) goes;

@@ -22,7 +22,7 @@ import rewrite_states  # noqa: E402
 # Helpers other modules call translate their request at run time: podctl and fleet on v2 (108/161); so do a
 # module's own helpers whose family was left blocked (103/121, 111/161).
 SHARE_AT_LEAST = {"corpus": 0.85, "all": 0.68}
-CAUSELESS_TODAY = 9  # flagged call sites whose comment names no cause (issue 21: none); may only go down
+CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites of the multi-module projects (tests/codemod/projects/) not yet in the state their manifest names
 # (state 2 where the manifest wants 1, a v1 spelling left on a line translated at run time, nightly flagged, gpuctl
@@ -78,7 +78,7 @@ def test_project_call_sites_reach_the_state_their_manifest_names(sites):
 
 
 def test_no_flagged_line_without_its_cause(sites):
-    """`# v1bridge: <RULE> <cause>: <remedy>`; today's comments name the remedy only (a ratchet on the count)."""
+    """`# v1bridge: <RULE> <cause>: <remedy>` on every flagged call site."""
     assert sum(1 for s in sites if s.state == "3" and not s.cause) <= CAUSELESS_TODAY
 
 

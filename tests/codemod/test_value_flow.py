@@ -525,7 +525,7 @@ CASES = {
                 data = normalise(data)
                 return data
         async def volume_ids(session):
-            # v1bridge: Q02 GET /networkvolumes -> GET /v2/network-volumes wraps the list in an object, and its answer is handed on before it is parsed; migrate it by hand: iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
+            # v1bridge: Q02 GET /networkvolumes -> GET /v2/network-volumes wraps the list in an object, and its answer is handed on before it is parsed: migrate it by hand: iterate response[<key>] (pods, endpoints, templates, networkVolumes, registries, records)
             vols = await _call(session, "GET", "/networkvolumes")
             return [v["id"] for v in vols]
     '''),

@@ -9,12 +9,12 @@ SESSION = requests.Session()
 
 
 def gpu_breakdown(api_key, gpu_type=None, bucket="week"):
-    # v1bridge: R10 group v2 per-resource records yourself
+    # v1bridge: R10 v1 query parameter "grouping" has no v2 form the rewrite can write here: group v2 per-resource records yourself
     params = {"bucketSize": bucket, "grouping": "gpuTypeId"}
     if gpu_type:
-        # v1bridge: R10 group v2 per-resource records yourself
+        # v1bridge: R10 v1 query parameter "gpuTypeId" has no v2 form the rewrite can write here: group v2 per-resource records yourself
         params["gpuTypeId"] = gpu_type
-    # v1bridge: R10 group v2 per-resource records yourself
+    # v1bridge: R10 GET /billing/pods cannot be written as v2 code at this call: group v2 per-resource records yourself
     resp = SESSION.get(RUNPOD_REST_URL + "/billing/pods", params=params,
                        headers={"Authorization": "Bearer " + api_key}, timeout=30)
     resp.raise_for_status()
@@ -26,7 +26,7 @@ def gpu_breakdown(api_key, gpu_type=None, bucket="week"):
 
 
 def endpoint_spend_by_template(api_key, template_id):
-    # v1bridge: R10 group v2 per-resource records yourself
+    # v1bridge: R10 v1 query parameter "templateId" has no v2 form the rewrite can write here: group v2 per-resource records yourself
     resp = SESSION.get(RUNPOD_REST_URL + "/billing/endpoints",
                        params={"templateId": template_id, "bucketSize": "day"},
                        headers={"Authorization": "Bearer " + api_key}, timeout=30)

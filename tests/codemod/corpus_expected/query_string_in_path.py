@@ -16,13 +16,13 @@ def _get(url, api_key):
 
 
 def pods_with_machines(api_key):
-    # v1bridge: R07 read dataCenterId
-    # v1bridge: Q03 filter the v2 list client-side; fetch related objects explicitly
+    # v1bridge: R07 v1 query parameter in _get(f"{REST}/pods?includeMachine=true&includeNetworkVolu... has no v2 form the rewrite can write here: read dataCenterId
+    # v1bridge: Q03 v1 query parameter in _get(f"{REST}/pods?includeMachine=true&includeNetworkVolu... has no v2 form the rewrite can write here: filter the v2 list client-side; fetch related objects explicitly
     return _get(f"{REST}/pods?includeMachine=true&includeNetworkVolume=true", api_key)
 
 
 def pod_machine(api_key, pod_id):
-    # v1bridge: R07 read dataCenterId
+    # v1bridge: R07 v1 query parameter in _get(f"{REST}/pods/{pod_id}?includeMachine=true", api_key) has no v2 form the rewrite can write here: read dataCenterId
     pod = _get(f"{REST}/pods/{pod_id}?includeMachine=true", api_key)
     # v1bridge: R07 v1 field 'machine': read dataCenterId
     machine = pod.get("machine") or {}
@@ -30,13 +30,13 @@ def pod_machine(api_key, pod_id):
 
 
 def all_templates(api_key):
-    # v1bridge: Q27 read /v2/catalog/templates?source=official|community for public templates
+    # v1bridge: Q27 v1 query parameter in _get(REST + "/templates?includePublicTemplates=true&inclu... has no v2 form the rewrite can write here: read /v2/catalog/templates?source=official|community for public templates
     return _get(REST + "/templates?includePublicTemplates=true&includeRunpodTemplates=true", api_key)
 
 
 def running_pods(api_key):
-    # v1bridge: Q03 filter the v2 list client-side; fetch related objects explicitly
-    # v1bridge: Q13 read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR
+    # v1bridge: Q03 v1 query parameter in _get(REST + "/pods?desiredStatus=RUNNING", api_key) has no v2 form the rewrite can write here: filter the v2 list client-side; fetch related objects explicitly
+    # v1bridge: Q13 v1 query parameter in _get(REST + "/pods?desiredStatus=RUNNING", api_key) has no v2 form the rewrite can write here: read status and handle PROVISIONING, STARTING and ERROR; a loop waiting for RUNNING must stop on ERROR
     return _get(REST + "/pods?desiredStatus=RUNNING", api_key)
 
 
