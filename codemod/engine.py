@@ -10,11 +10,13 @@ import ast
 import io
 import re
 import tokenize
+import warnings
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
+from codemod import pieces
 from codemod.analysis import analyze
 from codemod.changes import Edit, Finding
 from codemod.plan import APPLIERS, ORDER, build_edits, decide_file
@@ -42,15 +44,23 @@ class PythonAnalysis:
     states: list = field(default_factory=list)  # codemod.changes.CallState of each v1 call site
     v1_left: bool = False  # a call or read stays on v1 (flagged): `rewrite --check` fails on it
     compat_calls: list = field(default_factory=list)  # (line, function) of the v1bridge_compat calls in the module
+    where: object = None  # node -> (line, column, source line): the analysis's positions
 
 
 def analyze_python(source: str, path: str, *, v2_base: str | None = None, externals: dict | None = None,
                    exports: dict | None = None, edits: bool = True,
-                   compat_import: str | None = None) -> PythonAnalysis:
+                   compat_import: str | None = None, whole: bool = False) -> PythonAnalysis:
     """Facts, then the rules' decisions and the whole-client decision, for one module; with EDITS, the edits of
     what migrates, built from them (the audit asks for the decisions only). Never raises on bad input.
 
-    EXTERNALS / EXPORTS: string constants shared with other files of the run (`codemod.crossfile`)."""
+    EXTERNALS / EXPORTS: string constants shared with other files of the run (`codemod.crossfile`).
+    A large module is analysed in pieces (`codemod.pieces`) when only the decisions are asked for, unless WHOLE."""
+    if not edits and not whole:
+        cut = pieces.split(source)
+        if cut is not None:
+            merged = _analyze_pieces(cut, path, v2_base=v2_base, externals=externals, exports=exports)
+            if merged is not None:
+                return merged
     an, facts = analyze(source, path, v2_base=v2_base, externals=externals, exports=exports)
     result = PythonAnalysis(path=path, error=facts.error)
     if facts.error:
@@ -70,12 +80,124 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None, extern
     result.verdicts = plan.verdicts
     result.states = plan.states
     result.compat_calls = facts.compat_calls
+    result.where = an.where
     result.v1_left = any(f.blocking for flags in plan.flags.values() for f in flags)
     result.uses_v2 = facts.uses_v2
     result.serverless_runtime = facts.serverless_runtime
+    _uses_v1(result)
+    return result
+
+
+def _uses_v1(result: PythonAnalysis) -> None:
     direct = any(f.kind != "indirect" for f in result.findings)
     result.uses_v1 = direct or any(f.kind == "indirect" for f in result.findings)
     result.indirect_only = result.uses_v1 and not direct
+
+
+def _piece_analyses(cut: pieces.Split, path: str, *, edits: bool, **options):
+    """(piece index, piece, its analysis) one at a time (each piece's tree is dropped before the next is
+    parsed); stops at a piece the analysis fails on (the caller analyses the module whole)."""
+    for k, piece in enumerate(cut.pieces):
+        analysis = analyze_python(piece.text, path, edits=edits, whole=True, **options)
+        if analysis.error:
+            yield k, piece, None
+            return
+        yield k, piece, analysis
+
+
+class _Merged:
+    """What the pieces of a module found, with their lines in the module's numbering, once each."""
+
+    def __init__(self, cut: pieces.Split, path: str) -> None:
+        self.cut, self.path = cut, path
+        self.findings: list = []
+        self.manual: list = []
+        self.states: list = []
+        self.compat_calls: list = []
+        self.verdicts: dict = {}
+        self.constants: dict = {}
+        self.imports: dict = {}  # in the order first found (a dict: a set that keeps it)
+        self.helpers: dict = {}
+        self.v1_left = self.uses_v2 = self.serverless_runtime = False
+        self.shared: list | None = None  # what the first piece found in the shared statements
+
+    def add(self, k: int, piece: pieces.Piece, a: PythonAnalysis) -> bool:
+        """Take what piece K found in its own statements (and in the shared ones, for the first piece); False when
+        it found something else in a shared statement than the first piece did (the module is analysed whole)."""
+        shared: list = []
+
+        def here(line: int, item=None) -> int | None:
+            module_line, segment = piece.module_line(line)
+            if segment in self.cut.shared:
+                shared.append((module_line, item))
+            return module_line if self.cut.keeps(k, segment) else None
+
+        for f in a.findings:
+            if (line := here(f.line, replace(f, line=0))) is not None:
+                self.findings.append(replace(f, line=line))
+        for line, rule, message in a.manual:
+            if (at := here(line, (rule, message))) is not None:
+                self.manual.append((at, rule, message))
+        for st in a.states:
+            if (line := here(st.line, replace(st, line=0))) is not None:
+                self.states.append(replace(st, line=line))
+        for line, name in a.compat_calls:
+            if (at := here(line, name)) is not None:
+                self.compat_calls.append((at, name))
+        for key, verdict in a.verdicts.items():
+            self.verdicts.setdefault(key, []).append(verdict)
+        if a.module_facts is not None:
+            self.constants.update(a.module_facts.constants)
+            self.imports.update(dict.fromkeys(a.module_facts.imports))
+            self.helpers.update(dict.fromkeys(a.module_facts.helpers))
+        self.v1_left |= a.v1_left
+        self.uses_v2 |= a.uses_v2
+        self.serverless_runtime |= a.serverless_runtime
+        if self.shared is None:
+            self.shared = shared
+        return shared == self.shared
+
+    def module_facts(self):
+        from codemod.crossfile import ModuleFacts
+
+        if not self.constants and not self.imports and not self.helpers:
+            return None
+        return ModuleFacts(self.path, self.constants, tuple(self.imports), tuple(self.helpers))
+
+    def agreed_verdicts(self) -> dict:
+        """Each piece's word on a constant shared with other files, as one file's: kept when a piece keeps it."""
+        from codemod.crossfile import Verdict
+
+        out = {}
+        for key, verdicts in self.verdicts.items():
+            stay = next((v for v in verdicts if v.state == "stay"), None)
+            texts = {v.text for v in verdicts if v.state == "go"}
+            if stay is not None:
+                out[key] = replace(stay, line=0)
+            elif len(texts) > 1:
+                out[key] = Verdict("stay", why="its calls need different edits of it")
+            elif texts:
+                out[key] = next(v for v in verdicts if v.state == "go")
+            else:
+                out[key] = verdicts[0]
+        return out
+
+
+def _analyze_pieces(cut: pieces.Split, path: str, **options) -> PythonAnalysis | None:
+    merged = _Merged(cut, path)
+    for k, piece, analysis in _piece_analyses(cut, path, edits=False, **options):
+        if analysis is None or not merged.add(k, piece, analysis):
+            return None
+    result = PythonAnalysis(path=path)
+    result.findings = sorted(merged.findings, key=lambda f: (f.line, f.column, f.rule))
+    result.manual = sorted(merged.manual)
+    result.states = sorted(merged.states, key=lambda st: st.line)
+    result.compat_calls = sorted(merged.compat_calls)
+    result.verdicts = merged.agreed_verdicts()
+    result.module_facts = merged.module_facts()
+    result.v1_left, result.uses_v2 = merged.v1_left, merged.uses_v2
+    result.serverless_runtime = merged.serverless_runtime
+    _uses_v1(result)
     return result
 
 
@@ -164,8 +286,14 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     if prefilter and not needs_parse(source):
         return result
     result.parsed = True
+    cut = pieces.split(source)
+    if cut is not None:
+        done = _rewrite_pieces(cut, result, selected, v2_base=v2_base, externals=externals, exports=exports,
+                               compat_import=compat_import)
+        if done is not None:
+            return done
     analysis = analyze_python(source, path, v2_base=v2_base, externals=externals, exports=exports,
-                              compat_import=compat_import)
+                              compat_import=compat_import, whole=True)
     if analysis.error:
         result.error = analysis.error
         return result
@@ -177,16 +305,8 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
                      if selected is None or rule in selected]
     if not analysis.edits:
         return result
-    if selected is not None:
-        left_out = sorted(set(_count(analysis.edits)) - selected)
-        if left_out:
-            lines = {}
-            for f in analysis.findings:
-                lines.setdefault(f.rule, f.line)
-            result.manual.extend(ManualItem(path, lines.get(rule, 1), rule, "not rewritten: the file's migration "
-                                            "needs this rule, which --select/--ignore leaves out (file left as is)")
-                                 for rule in left_out)
-            return result
+    if _left_out(result, _count(analysis.edits), analysis.findings, selected):
+        return result
     try:
         new_module = analysis.module.visit(_Apply(analysis.edits, analysis.parents))  # type: ignore[union-attr]
         new_source = new_module.code
@@ -197,6 +317,72 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
         return result
     result.new_source = new_source
     result.rules = _count(analysis.edits)
+    return result
+
+
+def _left_out(result: FileResult, counts: Counter, findings: list, selected: frozenset[str] | None) -> bool:
+    """A planned rewrite needing a rule --select/--ignore leaves out: the file is left as is, said per rule."""
+    left_out = sorted(set(counts) - selected) if selected is not None else []
+    if left_out:
+        lines: dict[str, int] = {}
+        for f in findings:
+            lines.setdefault(f.rule, f.line)
+        result.manual.extend(ManualItem(result.path, lines.get(rule, 1), rule, "not rewritten: the file's migration "
+                                        "needs this rule, which --select/--ignore leaves out (file left as is)")
+                             for rule in left_out)
+    return bool(left_out)
+
+
+def _rewrite_pieces(cut: pieces.Split, result: FileResult, selected: frozenset[str] | None,
+                    **options) -> FileResult | None:
+    """The rewrite of a large module a piece at a time (`codemod.pieces`); None when the pieces disagree on a
+    shared statement, or one fails (the module is then rewritten whole)."""
+    path = result.path
+    merged = _Merged(cut, path)
+    rules: Counter = Counter()
+    head: str | None = None
+    texts: dict[int, str] = {}
+    for k, piece, analysis in _piece_analyses(cut, path, edits=True, **options):
+        if analysis is None or not merged.add(k, piece, analysis):
+            return None
+        kept = [e for e in analysis.edits if cut.keeps(k, piece.module_line(analysis.where(e.node)[0])[1])]
+        rules.update(_count(kept))
+        try:
+            new_text = analysis.module.visit(_Apply(analysis.edits, analysis.parents)).code if analysis.edits \
+                else piece.text
+        except Exception:
+            return None
+        chunks = cut.chunks(new_text, piece)
+        if chunks is None:
+            return None
+        before, by_segment = chunks
+        if head is None:
+            head = before
+        elif before != head:
+            return None
+        for segment, text in by_segment.items():
+            if texts.setdefault(segment, text) != text:  # a shared statement rewritten differently
+                return None
+    result.states = sorted(merged.states, key=lambda st: st.line)
+    result.v1_left = merged.v1_left
+    result.verdicts = merged.agreed_verdicts()
+    result.module_facts = merged.module_facts()
+    result.manual = [ManualItem(path, line, rule, message) for line, rule, message in sorted(merged.manual)
+                     if selected is None or rule in selected]
+    if not rules and all(texts[i] == cut.segments[i] for i in texts) and not head:
+        return result
+    if _left_out(result, rules, merged.findings, selected):
+        return result
+    new_source = (head or "") + "".join(texts[i] for i in range(len(cut.segments)))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(new_source, path)
+    except Exception as exc:
+        result.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
+        return result
+    result.new_source = new_source
+    result.rules = rules
     return result
 
 

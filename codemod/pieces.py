@@ -1,0 +1,167 @@
+"""A large module analysed a piece at a time (issue 23 item 10: a 5 MB file in bounded memory).
+
+libcst's tree of a module takes about 600 bytes of memory per byte of source, and the analysis keeps an index
+of every node: a 5 MB module needed 3.3 GB. Such a module is nearly always many independent top-level
+functions and classes. `split` cuts it at its top-level statements (CPython's `ast` says where they end):
+
+- the *shared* statements (imports, constants, module-level code, and the definitions those use) go into
+  every piece: each piece is a module of its own that reads the same names;
+- the other definitions are grouped with the definitions they name (a helper with its callers), and the
+  groups packed into pieces of about PIECE_BYTES.
+
+Each segment of a piece's text follows a marker comment line, so that the rewritten text is cut back into
+segments; a shared segment must come out of every piece the same (a base constant migrates with every call
+through it, or with none), else the module is analysed whole, as before. Line numbers are mapped back.
+"""
+from __future__ import annotations
+
+import ast
+import bisect
+import re
+import secrets
+import warnings
+from dataclasses import dataclass, field
+
+LARGE_BYTES = 400_000  # a module at least this large is analysed in pieces
+PIECE_BYTES = 60_000  # own definitions per piece (about)
+SHARED_MAX = 100_000  # more shared text than this (bytes) and the module is analysed whole
+SHARED_SHARE = 0.25  # ... or more than this share of the module
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass
+class Piece:
+    """One piece's text and, for each of its segments in order, (its first line in the piece text, in the module)."""
+
+    text: str
+    segments: list[int]
+    starts: list[tuple[int, int]] = field(default_factory=list)
+
+    def module_line(self, line: int) -> tuple[int, int]:
+        """(line in the module, segment) of LINE of this piece's text."""
+        at = max(0, bisect.bisect_right(self.starts, (line, float("inf"))) - 1)
+        first, module_first = self.starts[at]
+        return module_first + max(0, line - first), self.segments[at]
+
+
+@dataclass
+class Split:
+    segments: list[str]
+    shared: set[int]
+    pieces: list[Piece]
+    marker: re.Pattern
+
+    def keeps(self, piece: int, segment: int) -> bool:
+        """Does PIECE report what is found in SEGMENT (a shared segment is reported by the first piece only)?"""
+        return piece == 0 or segment not in self.shared
+
+    def chunks(self, text: str, piece: Piece) -> tuple[str, dict[int, str]] | None:
+        """A piece's rewritten text cut back at its markers: (text before the first, {segment: its text}); None
+        when the markers did not come out one per segment, in order."""
+        found = list(self.marker.finditer(text))
+        if [int(m.group(1)) for m in found] != piece.segments:
+            return None
+        out = {}
+        for i, m in enumerate(found):
+            end = found[i + 1].start() if i + 1 < len(found) else len(text)
+            out[piece.segments[i]] = text[m.end():end]
+        return text[: found[0].start()] if found else text, out
+
+
+def split(source: str) -> Split | None:
+    """The pieces of a large module, or None: small, not parsed by `ast`, or too little of it independent."""
+    if len(source) < LARGE_BYTES:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    groups: list[list[ast.stmt]] = []
+    end = 0
+    for stmt in tree.body:
+        if groups and stmt.lineno == end:  # `a = 1; b = 2`: one statement line
+            groups[-1].append(stmt)
+        else:
+            groups.append([stmt])
+        end = stmt.end_lineno or stmt.lineno
+    if len(groups) < 2:
+        return None
+    offsets = [0] + [m.end() for m in _NEWLINE.finditer(source)]
+    # a segment: from the line after the previous statement (its comments and decorators) to its own last line
+    segments: list[str] = []
+    first_lines: list[int] = []
+    line = 1
+    for i, group in enumerate(groups):
+        last = group[-1].end_lineno or group[-1].lineno
+        stop = len(source) if i == len(groups) - 1 or last >= len(offsets) else offsets[last]
+        segments.append(source[offsets[line - 1]:stop])
+        first_lines.append(line)
+        line = last + 1
+    if "".join(segments) != source:
+        return None
+    # what each statement defines (every function, method and class in it: the analysis follows a call to any
+    # function of the module by its name, `client.list_pods()` too) and names (a name or an attribute)
+    definition = {i for i, g in enumerate(groups) if len(g) == 1 and isinstance(g[0], _DEFINITIONS)}
+    defined_at: dict[str, list[int]] = {}
+    named: list[set[str]] = []
+    for i, group in enumerate(groups):
+        names: set[str] = set()
+        for node in (n for stmt in group for n in ast.walk(stmt)):
+            if isinstance(node, ast.Name):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                names.add(node.attr)
+            elif isinstance(node, _DEFINITIONS) and i in definition:
+                defined_at.setdefault(node.name, []).append(i)
+        named.append(names)
+    parent = list(range(len(groups)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in definition:
+        for name in named[i]:
+            for j in defined_at.get(name, ()):
+                parent[root(j)] = root(i)
+    shared_roots = {root(j) for i in range(len(groups)) if i not in definition
+                    for name in named[i] for j in defined_at.get(name, ())}
+    shared = {i for i in range(len(groups)) if i not in definition or root(i) in shared_roots}
+    if sum(len(segments[i]) for i in shared) > min(SHARED_MAX, len(source) * SHARED_SHARE):
+        return None
+    components: dict[int, list[int]] = {}
+    for i in range(len(groups)):
+        if i not in shared:
+            components.setdefault(root(i), []).append(i)
+    packs: list[list[int]] = []
+    size = PIECE_BYTES
+    for members in sorted(components.values()):
+        if size >= PIECE_BYTES:
+            packs.append([])
+            size = 0
+        packs[-1].extend(members)
+        size += sum(len(segments[i]) for i in members)
+    if len(packs) < 2:
+        return None
+    nonce = secrets.token_hex(8)
+    while nonce in source:
+        nonce = secrets.token_hex(8)
+    marker = re.compile(rf"^[ \t]*# <<{nonce} (\d+)>>(?:\r\n?|\n)", re.MULTILINE)
+    pieces = []
+    for own in packs:
+        piece = Piece("", sorted(shared | set(own)))
+        parts, line = [], 1
+        for i in piece.segments:
+            parts.append(f"# <<{nonce} {i}>>\n")
+            piece.starts.append((line + 1, first_lines[i]))
+            parts.append(segments[i])
+            line += 1 + len(_NEWLINE.findall(segments[i]))
+        piece.text = "".join(parts)
+        pieces.append(piece)
+    return Split(segments, shared, pieces, marker)

@@ -1,0 +1,95 @@
+"""A large module is analysed and rewritten a piece at a time (codemod/pieces.py, issue 23 item 10), with
+exactly the answers of the whole module: its text, counts, manual items, call states and the audit's findings."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemod import engine, pieces
+from codemod.engine import analyze_python, rewrite_source
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from large_file_bench import client_module  # noqa: E402
+
+CORPUS = sorted((ROOT / "tests" / "codemod" / "corpus").glob("*.py")) + sorted(
+    (ROOT / "tests" / "codemod" / "fixtures").glob("*.before.py"))
+
+
+@pytest.fixture
+def small_pieces(monkeypatch):
+    """Pieces for modules of a few hundred bytes, so that the test's modules are cut."""
+    monkeypatch.setattr(pieces, "LARGE_BYTES", 100)
+    monkeypatch.setattr(pieces, "PIECE_BYTES", 300)
+    monkeypatch.setattr(pieces, "SHARED_SHARE", 1.0)
+
+
+def _whole(monkeypatch, run):
+    monkeypatch.setattr(pieces, "LARGE_BYTES", 10**12)
+    return run()
+
+
+def _rewrite_facts(r):
+    return r.new_source, dict(r.rules), r.manual, r.states, r.v1_left, r.error
+
+
+def _audit_facts(a):
+    return a.findings, a.states, a.manual, a.uses_v1, a.v1_left, a.error
+
+
+def test_the_large_file_is_cut_and_rewritten_as_a_whole_module_is(monkeypatch, small_pieces):
+    text = client_module(60)
+    cut = pieces.split(text)
+    assert cut is not None and len(cut.pieces) >= 10 and cut.shared == {0, 1, 2}  # import, BASE, HEADERS
+    used = []
+    real = engine._rewrite_pieces
+    monkeypatch.setattr(engine, "_rewrite_pieces", lambda *a, **k: used.append(real(*a, **k)) or used[-1])
+    in_pieces = rewrite_source(text, "big.py")
+    assert used and used[0] is not None, "the pieces' rewrites agreed"
+    whole = _whole(monkeypatch, lambda: rewrite_source(text, "big.py"))
+    assert _rewrite_facts(in_pieces) == _rewrite_facts(whole)
+    assert in_pieces.changed and "rest.runpod.io/v1" not in in_pieces.new_source
+    assert dict(in_pieces.rules) == {"L01": 1, "L04": 120, "Q13": 60}  # the base once, not once per piece
+
+
+def test_the_audit_of_the_large_file_reads_as_the_whole_module(monkeypatch, small_pieces):
+    text = client_module(60)
+    in_pieces = analyze_python(text, "big.py", edits=False)
+    whole = _whole(monkeypatch, lambda: analyze_python(text, "big.py", edits=False))
+    assert _audit_facts(in_pieces) == _audit_facts(whole)
+    assert len(in_pieces.findings) == 181 and in_pieces.findings[0].line == 3  # the base, once, on its line
+    assert in_pieces.module is None, "no piece's tree is kept"
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_every_corpus_module_in_pieces_is_rewritten_and_audited_as_whole(monkeypatch, small_pieces, path):
+    """Cut as small as it goes, or analysed whole where its pieces disagree on a shared statement (a base one
+    piece's calls move and another's do not use): the same answers either way."""
+    text = path.read_text()
+    rewritten, audited = rewrite_source(text, path.name), analyze_python(text, path.name, edits=False)
+    whole_rewrite = _whole(monkeypatch, lambda: rewrite_source(text, path.name))
+    whole_audit = analyze_python(text, path.name, edits=False)
+    assert _rewrite_facts(rewritten) == _rewrite_facts(whole_rewrite)
+    assert _audit_facts(audited) == _audit_facts(whole_audit)
+
+
+def test_a_helper_and_its_callers_stay_in_one_piece(small_pieces):
+    text = ("import requests\n\nBASE = 'https://rest.runpod.io/v1'\n\n\n"
+            + "".join(f"def other_{i}():\n    return {i}\n\n\n" for i in range(30))
+            + "def _get(path):\n    return requests.get(BASE + path).json()\n\n\n"
+            + "class Client:\n    def pods(self):\n        return _get('/pods')\n\n\n"
+            + "def summary(client):\n    return [p['desiredStatus'] for p in client.pods()]\n")
+    cut = pieces.split(text)
+    assert cut is not None
+    names = [next(line.split()[1].split("(")[0].rstrip(":") for line in cut.segments[i].splitlines()
+                  if line.startswith(("def ", "class "))) for p in cut.pieces for i in p.segments if i not in cut.shared
+             and ("_get" in cut.segments[i] or "pods" in cut.segments[i])]
+    holders = {id(p) for p in cut.pieces for i in p.segments if i not in cut.shared
+               and ("_get" in cut.segments[i] or "pods" in cut.segments[i])}
+    assert sorted(names) == ["Client", "_get", "summary"] and len(holders) == 1
+
+
+def test_a_small_module_is_never_cut():
+    assert pieces.split(client_module(3)) is None
