@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 import libcst as cst
 
+from codemod.analysis.references import references as variable_reads
 from codemod.knowledge import Route
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -149,6 +150,14 @@ class Source:
     def names(self) -> set[str]:
         """Every name the module spells, in any function."""
         return {name for names in self._an.ix.names.values() for name in names}
+
+    def references(self, variable: cst.CSTNode) -> list[cst.CSTNode]:
+        """Every read of the variable VARIABLE (a Name or an attribute) binds, by its binding function."""
+        return variable_reads(self._an, variable)
+
+    def attribute_uses(self, name: str) -> list[cst.Name]:
+        """The `.NAME` of every attribute access to NAME in the module."""
+        return self._an.ix.attributes.get(name, [])
 
     def reads(self, scope: cst.FunctionDef | None, name: str) -> list[cst.Name]:
         """Every Name node NAME in SCOPE (None: the module)."""

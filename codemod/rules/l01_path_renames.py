@@ -114,7 +114,7 @@ def plan_file(plan) -> None:
             plan.find(node, "L01", "base-url", f"v1 base address -> {plan.facts.source.v2_base}", True, unit=unit)
         elif not plan.facts.source.is_ours(flat):
             continue  # a /v1 base on another host no v1 call goes through: not provably this service's
-        elif _is_used(plan.an, node):
+        elif _is_used(plan.facts.source, node):
             # read somewhere the analysis cannot follow to a call: the calls it serves stay v1, and say so
             plan.flag(node, "L01", "base-url", None, "v1 base address used where the rewrite cannot follow it to "
                       "a call; migrate it with its calls by hand (" + plan.rule_text("L01") + ")")
@@ -123,18 +123,13 @@ def plan_file(plan) -> None:
                       + plan.rule_text("L01") + ")", False)
 
 
-def _is_used(an, node) -> bool:
-    """Is the variable this string is assigned to (or the parameter it defaults) read anywhere?
-
-    The one question a rule still asks the analyzer itself: `codemod.decide._references` answers it from the
-    analyzer's index, and belongs in the analysis (then `Source.references`)."""
+def _is_used(src, node) -> bool:
+    """Is the variable this string is assigned to (or the parameter it defaults) read anywhere?"""
     import libcst as cst
 
-    from codemod.decide import _references
-
-    cur = an.parent(node)
+    cur = src.parent(node)
     while cur is not None and not isinstance(cur, (cst.Assign, cst.AnnAssign, cst.Param, cst.BaseStatement)):
-        cur = an.parent(cur)
+        cur = src.parent(cur)
     if isinstance(cur, cst.Assign) and len(cur.targets) == 1:
         target = cur.targets[0].target
     elif isinstance(cur, cst.AnnAssign):
@@ -146,4 +141,4 @@ def _is_used(an, node) -> bool:
     if not isinstance(target, (cst.Name, cst.Attribute)):
         return True
     name = target.attr.value if isinstance(target, cst.Attribute) else target.value
-    return any(r is not target for r in _references(an, target)) or bool(an.ix.attributes.get(name))
+    return any(r is not target for r in src.references(target)) or bool(src.attribute_uses(name))

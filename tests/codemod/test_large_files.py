@@ -1,9 +1,10 @@
 """A large file is not quadratic (issue 23 item 10).
 
 Before: `rewrite` of a 0.5 MB file took 66 s and the audit of a 1 MB file with 7,392 v1 calls was killed at
-120 s: `codemod/decide.py` `_references` scanned every same-named Name of the module, each time asking for its
-binding scope (811,800 `_binding_scope` calls for 900 call sites). Counting that work is exact and does not
-depend on the machine's load; the times themselves are measured by bench/large_file_bench.py (docs/bench.md).
+120 s: `references` (then in codemod/decide.py, now codemod/analysis/references.py) scanned every same-named
+Name of the module, each time asking for its binding scope (811,800 `binding_scope` calls for 900 call sites).
+Counting that work is exact and does not depend on the machine's load; the times themselves are measured by
+bench/large_file_bench.py (docs/bench.md).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from codemod import decide
+from codemod.analysis import references
 from codemod.engine import analyze_python, rewrite_source
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
@@ -21,14 +22,14 @@ from large_file_bench import client_module  # noqa: E402  (the benchmark's file,
 
 def _scope_lookups(monkeypatch, source: str, run) -> int:
     calls = 0
-    real = decide._binding_scope
+    real = references.binding_scope
 
     def counting(an, name):
         nonlocal calls
         calls += 1
         return real(an, name)
 
-    monkeypatch.setattr(decide, "_binding_scope", counting)
+    monkeypatch.setattr(references, "binding_scope", counting)
     run(source)
     return calls
 
@@ -45,7 +46,7 @@ def test_the_work_per_call_site_does_not_grow_with_the_file(monkeypatch, run):
 
 
 def test_the_answers_are_the_same(monkeypatch):
-    """The index changes the cost of `_references`, not what it finds."""
+    """The index changes the cost of `references`, not what it finds."""
     text = client_module(12)
     result = rewrite_source(text, "big.py")
     assert result.changed and "rest.runpod.io/v1" not in result.new_source
