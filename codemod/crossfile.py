@@ -45,6 +45,8 @@ HELPERS = "<helpers>"  # key of a file's `exports`: the names of its helpers oth
 # key of a file's `externals`: files it imports whose API answers are v1 views made at run time (every call they
 # make goes through a translated helper): the v1 field names it reads on their records are v2 code too
 COMPAT_ANSWERS = "<compat-answers>"
+# key of a file's `externals`: local names it imports from other files of the run (name -> that file)
+RUN_IMPORTS = "<run-imports>"
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,7 @@ class ModuleFacts:
     imports: tuple[tuple[int, str, str, str], ...] = ()  # (level, module, name, local name) of `from X import`
     # (`import X` / `import X as Y`: name "")
     helpers: tuple[HelperSig, ...] = ()  # its v1 helpers (functions and methods)
+    relative: bool = False  # it calls v1 routes on a client whose base it does not set (`rest().post("/pods")`)
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ class Table:
         self.helper_refs: dict[str, dict[str, HelperRef]] = {}  # importer -> local name -> helpers it reaches
         self.helper_users: dict[str, set[str]] = {}  # defining file -> names of its helpers other files reach
         self._imports_of: dict[str, set[str]] = {}  # importer -> the files of the run it imports
+        self.run_imports: dict[str, dict[str, str]] = {}  # a file with relative calls -> local name -> origin
         for path, facts in self.facts.items():
             for level, module, name, local in facts.imports:
                 origin = self._resolve(path, level, module) if name or module else None
@@ -148,10 +152,16 @@ class Table:
                         continue
                 if origin is not None and origin != path:
                     self._imports_of.setdefault(path, set()).add(origin)
+                    if facts.relative:
+                        self.run_imports.setdefault(path, {})[local] = origin
+                elif facts.relative and level and name:  # the project's own module, with nothing the run shares
+                    self.run_imports.setdefault(path, {})[local] = "." * level + module
                 # a module imported whole: `import rp`, `from . import api`, `from . import client as rp`
                 whole = self._resolve(path, level, f"{module}.{name}" if module and name else (module or name))
                 if whole is not None and whole != path:
                     self._imports_of.setdefault(path, set()).add(whole)
+                    if facts.relative:
+                        self.run_imports.setdefault(path, {})[local] = whole
                     if self.facts[whole].helpers:
                         self._reach(path, local, HelperRef(whole, "module", self.facts[whole].helpers))
         # files whose API answers are v1 views made at run time, and the files importing them
@@ -219,6 +229,8 @@ class Table:
             out.setdefault(local, ref)
         if path in self.compat_answers:
             out[COMPAT_ANSWERS] = self.compat_answers[path]
+        if path in self.run_imports:
+            out[RUN_IMPORTS] = self.run_imports[path]
         return out
 
     def open_exports(self, path: str) -> dict:
@@ -235,7 +247,7 @@ class Table:
     def involved(self) -> set[str]:
         """Files analysed again with the table: importers of a constant of the run, definers of shared ones."""
         return set(self.imported) | {origin for origin, _name in self.users} | set(self.helper_refs) \
-            | set(self.helper_users) | set(self.compat_answers)
+            | set(self.helper_users) | set(self.compat_answers) | set(self.run_imports)
 
 
 Runner = Callable[[list[tuple[str, dict, dict]]], dict[str, object]]

@@ -275,6 +275,7 @@ def decide(plan: "Plan") -> None:
     _translate(plan, translating, translated)
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
     _through_imported(plan)
+    _on_clients_from_elsewhere(plan)
 
     # 5. every flag left becomes one comment on its statement, `<RULE> <cause>: <remedy>`
     for flags in plan.flags.values():
@@ -821,6 +822,30 @@ def _through_imported(plan: "Plan") -> None:
             plan.findings[unit] = [replace(f, kind=COMPAT_HELPER, message=f.message.replace(
                 "on an object from elsewhere", "on a v1 view made at run time by a translated helper"))
                 if not f.attributed else f for f in found]
+
+
+def _on_clients_from_elsewhere(plan: "Plan") -> None:
+    """A v1 route called on a client another file of the run makes (`rest().post("/templates")`, `rest` from
+    `.http`): its base is set there, where the rewrite cannot follow it to this call. Flagged with that cause
+    (state 3), never left silent."""
+    an = plan.an
+    if not an.run_imports:
+        return
+    for site, route in plan.facts.relative:
+        root = site.call.func
+        while isinstance(root, (cst.Attribute, cst.Call)):
+            root = root.value if isinstance(root, cst.Attribute) else root.func
+        origin = an.run_imports.get(root.value) if isinstance(root, cst.Name) else None
+        if origin is None:
+            continue
+        line = an.where(site.call)[0]
+        rule = _route_rule(route, site)
+        where = origin if origin.startswith(".") else posixpath.relpath(origin, posixpath.dirname(an.path) or ".")
+        why = (f"{route.label()} on a client made in {where} ({root.value}), whose base the rewrite cannot follow to "
+               f"this call: migrate the client's base and this path together by hand ({plan.rule_text(rule)})")
+        plan.unit = "through"
+        plan.flag(site.call, rule, "call", route, why)
+        plan.states.append(CallState(line, 3, rule, why))
 
 
 COMPAT_HELPER = "compat-helper"  # a finding's kind: v2 code through a helper translated at run time (audit: compat)

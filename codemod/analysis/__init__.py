@@ -29,9 +29,11 @@ class Analyzer(Strings, Calls, Flow):
     def __init__(self, source: str, path: str, kb: Knowledge, v2_base: str | None = None,
                  externals: dict | None = None, exports: dict | None = None) -> None:
         self.source = source
-        from codemod.crossfile import COMPAT_ANSWERS, HelperRef
+        from codemod.crossfile import COMPAT_ANSWERS, RUN_IMPORTS, HelperRef
 
         externals = dict(externals or {})
+        # local names this file imports from other files of the run (for its calls on a client made there)
+        self.run_imports: dict = externals.pop(RUN_IMPORTS, {})
         # files this one imports whose answers are v1 views made at run time (codemod.crossfile)
         self.compat_answer_sources: tuple = externals.pop(COMPAT_ANSWERS, ())
 
@@ -350,7 +352,7 @@ class Analyzer(Strings, Calls, Flow):
         helpers = self._module_helpers()
         if not constants and not imports and not helpers:
             return None
-        return ModuleFacts(self.path, constants, tuple(imports), helpers)
+        return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative))
 
     # ------------------------------------------------------------- positions
     def where(self, node: cst.CSTNode) -> tuple[int, int, str]:

@@ -175,3 +175,15 @@ def test_the_audit_sees_the_calls_through_the_helper_before_and_compat_code_afte
     after = analyze_files({path: r.new_source for path, r in rewrite_files(_project()).items()})
     for path in ("pkg/pods.py", "spend.py", "reader.py"):
         assert after[path].findings and all(f.kind == "compat-helper" for f in after[path].findings), path
+
+
+def test_a_call_on_a_client_another_module_makes_is_flagged_with_that_cause_never_silent():
+    files = {"pkg/__init__.py": "", "pkg/http.py": "import httpx\n\nfrom . import config\n\n\ndef rest():\n"
+             "    return httpx.Client(base_url=config.REST_URL)\n",
+             "pkg/templates.py": 'from .http import rest\n\n\ndef names():\n    return rest().get("/templates").json()\n'}
+    out = rewrite_files(files)
+    assert [(s.line, s.state, s.rule) for s in out["pkg/templates.py"].states] == [(5, 3, "Q02")]
+    assert out["pkg/templates.py"].new_source.splitlines()[4].strip() == (
+        "# v1bridge: Q02 GET /templates on a client made in .http (rest), whose base the rewrite cannot follow to "
+        "this call: migrate the client's base and this path together by hand (iterate response[<key>] (pods, "
+        "endpoints, templates, networkVolumes, registries, records))")
