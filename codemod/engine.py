@@ -352,6 +352,13 @@ def _rewrite_pieces(cut: pieces.Split, result: FileResult, selected: frozenset[s
                 else piece.text
         except Exception:
             return None
+        try:  # the output must parse: each piece's (whole statements: the module of them parses then)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(new_text, path)
+        except Exception as exc:
+            result.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
+            return result
         chunks = cut.chunks(new_text, piece)
         if chunks is None:
             return None
@@ -373,15 +380,7 @@ def _rewrite_pieces(cut: pieces.Split, result: FileResult, selected: frozenset[s
         return result
     if _left_out(result, rules, merged.findings, selected):
         return result
-    new_source = (head or "") + "".join(texts[i] for i in range(len(cut.segments)))
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(new_source, path)
-    except Exception as exc:
-        result.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
-        return result
-    result.new_source = new_source
+    result.new_source = (head or "") + "".join(texts[i] for i in range(len(cut.segments)))
     result.rules = rules
     return result
 

@@ -2,7 +2,7 @@
 
 libcst's tree of a module takes about 600 bytes of memory per byte of source, and the analysis keeps an index
 of every node: a 5 MB module needed 3.3 GB. Such a module is nearly always many independent top-level
-functions and classes. `split` cuts it at its top-level statements (CPython's `ast` says where they end):
+functions and classes. `split` cuts it at its top-level statements (where the tokens say they end):
 
 - the *shared* statements (imports, constants, module-level code, and the definitions those use) go into
   every piece: each piece is a module of its own that reads the same names;
@@ -15,11 +15,11 @@ through it, or with none), else the module is analysed whole, as before. Line nu
 """
 from __future__ import annotations
 
-import ast
 import bisect
+import io
 import re
 import secrets
-import warnings
+import tokenize
 from dataclasses import dataclass, field
 
 LARGE_BYTES = 400_000  # a module at least this large is analysed in pieces
@@ -28,7 +28,9 @@ SHARED_MAX = 100_000  # more shared text than this (bytes) and the module is ana
 SHARED_SHARE = 0.25  # ... or more than this share of the module
 
 _NEWLINE = re.compile(r"\r\n?|\n")
-_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_CLAUSES = frozenset({"else", "elif", "except", "finally"})  # go on the compound statement above them
+_F_STRING = re.compile(r"[rRbB]?[fF][rR]?['\"]")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
 @dataclass
@@ -70,54 +72,75 @@ class Split:
         return text[: found[0].start()] if found else text, out
 
 
+def _statements(source: str) -> list[list] | None:
+    """Each top-level statement of SOURCE: [its last line, a definition?, names it defines, names it spells], from
+    the tokens (a stream: CPython's `ast` tree of a 5 MB module took 900 MB). The names of a definition are every
+    function and class in it; the names spelled are every name and attribute, and the identifiers of f-strings."""
+    out: list[list] = []
+    level = 0
+    starting = True  # the next token begins a logical line
+    decorated = False  # the logical line before, at the top level, was a decorator
+    previous = ""
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            kind, text = tok.type, tok.string
+            if kind == tokenize.INDENT:
+                level += 1
+                continue
+            if kind == tokenize.DEDENT:
+                level -= 1
+                continue
+            if kind in (tokenize.COMMENT, tokenize.NL, tokenize.ENDMARKER):
+                continue
+            if starting and level == 0:
+                if not decorated and text not in _CLAUSES:
+                    out.append([0, text in ("def", "class", "async", "@"), set(), set()])
+                decorated = text == "@"
+            starting = kind == tokenize.NEWLINE
+            if not out:
+                return None
+            if kind == tokenize.NEWLINE:
+                out[-1][0] = tok.start[0]
+            elif kind == tokenize.NAME:
+                out[-1][3].add(text)
+                if previous in ("def", "class"):
+                    out[-1][2].add(text)
+            elif kind == tokenize.STRING and _F_STRING.match(text):
+                out[-1][3].update(_IDENTIFIER.findall(text))
+            previous = text
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    return out
+
+
 def split(source: str) -> Split | None:
-    """The pieces of a large module, or None: small, not parsed by `ast`, or too little of it independent."""
+    """The pieces of a large module, or None: small, not tokenized, or too little of it independent."""
     if len(source) < LARGE_BYTES:
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    statements = _statements(source)
+    if statements is None or len(statements) < 2:
         return None
-    groups: list[list[ast.stmt]] = []
-    end = 0
-    for stmt in tree.body:
-        if groups and stmt.lineno == end:  # `a = 1; b = 2`: one statement line
-            groups[-1].append(stmt)
-        else:
-            groups.append([stmt])
-        end = stmt.end_lineno or stmt.lineno
-    if len(groups) < 2:
-        return None
+    groups = statements
     offsets = [0] + [m.end() for m in _NEWLINE.finditer(source)]
     # a segment: from the line after the previous statement (its comments and decorators) to its own last line
     segments: list[str] = []
     first_lines: list[int] = []
     line = 1
-    for i, group in enumerate(groups):
-        last = group[-1].end_lineno or group[-1].lineno
+    for i, (last, _definition, _defines, _names) in enumerate(groups):
         stop = len(source) if i == len(groups) - 1 or last >= len(offsets) else offsets[last]
         segments.append(source[offsets[line - 1]:stop])
         first_lines.append(line)
         line = last + 1
     if "".join(segments) != source:
         return None
-    # what each statement defines (every function, method and class in it: the analysis follows a call to any
-    # function of the module by its name, `client.list_pods()` too) and names (a name or an attribute)
-    definition = {i for i, g in enumerate(groups) if len(g) == 1 and isinstance(g[0], _DEFINITIONS)}
+    # what each definition defines (every function, method and class in it: the analysis follows a call to any
+    # function of the module by its name, `client.list_pods()` too) and what each statement names
+    definition = {i for i, (_last, is_definition, _defines, _names) in enumerate(groups) if is_definition}
     defined_at: dict[str, list[int]] = {}
-    named: list[set[str]] = []
-    for i, group in enumerate(groups):
-        names: set[str] = set()
-        for node in (n for stmt in group for n in ast.walk(stmt)):
-            if isinstance(node, ast.Name):
-                names.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                names.add(node.attr)
-            elif isinstance(node, _DEFINITIONS) and i in definition:
-                defined_at.setdefault(node.name, []).append(i)
-        named.append(names)
+    for i in definition:
+        for name in groups[i][2]:
+            defined_at.setdefault(name, []).append(i)
+    named = [g[3] for g in groups]
     parent = list(range(len(groups)))
 
     def root(i: int) -> int:
