@@ -143,6 +143,8 @@ def _write(out: Outcome, path: str, text: str, encoding: str) -> None:
         how = safe_write.replace(path, encode(text, encoding))
     except (OSError, UnicodeEncodeError) as exc:  # safe_write.ReadOnlyFile too
         out.error = f"not written: {exc}"
+        # its calls are still v1 on disk: the file is counted among the errors, never as v2 or compat
+        out.states, out.rules = [], {}
         return
     out.written = True
     if how.startswith("in place"):

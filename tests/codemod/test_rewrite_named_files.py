@@ -5,6 +5,7 @@ its owner changed, and a hard link was split (the other name kept the v1 text) w
 """
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -37,6 +38,15 @@ def test_a_read_only_file_is_not_rewritten(tmp_path, capsys):
     assert target.read_text() == V1 and stat.S_IMODE(target.stat().st_mode) == 0o444
     assert "client.py: not written: read-only (mode -r--r--r--): not written; `chmod u+w` it first" \
         in capsys.readouterr().err
+
+
+def test_a_file_not_written_is_not_counted_as_migrated(tmp_path, capsys):
+    """Its call is still v1 on disk: an error in the summary and the JSON, never a state-1 site (it was)."""
+    target = _client(tmp_path / "tree" / "client.py", 0o444)
+    assert main(["rewrite", str(target), "--format", "json"]) == 2
+    data = json.loads(capsys.readouterr().out)
+    assert data["call_sites"] == {"v2": 0, "v2-compat": 0, "flagged": 0} and data["sites"] == []
+    assert [e["path"] for e in data["errors"]] == [str(target)] and data["files"]["errors"] == 1
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file another owner takes root (CI runs as root)")
