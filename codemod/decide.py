@@ -543,6 +543,22 @@ def _wrap_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_ca
     return wrapped
 
 
+def _withdraw(plan: "Plan", u: int) -> None:
+    """Call U goes to v2 through the compat module instead: the edits, spans, flags and notes planned for it go
+    (an edit shared with other calls stays for them)."""
+    for key in [k for k, units in plan.change_units.items() if u in units]:
+        plan.change_units[key].discard(u)
+        if not plan.change_units[key]:
+            del plan.change_units[key]
+            del plan.changes[key]
+    for node_id in list(plan.spans):
+        for span in plan.spans[node_id]:
+            span[4].discard(u)
+        plan.spans[node_id] = [s for s in plan.spans[node_id] if s[4]]
+    plan.flags.pop(u, None)
+    plan.notes.pop(u, None)
+
+
 def _keep_wraps(plan: "Plan", wrapped: dict, sites: list) -> None:
     """The wrapped calls: their own changes go (the call is handed over as v1 wrote it, its answer read as v1's),
     but for the move of their base's host; their flags go; the compat call and the module's import are planned."""
@@ -551,18 +567,7 @@ def _keep_wraps(plan: "Plan", wrapped: dict, sites: list) -> None:
     an = plan.an
     for u, (wrap, causes) in wrapped.items():
         site = sites[u]
-        for key in [k for k, units in plan.change_units.items() if u in units]:
-            units = plan.change_units[key]
-            units.discard(u)
-            if not units:
-                del plan.change_units[key]
-                del plan.changes[key]
-        for node_id in list(plan.spans):
-            for span in plan.spans[node_id]:
-                span[4].discard(u)
-            plan.spans[node_id] = [s for s in plan.spans[node_id] if s[4]]
-        plan.flags.pop(u, None)
-        plan.notes.pop(u, None)
+        _withdraw(plan, u)
         line, col, text = an.where(site.call)
         rule, cause = causes[0]
         route = site.route
@@ -746,17 +751,7 @@ def _translate(plan: "Plan", translating: dict, translated: set) -> None:
         return
     an = plan.an
     for u in translated:
-        for key in [k for k, units in plan.change_units.items() if u in units]:
-            plan.change_units[key].discard(u)
-            if not plan.change_units[key]:
-                del plan.change_units[key]
-                del plan.changes[key]
-        for node_id in list(plan.spans):
-            for span in plan.spans[node_id]:
-                span[4].discard(u)
-            plan.spans[node_id] = [s for s in plan.spans[node_id] if s[4]]
-        plan.flags.pop(u, None)
-        plan.notes.pop(u, None)
+        _withdraw(plan, u)
         plan.findings[u] = [Finding(f.rule, f.line, f.column, "through v1bridge_compat.call_v1: " + f.message, True,
                                     f.route, f.v2_target, f.kind, f.source_line, f.attributed, True)
                             for f in plan.findings.get(u, ())]

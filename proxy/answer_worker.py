@@ -313,6 +313,19 @@ def inspect(job: Job, lookup_ids: tuple[tuple[str, str], ...] = (), page: int = 
 # ------------------------------------------------------------------ the translation: one entry at a time
 
 
+def _spool_failed(exc: BaseException, out: str, job: Job, route, v1) -> tuple[str, Any]:
+    """A spool that failed is removed, never left half-written; the failure becomes the v1 error sent (an
+    interruption goes on up)."""
+    remove_file(out)
+    if isinstance(exc, (orjson.JSONEncodeError, *_INVALID)):  # what the check passed cannot fail here; if it did,
+        return _error(_not_json(job, route, v1))             # no answer
+    if isinstance(exc, V1bridgeError):
+        return _error(exc)
+    if isinstance(exc, OSError):
+        return _error(no_room(exc))
+    raise exc
+
+
 def _not_json(job: Job, route, v1) -> V1bridgeError:
     """A body ijson read but orjson would not (a lone surrogate escape): the in-loop path's 502 for it."""
     return v1._not_an_answer(route, _response(job, b"{}", None), job.call, creates=job.creates)
@@ -352,18 +365,8 @@ def translate_list(job: Job, found: Found, lookups: dict[str, Any], out: str | N
                 sink.write(b"," + v1_item if written else v1_item)
                 written += 1
         return "ok", (out, (written, seen))
-    except (orjson.JSONEncodeError, *_INVALID):  # what the check passed cannot fail here; if it did, no answer
-        remove_file(out)
-        return _error(_not_json(job, route, v1))
-    except V1bridgeError as exc:
-        remove_file(out)
-        return _error(exc)
-    except OSError as exc:
-        remove_file(out)
-        return _error(no_room(exc))
-    except BaseException:
-        remove_file(out)
-        raise
+    except BaseException as exc:
+        return _spool_failed(exc, out, job, route, v1)
 
 
 def finish_list(op_id: str, filters: tuple[Filter, ...], includes: frozenset[str], lookups: dict[str, Any],
@@ -423,18 +426,8 @@ def translate_billing(job: Job, found: Found, lookups: dict[str, Any]) -> tuple[
                 first = False
             sink.write(b"]")
         return "ok", (out, os.path.getsize(out))
-    except (orjson.JSONEncodeError, *_INVALID):  # what the check passed cannot fail here; if it did, no answer
-        remove_file(out)
-        return _error(_not_json(job, route, v1))
-    except V1bridgeError as exc:
-        remove_file(out)
-        return _error(exc)
-    except OSError as exc:
-        remove_file(out)
-        return _error(no_room(exc))
-    except BaseException:
-        remove_file(out)
-        raise
+    except BaseException as exc:
+        return _spool_failed(exc, out, job, route, v1)
 
 
 def translate_whole(job: Job) -> tuple[str, Any]:
