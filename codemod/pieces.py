@@ -1,7 +1,7 @@
-"""A large module analysed a piece at a time (issue 23 item 10: a 5 MB file in bounded memory).
+"""A large module analysed a piece at a time, in bounded memory (issue 23 item 10).
 
-libcst's tree of a module takes about 600 bytes of memory per byte of source, and the analysis keeps an index
-of every node: a 5 MB module needed 3.3 GB. Such a module is nearly always many independent top-level
+libcst's tree of a module takes hundreds of bytes of memory per byte of source, and the analysis keeps an index
+of every node: a module of megabytes needs gigabytes (figures: docs/bench.md, large files). Such a module is nearly always many independent top-level
 functions and classes. `split` cuts it at its top-level statements (where the tokens say they end):
 
 - the *shared* statements (imports, constants, module-level code, and the definitions those use) go into
@@ -74,7 +74,7 @@ class Split:
 
 def _statements(source: str) -> list[list] | None:
     """Each top-level statement of SOURCE: [its last line, a definition?, names it defines, names it spells], from
-    the tokens (a stream: CPython's `ast` tree of a 5 MB module took 900 MB). The names of a definition are every
+    the tokens (a stream: CPython's `ast` tree of a large module is itself hundreds of MB). The names of a definition are every
     function and class in it; the names spelled are every name and attribute, and the identifiers of f-strings."""
     out: list[list] = []
     level = 0
