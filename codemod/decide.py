@@ -586,8 +586,9 @@ def _keep_wraps(plan: "Plan", wrapped: dict, sites: list) -> None:
     plan.change("compat-import", an.module, "compat", plan.compat_import)
 
 
-def _move_base(plan: "Plan", site) -> None:
-    """The v1 base of a call no rule planned (its route is only known at run time) becomes the v2 base."""
+def _move_base(plan: "Plan", site) -> cst.CSTNode | None:
+    """The v1 base of a call no rule planned (its route is only known at run time) becomes the v2 base. Returns
+    the literal that moves (None: none does)."""
     from codemod.analysis.syntax import span_origin
 
     for info in (site.url, site.base):
@@ -596,7 +597,9 @@ def _move_base(plan: "Plan", site) -> None:
             origin = span_origin(info.pieces, a, b)
             if origin is not None:
                 plan.string_edit(origin[0], origin[1], origin[2], repl, "L01")
-            return
+                return origin[0]
+            return None
+    return None
 
 
 def _compat_fn(wrap) -> str:
@@ -766,8 +769,12 @@ def _translate(plan: "Plan", translating: dict, translated: set) -> None:
             plan.findings[unit] = [f for f in found if not (f.rule == "L01" and f.kind == "base-url"
                                                                and not f.fixable)]
         plan.unit = "helper"
-        _move_base(plan, inner.inner)
+        base = _move_base(plan, inner.inner)
         name = an.qualname(inner.fn)
+        if base is not None:  # the audit lists the base that moves, as it lists a base any rule migrates
+            plan.seen.discard((*an.where(base)[:2], "L01", "base-url"))  # its unfixable finding went above
+            plan.find(base, "L01", "base-url", f"v1 base address: moves to v2 with {name}(), whose request is "
+                      "translated at run time (v1bridge_compat.call_v1)", True)
         plan.find(inner.inner.call, "L01", "call", f"the request of {name}() (called from other files) goes to v2 "
                   "through v1bridge_compat.call_v1, translated when it runs", True)
         plan.change("compat-call", inner.inner.call, "L01", wrap)
@@ -812,11 +819,34 @@ def _through_imported(plan: "Plan") -> None:
             plan.flag(through.call, rule, "call", through.route, why)
             plan.states.append(CallState(line, 3, rule, why))
             answers_translated = False
+        _through_reads(plan, through, where)
     if answers_translated and not plan.facts.calls and not plan.facts.unmatched:
         for unit, found in plan.findings.items():
             plan.findings[unit] = [replace(f, kind=COMPAT_HELPER, message=f.message.replace(
                 "on an object from elsewhere", "on a v1 view made at run time by a translated helper"))
                 if not f.attributed else f for f in found]
+
+
+def _through_reads(plan: "Plan", through, where: str) -> None:
+    """The v1 fields read on the answer of a call through another file's helper: a v1 view made at run time once
+    that helper's request is translated (compat), v1 code while it stays on v1."""
+    sig = through.sig
+    for read in through.reads:
+        if read.kind != "field":
+            continue
+        spec = plan.kb.mappings.responses[read.route.op.response].fields[read.key]
+        if spec.rule is None:
+            continue
+        about = f"v1 field {read.key!r} of {read.route.label()} through {where}"
+        if sig.translated:
+            plan.find(read.node, spec.rule, COMPAT_HELPER, f"{about}: read on the v1 view v1bridge_compat.call_v1 "
+                      "makes at run time", True, read.route)
+        elif not sig.why_not:
+            plan.find(read.node, spec.rule, "response-field", f"{about}: a v1 view made at run time once the rewrite "
+                      "sends that helper's request through v1bridge_compat.call_v1", True, read.route)
+        else:
+            plan.find(read.node, spec.rule, "response-field", f"{about}, which stays on v1: "
+                      f"{plan.rule_text(spec.rule)}", False, read.route)
 
 
 def _on_clients_from_elsewhere(plan: "Plan") -> None:

@@ -152,10 +152,34 @@ def plan_read(read: Read, cf: CallFact, plan: Plan) -> None:
 
 
 def plan_unresolved(plan: Plan) -> None:
-    """A v1-shaped path whose base cannot be traced to this service: never edited, flagged by the decision."""
+    """A v1-shaped path whose base cannot be traced to this service: never edited, flagged by the decision. The
+    finding says what could not be resolved (the audit's `review`)."""
     for site, route in plan.facts.unresolved + plan.facts.relative:
         plan.find(site.call, route.op.rules[0] if route.op.rules else "L01", "indirect",
-                  f"{route.label()} through a base address defined elsewhere; check it by hand", False, route)
+                  f"{route.label()} through a base address defined elsewhere; check it by hand "
+                  f"(review: {_unresolved_because(plan.facts.source, site.call)})", False, route)
+
+
+def _unresolved_because(source, call) -> str:
+    """What the analysis could not resolve for CALL: the object whose method sends the path, and whether it is
+    handed in (a parameter of a function around it: its caller decides what it is) or set out of sight."""
+    import libcst as cst
+
+    from codemod.analysis.syntax import dotted
+
+    func = call.func
+    callee = dotted(func) or (func.attr.value if isinstance(func, cst.Attribute) else "")  # `rest().post`: post
+    root = callee.split(".", 1)[0]
+    fn = source.scope_of(call)
+    while fn is not None and "." in callee:
+        params = fn.params
+        if any(p.name.value == root for p in (*params.posonly_params, *params.params, *params.kwonly_params)):
+            return (f"`{root}` is handed in by the caller and no file of the project says what it is, so the base "
+                    f"that `{callee}` joins the path to is unknown")
+        fn = source.scope_of(fn)
+    if callee:
+        return f"the base that `{callee}` joins the path to is not set in any file the audit can follow"
+    return "the base this path is joined to is not set in any file the audit can follow"
 
 
 def plan_handed_in(plan: Plan) -> None:

@@ -99,8 +99,8 @@ class Analyzer(Strings, Calls, Flow):
         for node in self.ix.strings:
             self._v1_string(node)
         self._compat_calls()
-        self._handed_in_reads()
         self._calls_through_imported_helpers()
+        self._handed_in_reads()
         self.facts.module_facts = self._module_facts()
         return self.facts
 
@@ -243,7 +243,9 @@ class Analyzer(Strings, Calls, Flow):
 
     def _imported_instance(self, target: cst.CSTNode, call: cst.Call):
         """(HelperRef, class name) when `target` is an instance of an imported class: a parameter annotated with
-        it (`client: RunPodClient`, `c: rp.RunPodClient`) or a name bound once to `RunPodClient(...)`."""
+        it (`client: RunPodClient`, `c: rp.RunPodClient`) or a name bound once to `RunPodClient(...)`, in the
+        function or, when the function neither takes nor binds the name, at module level (`client =
+        RunPodClient()` used inside `main()`)."""
         if not isinstance(target, cst.Name):
             return None
         fn = self.scope_of(call)
@@ -251,8 +253,10 @@ class Analyzer(Strings, Calls, Flow):
         param = self._param(fn, target.value) if fn is not None else None
         if param is not None and param.annotation is not None:
             expr = param.annotation.annotation
-        else:
+        elif param is None:
             assigned = self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(target.value, [])
+            if not assigned and fn is not None:
+                assigned = self.ix.assigns.get(None, {}).get(target.value, [])
             if len(assigned) == 1 and isinstance(assigned[0][0], cst.Call):
                 expr = assigned[0][0].func
         if isinstance(expr, cst.SimpleString):  # `client: "RunPodClient"`
@@ -298,7 +302,14 @@ class Analyzer(Strings, Calls, Flow):
                     routes = self.kb.match(path.rstrip("/") or "/", method)
                     route = routes[0] if routes and (method is not None or len({r.method for r in routes}) == 1) \
                         else None
-            self.facts.through.append(ThroughCall(call, ref.origin, sig, method, path, route))
+            through = ThroughCall(call, ref.origin, sig, method, path, route)
+            self.facts.through.append(through)
+            if route is not None:
+                self._through_reads(through)
+        for _ in range(3):  # `return client.get(...)` in a function of this module: its callers read the answer
+            if not self._propagate_returns():
+                break
+        self._reading = None
         # a call through an imported helper is that helper's call, not a call on a base this file cannot trace
         through = {id(t.call) for t in self.facts.through}
         if through:
@@ -306,6 +317,19 @@ class Analyzer(Strings, Calls, Flow):
             self.facts.unresolved = [(site, r) for site, r in self.facts.unresolved if id(site.call) not in through]
             self.facts.unmatched = [u for u in self.facts.unmatched if id(u[0].call) not in through]
             self.facts.foreign = [site for site in self.facts.foreign if id(site.call) not in through]
+
+    def _through_reads(self, through) -> None:
+        """The answer of a call through another file's helper is the route's JSON (what the helper returns):
+        where it flows, as for a call of this file (`for t in client.get("/templates"): t["imageName"]`)."""
+        route = through.route
+        shape = "list" if self.kb.list_key(route) else ("object" if route.op.response else None)
+        if shape is None:
+            return
+        call_expr: cst.CSTNode = through.call
+        if isinstance(self.parent(call_expr), cst.Await):
+            call_expr = self.parent(call_expr)
+        self._reading = through
+        self._flow(call_expr, Typed(route, shape), depth=0)
 
     def _module_facts(self):
         """Module-level string constants (bound once, to a literal spelled as its value) and `from X import`

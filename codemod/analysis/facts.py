@@ -208,6 +208,7 @@ class ThroughCall:
     method: str | None
     path: str | None  # the v1 path it passes, when readable (holes for unknown parts)
     route: Route | None  # the v1 route that path and method are, when one
+    reads: list[Read] = field(default_factory=list)  # where its answer (the route's JSON) is read
 
 
 @dataclass

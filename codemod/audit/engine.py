@@ -474,8 +474,8 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
                       if not s.reason.startswith("unreadable")} | {(o.path, o.reason) for o in outcomes
                                                                    if isinstance(o, Skipped)})
     results.extend(_helpers_of(results, passed_over))
-    table = _cross_file(results, root, passed_over)
-    report_index = join_project(results).merged(_python_project(results, root, table))
+    _cross_file(results, root, passed_over)
+    report_index = join_project(results).merged(_python_project(results, root))
     results.sort(key=lambda r: r.path)
     report = AuditReport(
         roots=[str(p) for p in paths],
@@ -491,7 +491,7 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
     return report
 
 
-def _python_project(results: list[FileResult], root: Path, table=None) -> ProjectIndex:
+def _python_project(results: list[FileResult], root: Path) -> ProjectIndex:
     """What the Python analysis of one file cannot see: path segments kept in their own constant and joined later
     (`project.python_segments`), paths only v1 spells handed to code not in sight (`project.python_v1_only_paths`)."""
     @lru_cache(maxsize=64)
@@ -508,19 +508,18 @@ def _python_project(results: list[FileResult], root: Path, table=None) -> Projec
     def markers_of(rel: str, line: int):
         return marker_map(rel).lookup(line)
 
-    project.python_v1_only_paths(results, read, markers_of, table)
+    project.python_v1_only_paths(results, read, markers_of)
     index = project.python_segments(results, read)
     if index.definitions:
         project.apply_segments(results, index, read, markers_of)
     return index
 
 
-def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[str, str]]):
+def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[str, str]]) -> None:
     """Python files that share string constants (a base in a sibling module) or helpers (a client class) are read
     again with them, agreed the way the rewrite agrees them (`codemod.crossfile.resolve`: a constant one of its
     users keeps stays v1 for all): the audit reports what the rewrite decides, under the same rules. A package's
-    `__init__` the prefilter passed over still hands on what it imports (`project.package_facts`). Returns the
-    run's crossfile.Table."""
+    `__init__` the prefilter passed over still hands on what it imports (`project.package_facts`)."""
     from codemod import crossfile
 
     facts = [r.module_facts for r in results]
@@ -528,7 +527,7 @@ def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[s
         facts += project.package_facts(passed_over)
     table = crossfile.Table(facts)
     if not table.involved():
-        return table
+        return
 
     def run(batch):
         out = {}
@@ -542,7 +541,6 @@ def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[s
     for i, result in enumerate(results):
         if result.path in final:
             results[i] = final[result.path]
-    return table
 
 
 def _warm() -> None:

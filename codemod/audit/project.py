@@ -490,28 +490,23 @@ def _callee(node: ast.expr) -> str:
     return ""
 
 
-def python_v1_only_paths(results: list[FileResult], read, markers_of, table=None) -> None:
+def python_v1_only_paths(results: list[FileResult], read, markers_of) -> None:
     """A path only v1 spells (`/networkvolumes/{id}`, `/billing/endpoints`), handed to a function the Python
     analysis cannot follow (an SDK's `fetch_json`, a client whose type it cannot see), is a v1 call wherever its
     base comes from, as in every other language: its line gets the route's finding, and a `review` made there
-    for it becomes a call. A `review` through a module-level instance of a client class another file defines
-    (`client = RunPodClient()`, used inside a function) is a call through that class's helper (TABLE: the run's
-    crossfile.Table). READ(path): a file's text; MARKERS_OF(path, line): the marker covering that line."""
+    for it becomes a call. READ(path): a file's text; MARKERS_OF(path, line): the marker covering that line."""
     cat = catalogue()
     signs = _v1_only_signs()
     for result in results:
         if result.language != "python" or result.error:
             continue
-        unexplained = [f for f in result.findings if f.kind == "indirect" and "(review: " not in f.message]
         text = read(result.path)
-        if text is None or not (unexplained or signs.search(text)):
+        if text is None or not signs.search(text):
             continue
         try:
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             continue
-        if unexplained:
-            _explain(result, tree, unexplained, table.helper_refs.get(result.path, {}) if table is not None else {})
         lines = Lines(text)
         routed = {f.line for f in result.findings if f.route and f.kind != "indirect"}
         found: list[AuditFinding] = []
@@ -554,57 +549,6 @@ def python_v1_only_paths(results: list[FileResult], read, markers_of, table=None
         result.findings.extend(found)
         result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
         finish(result)
-
-
-def _module_instances(tree: ast.Module) -> dict[str, str]:
-    """Module-level `NAME = Class(...)`: name -> the class's local name."""
-    out = {}
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, ast.AnnAssign) else []
-        value = getattr(node, "value", None)
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-            out.update((t.id, value.func.id) for t in targets if isinstance(t, ast.Name))
-    return out
-
-
-def _explain(result: FileResult, tree: ast.Module, unexplained: list[AuditFinding], refs: dict) -> None:
-    """Each `review` the Python analysis left either goes through a module-level instance of a client class of
-    the run (REFS: crossfile.HelperRef by local name; then it is that helper's call) or says what could not be
-    resolved: the object whose method sends the path, and whether it is handed in (a parameter: the caller
-    decides what it is) or set where the audit cannot see its base."""
-    instances = _module_instances(tree)
-    handed_in: dict[int, set[str]] = {}  # line -> names of the parameters of the function around it
-    calls: dict[int, list[ast.Call]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            names = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
-            for inner in ast.walk(node):
-                if hasattr(inner, "lineno"):
-                    handed_in.setdefault(inner.lineno, set()).update(names)
-        elif isinstance(node, ast.Call):
-            calls.setdefault(node.lineno, []).append(node)
-    told = {}
-    for finding in unexplained:
-        callee = next((_callee(c.func) for c in calls.get(finding.line, ()) if _callee(c.func)), "")
-        root = callee.split(".", 1)[0]
-        ref = refs.get(instances.get(root, ""))
-        sig = ref.find(callee.rsplit(".", 1)[-1]) if ref is not None and ref.kind == "class" and callee.count(
-            ".") == 1 and root not in handed_in.get(finding.line, ()) else None
-        if sig is not None:
-            told[id(finding)] = dataclasses.replace(
-                finding, kind="call", message=f"{finding.route} through {sig.name}() of {ref.origin} (`{root}` is "
-                                              f"this module's {instances[root]}): a v1 helper")
-            continue
-        if "." in callee and root in handed_in.get(finding.line, ()):
-            why = (f"`{root}` is handed in by the caller and no file of the project says what it is, so the base "
-                   f"that `{callee}` joins the path to is unknown")
-        elif callee:
-            why = f"the base that `{callee}` joins the path to is not set in any file the audit can follow"
-        else:
-            why = "the base this path is joined to is not set in any file the audit can follow"
-        told[id(finding)] = dataclasses.replace(finding, message=f"{finding.message} (review: {why})")
-    result.findings = [told.get(id(f), f) for f in result.findings]
 
 
 def package_facts(passed_over: list[tuple[str, str]]) -> list:

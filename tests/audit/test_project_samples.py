@@ -4,6 +4,7 @@ is set; a path spelling only v1 writes is v1 wherever its base comes from; `revi
 be found, saying which. Recall and precision per language are printed (run with -s) and must stay at 1.0."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,35 @@ def test_html_shows_where_the_base_is_set():
 
     page = report_html.render(audit_paths([str(PROJECTS / "go_runpod")]))
     assert 'via <code>runpod/client.go:16</code> v1 base `DefaultBaseURL` set here' in page
+
+
+def test_the_python_gaps_have_their_rule_and_kind(reports):
+    """Guards issue 25's two Python gaps: the base the rewrite moves with the client's translated request, and a
+    field read on the answer of a call through a module-level instance of that client."""
+    py = reports["py_client_class.expected.yaml"]
+    got = {(f["path"], f["line"]): (f["rule"], f["kind"], f["route"]) for f in py["findings"]}
+    assert got[("runpodctl/client.py", 7)] == ("L01", "base-url", None)
+    assert got[("cli.py", 23)] == ("L02", "response-field", "GET /templates")
+
+
+def test_after_the_rewrite_only_what_still_runs_on_v1_is_reported(tmp_path):
+    """Guards issue 21's "audit reads the same project facts" on the client-class sample: after `rewrite`, calls
+    and answer reads through the translated client are compat code; what is left is a v1-only path sent to a
+    package outside the project, one on an untyped client, and the review; `--fail-on-legacy` fails on them."""
+    import shutil
+
+    from codemod.audit import report_json
+    from codemod.audit.engine import audit_paths
+    from tests.codemod.project_harness import rewrite
+
+    root = tmp_path / "py_client_class"
+    shutil.copytree(PROJECTS / "py_client_class", root)
+    assert rewrite(root).returncode in (0, 1)
+    data = json.loads(report_json.render(audit_paths([str(root)])))
+    assert sorted((f["path"], f["line"]) for f in data["findings"]) == [
+        ("cli.py", 32), ("cli.py", 32), ("runpodctl/hooks.py", 5), ("runpodctl/pods.py", 20), ("runpodctl/pods.py", 20)]
+    compat = {(f["path"], f["line"]) for f in data["suppressed"] if f["suppressed"] == "compat"}
+    assert {("cli.py", 22), ("cli.py", 23), ("cli.py", 25), ("runpodctl/pods.py", 14)} <= compat
+    assert {f["path"]: f["status"] for f in data["files"]} == {
+        "cli.py": "needs-migration", "reports/weekly.py": "v2-compat", "runpodctl/client.py": "v2-compat",
+        "runpodctl/hooks.py": "review", "runpodctl/pods.py": "needs-migration", "runpodctl/volumes.py": "v2-compat"}

@@ -187,3 +187,57 @@ def test_a_call_on_a_client_another_module_makes_is_flagged_with_that_cause_neve
         "# v1bridge: Q02 GET /templates on a client made in .http (rest), whose base the rewrite cannot follow to "
         "this call: migrate the client's base and this path together by hand (iterate response[<key>] (pods, "
         "endpoints, templates, networkVolumes, registries, records))")
+
+
+MODULE_INSTANCE = '''from pkg.client import Client
+
+client = Client()
+
+
+def images():
+    for template in client.get("/templates"):
+        print(template["id"], template["imageName"])
+'''
+
+
+def test_a_module_level_instance_used_in_a_function_is_a_call_through_its_class_and_its_answer_is_followed():
+    """Guards issue 25's `cli.py:23`: `client = Client()` at module level, `client.get(...)` inside a function, is
+    a call through Client.get() (state 2 once the class's request is translated), and the v1 fields read on its
+    answer are v1 reads before the rewrite and v1 views made at run time after it."""
+    files = {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "cli.py": MODULE_INSTANCE}
+    out = rewrite_files(files)
+    assert out["cli.py"].new_source == MODULE_INSTANCE
+    assert [(s.line, s.state, s.rule) for s in out["cli.py"].states] == [(7, 2, "Q02")]
+    before = analyze_files(files)["cli.py"].findings
+    assert [(f.line, f.rule, f.kind, f.route, f.fixable) for f in before] == [
+        (7, "Q02", "call", "GET /templates", True), (8, "L02", "response-field", "GET /templates", True)]
+    assert before[1].message.startswith("v1 field 'imageName' of GET /templates through Client.get() of pkg/client.py")
+    after = analyze_files({path: r.new_source for path, r in out.items()})["cli.py"].findings
+    assert [(f.line, f.rule, f.kind) for f in after] == [(7, "Q02", "compat-helper"), (8, "L02", "compat-helper")]
+
+
+def test_a_field_read_on_the_answer_of_a_helper_that_stays_v1_is_v1_code():
+    files = {"rp.py": URLLIB, "job.py": 'import rp\n\n\ndef running():\n    return [p["id"] for p in rp.call("GET", '
+             '"/pods") if p["desiredStatus"] == "RUNNING"]\n'}
+    found = analyze_files(files)["job.py"].findings
+    read = next(f for f in found if f.kind == "response-field")
+    assert (read.line, read.rule, read.route, read.fixable) == (5, "Q13", "GET /pods", False)
+    assert read.message.startswith("v1 field 'desiredStatus' of GET /pods through call() of rp.py, which stays on v1")
+
+
+def test_the_base_a_translated_helper_moves_is_a_finding_of_its_own():
+    """Guards issue 25's `runpodctl/client.py:7`: the audit lists the base the rewrite moves with the helper."""
+    files = {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "pkg/volumes.py": USES_CLIENT}
+    found = analyze_files(files)["pkg/client.py"].findings
+    base = [(f.line, f.rule, f.kind, f.fixable) for f in found if f.kind == "base-url"]
+    assert base == [(5, "L01", "base-url", True)]
+    assert '    def __init__(self, base="https://api.runpod.io/v2"):' in \
+        rewrite_files(files)["pkg/client.py"].new_source.splitlines()
+
+
+def test_a_path_sent_on_an_object_handed_in_says_what_could_not_be_resolved():
+    found = analyze_files({"hooks.py": 'def on_start(api, log):\n    for t in api.get("/templates"):\n'
+                                       '        log.info(t["id"])\n'})["hooks.py"].findings
+    assert [(f.line, f.kind) for f in found] == [(2, "indirect")]
+    assert found[0].message.endswith("(review: `api` is handed in by the caller and no file of the project says what "
+                                     "it is, so the base that `api.get` joins the path to is unknown)")
