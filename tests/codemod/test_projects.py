@@ -117,8 +117,28 @@ async def modelhub(project: Loaded, ids: dict) -> list[str]:
     return out
 
 
+async def opsbox(project: Loaded, ids: dict) -> list[str]:
+    out: list[str] = []
+    out += await project.main("volumes", ["make", "scratch", "50", "US-KS-2"])
+    # the client tries its GPU types one create at a time, reading the API's error text: H100 NVL has no capacity
+    out += await project.main("provision", ["oncall-1", "--poll", "0.01"])
+    out += await project.main("provision", ["oncall-1"])
+    for verb in ("stop", "start", "reset", "restart"):
+        out += await project.main("lifecycle", [verb, "oncall-1"])
+    out += await project.main("volumes", ["grow", "scratch", "80"])
+    out += await project.main("volumes", ["show", "scratch"])
+    out += await project.main("volumes", ["ls"])
+    out += await project.main("spend", ["--per-pod"])
+    out += await project.main("spend", ["--days", "2", "--gpu", "NVIDIA H100 80GB HBM3"])
+    out += await project.main("lifecycle", ["rm", "oncall-1", "--force"])
+    out += await project.main("lifecycle", ["rm", "oncall-1"])
+    out += await project.main("volumes", ["rm", "scratch"])
+    out += await project.main("volumes", [])
+    return out
+
+
 SCENARIOS = {"podctl": podctl, "fleet": fleet, "nightly": nightly, "gpuctl": gpuctl, "labkit": labkit,
-             "modelhub": modelhub}
+             "modelhub": modelhub, "opsbox": opsbox}
 
 # Routes each project still sends to v1 after today's rewrite (issue 21 wants none): a ratchet, so the set may only
 # shrink; emptied as the rebuilt rewrite lands.
@@ -139,6 +159,15 @@ LEFT_ON_V1: dict[str, set[str]] = {
     "nightly": {"DELETE /containerregistryauth/<id>", "DELETE /pods/<id>", "GET /billing/pods",
                 "GET /containerregistryauth", "GET /pods", "POST /containerregistryauth", "POST /pods",
                 "POST /pods/<id>/stop"},
+}
+
+# Projects whose rewritten code runs on v2 (nothing left on v1) while `audit --fail-on-legacy` still exits 1: a
+# ratchet like LEFT_ON_V1 (the test fails once the audit agrees, so the entry goes).
+AUDIT_STILL_FLAGS: dict[str, str] = {
+    # `import rp; rp.get(...)` through the package's __init__ re-export of rp/http.py's helpers (which the rewrite
+    # translated with call_v1) is reported as needs-migration in lifecycle.py, provision.py and spend.py;
+    # `from rp import get, post` in volumes.py is v2-compat
+    "opsbox": "module-attribute calls through a helper package's __init__ are not joined to the translated helper",
 }
 
 # ------------------------------------------------------------------ servers
@@ -249,7 +278,7 @@ async def test_rewritten_project_does_on_v2_what_the_original_did_through_the_pr
     assert left <= LEFT_ON_V1.get(name, set()), "calls the rewrite left on v1"
     # `rewrite` then `audit --fail-on-legacy` exits 0 only when the code runs on v2 (and then it must)
     gate = audit_gate(root)
-    assert gate.returncode == (1 if left else 0), gate.stdout[-3000:] + gate.stderr[-2000:]
+    assert gate.returncode == (1 if left or name in AUDIT_STILL_FLAGS else 0), gate.stdout[-3000:] + gate.stderr[-2000:]
     assert b.sandbox.unrouted == [], "paths v2 does not have"
     catalog = [op for op in b.sandbox.ops if op.method == "GET" and op.route.startswith("/v2/catalog/")]
     before_ops, after_ops = client_ops(a.sandbox.ops), [op for op in b.sandbox.ops if op not in catalog]

@@ -21,8 +21,9 @@ import rewrite_states  # noqa: E402
 # whose body the compat module refuses by policy went back to state 3 with their cause: 100/121, 100/161).
 # Helpers other modules call translate their request at run time: podctl and fleet on v2 (108/161); so do a
 # module's own helpers whose family was left blocked (103/121, 111/161).
-# Lowered for "all" when labkit and modelhub joined the projects (25 call sites, all silent today: 111/186).
-SHARE_AT_LEAST = {"corpus": 0.85, "all": 0.59}
+# Lowered for "all" when labkit, modelhub (25 call sites, all silent today) and opsbox (14, 5 without a v1
+# spelling) joined the projects: 116/200.
+SHARE_AT_LEAST = {"corpus": 0.85, "all": 0.58}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites left silent (unchanged, no comment, still v1) by today's rewrite: issue 21 wants none. A ratchet,
@@ -57,6 +58,11 @@ PROJECTS_NOT_YET = {
     "podctl/billing_report.py:18", "podctl/podctl/endpoints.py:28", "podctl/podctl/endpoints.py:37",
     "podctl/podctl/endpoints.py:44", "podctl/podctl/endpoints.py:6", "podctl/podctl/pods.py:39",
     "podctl/podctl/pods.py:44", "podctl/podctl/pods.py:48",
+    # opsbox: rpops/http.py's request() is wrapped in call_v1, so every call through it is state 2 translated at
+    # run time, with the v1 path left on the line (state 1 wanted for the readable ones)
+    "opsbox/lifecycle.py:25", "opsbox/lifecycle.py:26", "opsbox/provision.py:17", "opsbox/spend.py:27",
+    "opsbox/volumes.py:10", "opsbox/volumes.py:17", "opsbox/volumes.py:21", "opsbox/volumes.py:25",
+    "opsbox/volumes.py:28", "opsbox/volumes.py:31",
 } | SILENT_NOT_YET
 
 
