@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
+from libcst._nodes.internal import CodegenState
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import NEWLINE_RE
 
 from codemod.knowledge import HOLE
 
@@ -124,14 +125,80 @@ def _child_fields(cls: type) -> tuple[str, ...]:
 
 
 def positions(module: cst.Module):
-    """Start/end of every node. The provider's own code generation only: going through
-    MetadataWrapper adds a full visit of the module that the positions do not need."""
+    """Start/end of every node, as libcst's PositionProvider gives them (the reference `_PlacingState` is tested
+    against). The provider's own code generation only: going through MetadataWrapper adds a full visit of the
+    module that the positions do not need."""
     try:
         provider = PositionProvider()
         provider._gen_impl(module)  # noqa: SLF001 - libcst's documented provider, minus the wrapper
         return provider._computed
     except Exception:  # a libcst without these internals: the public, slower way
         return MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+
+class _Recording:
+    """`with state.record_syntactic_position(node, ...)` of `_PlacingState` (libcst's is a generator-based
+    context manager: an object and a generator per node)."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "line", "column")
+
+    def __init__(self, state: "_PlacingState", node, start_node, end_node) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+        self.line, self.column = state.line, state.column
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_exc) -> bool:
+        state = self.state
+        placed = state.placed
+        start = placed[id(self.start_node)] if self.start_node is not None else (self.line, self.column)
+        end = placed[id(self.end_node)] if self.end_node is not None else (0, 0, state.line, state.column)
+        placed[id(self.node)] = (start[0], start[1], end[2], end[3])
+        return False
+
+
+class _PlacingState(CodegenState):
+    """libcst's PositionProvidingCodegenState, doing the same arithmetic in less Python: a position is a tuple
+    (start line, start column, end line, end column) keyed by id(node), made a CodeRange only when asked for
+    (LazyPositions). libcst's state builds three frozen dataclasses and two generator context managers per node,
+    most of the cost of an analysis' positions. Equal to `positions` on every node: tests/codemod/test_positions.py."""
+
+    __slots__ = ("line", "column", "placed", "_stack")
+
+    def __init__(self, default_indent: str, default_newline: str, line: int = 1) -> None:
+        super().__init__(default_indent=default_indent, default_newline=default_newline)
+        self.line, self.column = line, 0
+        self.placed: dict[int, tuple[int, int, int, int]] = {}
+        self._stack: list[tuple[int, int]] = []
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.add_token(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        if "\n" in value or "\r" in value:
+            segments = NEWLINE_RE.split(value)
+            self.line += len(segments) - 1
+            self.column = len(segments[-1])
+        else:
+            self.column += len(value)
+
+    def before_codegen(self, node) -> None:
+        self._stack.append((self.line, self.column))
+
+    def after_codegen(self, node) -> None:
+        line, column = self._stack.pop()
+        if id(node) not in self.placed:  # a syntactic position recorded inside the node's code stays
+            self.placed[id(node)] = (line, column, self.line, self.column)
+
+    def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> _Recording:
+        return _Recording(self, node, start_node, end_node)
+
+
+def _code_range(placed: tuple[int, int, int, int]) -> CodeRange:
+    return CodeRange(CodePosition(placed[0], placed[1]), CodePosition(placed[2], placed[3]))
 
 
 class LazyPositions(Mapping):
@@ -146,7 +213,8 @@ class LazyPositions(Mapping):
 
     def __init__(self, module: cst.Module, source: str, parent: dict[int, cst.CSTNode]) -> None:
         self.module, self.source, self.parent = module, source, parent
-        self.computed: dict = {}
+        self.placed: dict[int, tuple[int, int, int, int]] = {}  # id(node) -> its position as _PlacingState has it
+        self.computed: dict[int, CodeRange] = {}  # id(node) -> the CodeRange made of it, once asked for
         self.done: set[int] = set()  # id() of the top-level statements computed
         self.lines: dict[int, int] | None = None  # id(top-level statement) -> line of its first token
         self.offsets: list[int] = []  # offset in the source where each line starts
@@ -173,7 +241,14 @@ class LazyPositions(Mapping):
 
     def _compute_all(self) -> None:
         self.whole = True
-        self.computed = positions(self.module)
+        try:
+            state = _PlacingState(self.module.default_indent, self.module.default_newline)
+            self.module._codegen(state)  # noqa: SLF001 - as `positions`, with the leaner state
+            self.placed = state.placed
+        except Exception:  # a libcst without these internals
+            self.placed = {id(node): (r.start.line, r.start.column, r.end.line, r.end.column)
+                           for node, r in positions(self.module).items()}
+        self.computed = {}
 
     def _compute(self, node: cst.CSTNode) -> None:
         top, up = node, self.parent.get(id(node))
@@ -191,20 +266,17 @@ class LazyPositions(Mapping):
         self.done.add(id(top))
         first = line - self._lines_before(top)  # the line its code starts on
         try:
-            provider = PositionProvider()
-            state = PositionProvidingCodegenState(default_indent=self.module.default_indent,
-                                                  default_newline=self.module.default_newline, provider=provider,
-                                                  line=first)
+            state = _PlacingState(self.module.default_indent, self.module.default_newline, line=first)
             top._codegen(state)  # noqa: SLF001 - as `positions`, one statement
-            placed = provider._computed  # noqa: SLF001
         except Exception:  # a libcst without these internals
             self._compute_all()
             return
-        if placed[top].start.line != line or not 0 < first <= len(self.offsets) \
+        placed = state.placed
+        if placed[id(top)][0] != line or not 0 < first <= len(self.offsets) \
                 or not self._is_source_at("".join(state.tokens), self.offsets[first - 1]):
             self._compute_all()
             return
-        self.computed.update(placed)
+        self.placed.update(placed)
 
     def _lines_before(self, top: cst.CSTNode) -> int:
         """Lines of a top-level statement's code above its first token: the comments and blank lines it carries,
@@ -222,15 +294,20 @@ class LazyPositions(Mapping):
         return code.startswith(rest) and code[len(rest):] in ("\n", "\r\n", "\r")
 
     def __getitem__(self, node):
-        found = self.computed.get(node)
-        if found is None and not self.whole:
+        key = id(node)
+        found = self.computed.get(key)
+        if found is not None:
+            return found
+        placed = self.placed.get(key)
+        if placed is None and not self.whole:
             self._compute(node)
-            found = self.computed.get(node)
-            if found is None and not self.whole:  # a node the statement's code generation does not place
+            placed = self.placed.get(key)
+            if placed is None and not self.whole:  # a node the statement's code generation does not place
                 self._compute_all()
-                found = self.computed.get(node)
-        if found is None:
+                placed = self.placed.get(key)
+        if placed is None:
             raise KeyError(node)
+        found = self.computed[key] = _code_range(placed)
         return found
 
     def __contains__(self, node) -> bool:
@@ -241,14 +318,10 @@ class LazyPositions(Mapping):
         return True
 
     def __iter__(self):
-        if not self.whole:
-            self._compute_all()
-        return iter(self.computed)
+        raise TypeError("LazyPositions answers for one node at a time")
 
     def __len__(self) -> int:
-        if not self.whole:
-            self._compute_all()
-        return len(self.computed)
+        raise TypeError("LazyPositions answers for one node at a time")
 
 
 # The Indexer's dispatch by the node's class, worked out once per class: `isinstance` against libcst's classes
