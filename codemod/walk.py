@@ -127,11 +127,16 @@ class _Ignore:
     spec: pathspec.PathSpec
     reason: str = "gitignored"
 
-    def excludes(self, path: Path, is_dir: bool) -> bool:
-        try:
-            rel = path.relative_to(self.base).as_posix()
-        except ValueError:
-            return False
+    def excludes(self, path: str, is_dir: bool) -> bool:
+        """PATH: a normalised absolute path, as the walk builds them (string work: no Path per entry)."""
+        base = str(self.base)
+        if path.startswith(base) and path[len(base):len(base) + 1] == os.sep:
+            rel = path[len(base) + 1:].replace(os.sep, "/")
+        else:
+            try:
+                rel = Path(path).relative_to(self.base).as_posix()
+            except ValueError:
+                return False
         return self.spec.match_file(rel + "/" if is_dir else rel)
 
 
@@ -175,8 +180,8 @@ class Walker:
         self.skipped.append(Skipped(str(path), reason))
 
     def iter_files(self, paths: Iterable[str | os.PathLike[str]]) -> Iterator[SourceFile]:
-        seen: set[Path] = set()
-        never = {p.resolve(): reason for p, reason in self.exclude_files.items()}
+        seen: set[str] = set()  # real paths, as strings (a Path hashes its parts: slower, per file)
+        never = {str(p.resolve()): reason for p, reason in self.exclude_files.items()}
         spec = pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
         for raw in paths:
             given = Path(raw)
@@ -187,7 +192,7 @@ class Walker:
                 # Named explicitly (e.g. by pre-commit): only the generated marker counts.
                 if self._generated(given):
                     continue
-                real = given.resolve()
+                real = str(given.resolve())
                 if real in never:
                     self.skip(given, never[real])
                     continue
@@ -205,15 +210,15 @@ class Walker:
             self._top = given
             ignores = _inherited_ignores(root) if self.use_gitignore else []
             self._excluded = _Ignore(root, spec, "excluded") if spec is not None else None
-            for source in self._walk_dir(given, root, ignores):
-                if source.path in never:
-                    self.skip(source.rel, never[source.path])
+            for real, shown in self._walk_dir(str(given), str(root), ignores):
+                if real in never:
+                    self.skip(shown, never[real])
                     continue
-                # source.path is already real: built from the resolved root, and the walk never
+                # `real` is already real: built from the resolved root, and the walk never
                 # follows a symlink, so no per-file resolve() (a syscall per path component).
-                if source.path not in seen:
-                    seen.add(source.path)
-                    yield source
+                if real not in seen:
+                    seen.add(real)
+                    yield SourceFile(Path(real), shown)
 
     def _generated(self, path: Path) -> bool:
         if not self.check_generated:
@@ -228,11 +233,13 @@ class Walker:
             return True
         return False
 
-    def _walk_dir(self, shown: Path, real: Path, ignores: list[_Ignore]) -> Iterator[SourceFile]:
+    def _walk_dir(self, shown: str, real: str, ignores: list[_Ignore]) -> Iterator[tuple[str, str]]:
+        """(real path, path shown) of each file under the folder REAL (shown as SHOWN). Paths are strings here:
+        two Path objects per entry were most of the walk's cost."""
         if self.use_gitignore:
-            spec = _load_gitignore(real)
+            spec = _load_gitignore(Path(real))
             if spec is not None:
-                ignores = [*ignores, _Ignore(real, spec)]
+                ignores = [*ignores, _Ignore(Path(real), spec)]
         if self._excluded is not None and self._excluded not in ignores:
             ignores = [*ignores, self._excluded]
         try:
@@ -244,13 +251,17 @@ class Walker:
         if any(e.name == "pyvenv.cfg" for e in entries):
             self.skip(shown, "virtualenv")
             return
-        if shown != self._top and any(e.name == ".git" and e.is_file(follow_symlinks=False) for e in entries) \
-                and _linked_worktree(real / ".git"):
+        if shown != str(self._top) and any(e.name == ".git" and e.is_file(follow_symlinks=False) for e in entries) \
+                and _linked_worktree(Path(real, ".git")):
             self.skip(shown, "git worktree (a copy of the tree)")
             return
+        real_name = os.path.basename(real)
+        # os.path.join(real, name), os.path.join(shown, name) as `Path / name` shows it ("." leaves no "./")
+        real_prefix = real if real.endswith(os.sep) else real + os.sep
+        shown_prefix = "" if shown == "." else shown if shown.endswith(os.sep) else shown + os.sep
         for entry in entries:
-            entry_real = real / entry.name
-            entry_shown = shown / entry.name
+            entry_real = real_prefix + entry.name
+            entry_shown = shown_prefix + entry.name
             try:
                 is_link = entry.is_symlink()
                 is_dir = entry.is_dir(follow_symlinks=False)
@@ -264,7 +275,7 @@ class Walker:
                 continue
             if is_dir:
                 reason = SKIP_DIRS.get(entry.name) or SKIP_COPY_DIRS.get(entry.name) \
-                    or SKIP_NESTED.get((real.name, entry.name))
+                    or SKIP_NESTED.get((real_name, entry.name))
                 if reason is None and entry.name.endswith(".egg-info"):
                     reason = "build output"
                 if reason is not None:
@@ -286,9 +297,9 @@ class Walker:
                 if hit is not None:
                     self.skip(entry_shown, hit.reason)
                     continue
-                if self._generated(entry_real):
+                if self.check_generated and self._generated(Path(entry_real)):
                     continue
-                yield SourceFile(entry_real, str(entry_shown))
+                yield entry_real, entry_shown
 
 
 def iter_files(

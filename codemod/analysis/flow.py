@@ -11,7 +11,7 @@ import libcst as cst
 
 from codemod.analysis.facts import CallFact, Read, Typed
 from codemod.analysis.calls import CallSite
-from codemod.analysis.syntax import dotted, str_of
+from codemod.analysis.syntax import descendants, dotted, str_of
 from codemod.knowledge import Route
 
 
@@ -526,15 +526,7 @@ class Flow:
         return holder
 
     def _names_in(self, root: cst.CSTNode, name: str) -> list[cst.Name]:
-        found: list[cst.Name] = []
-
-        class V(cst.CSTVisitor):
-            def visit_Name(self, node: cst.Name) -> None:
-                if node.value == name:
-                    found.append(node)
-
-        root.visit(V())
-        return found
+        return [node for node in descendants(root) if isinstance(node, cst.Name) and node.value == name]
 
     def _field_read(self, key: tuple[str, cst.CSTNode, str], typed: Typed) -> None:
         map_id = typed.route.op.response
@@ -593,20 +585,9 @@ class Flow:
 
     @staticmethod
     def _exits(body: cst.CSTNode) -> bool:
-        found = []
-
-        class V(cst.CSTVisitor):
-            def visit_Break(self, node: cst.Break) -> None:
-                found.append(node)
-
-            def visit_Return(self, node: cst.Return) -> None:
-                found.append(node)
-
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return False
-
-        body.visit(V())
-        return bool(found)
+        """Does BODY return or break (not counting the functions defined in it)?"""
+        return any(isinstance(node, (cst.Break, cst.Return))
+                   for node in descendants(body, lambda node: isinstance(node, cst.FunctionDef)))
 
     def _except_error_reads(self, cf: CallFact) -> None:
         """`except HTTPError as e:` around a v1 call (or around the request a helper makes for it) reads a v1 error

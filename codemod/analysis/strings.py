@@ -15,7 +15,7 @@ from typing import Any
 
 import libcst as cst
 
-from codemod.analysis.syntax import Piece, dotted, flatten, literal_value, slice_pieces, str_of
+from codemod.analysis.syntax import Piece, descendants, dotted, flatten, literal_value, slice_pieces, str_of
 from codemod.knowledge import HOLE, SCHEME
 
 MAX_DEPTH = 12
@@ -534,17 +534,6 @@ class Strings:
 
 def _count_returns(fn: cst.FunctionDef) -> int:
     """`return` statements of a function (not of the functions nested in it)."""
-    found = []
-
-    class V(cst.CSTVisitor):
-        def visit_Return(self, node: cst.Return) -> None:
-            found.append(node)
-
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-            return node is fn
-
-        def visit_Lambda(self, node: cst.Lambda) -> bool:
-            return False
-
-    fn.visit(V())
-    return len(found)
+    returns = [node for node in descendants(fn, lambda node: isinstance(node, cst.Lambda) or (
+        isinstance(node, cst.FunctionDef) and node is not fn)) if isinstance(node, cst.Return)]
+    return len(returns)

@@ -29,8 +29,21 @@ class Piece:
     param: str | None = None  # the hole is this function parameter
 
 
+_LITERALS: dict[str, tuple[str | None, bool]] = {}  # a literal's spelling -> literal_value (an ast parse each)
+
+
 def literal_value(node: cst.SimpleString) -> tuple[str | None, bool]:
-    """(value, editable): editable when source offsets equal value offsets."""
+    """(value, editable): editable when source offsets equal value offsets. Worked out once per spelling: the
+    same literals recur (a path, a header), and libcst evaluates one by parsing it."""
+    found = _LITERALS.get(node.value)
+    if found is None:
+        if len(_LITERALS) >= 100_000:
+            _LITERALS.clear()
+        found = _LITERALS[node.value] = _literal_value(node)
+    return found
+
+
+def _literal_value(node: cst.SimpleString) -> tuple[str | None, bool]:
     try:
         value = node.evaluated_value
     except Exception:
