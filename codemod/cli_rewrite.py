@@ -324,7 +324,14 @@ def _compat_location(option: str | None, files) -> str | None:
     if option is not None:
         where = Path(option)
         return str(where if where.suffix == ".py" else where / f"{compat.MODULE_NAME}.py")
-    paths = [f.path for f in files]
+    # one file per folder says where: the place depends on the files' folders only (resolved; a symlink named
+    # directly resolves elsewhere, so each of those counts), and a resolve per file was a twentieth of a run
+    folders: set[Path] = set()
+    paths = []
+    for f in files:
+        if f.path.parent not in folders or os.path.islink(f.path):
+            folders.add(f.path.parent)
+            paths.append(f.path)
     return str(compat.default_location(paths)) if paths else None
 
 
