@@ -62,8 +62,11 @@ def _wrap(call, send: str, site, others) -> tuple["Wrap | None", str]:
     return Wrap(send, site.method, url, body, params, tuple(_at(call, a.value) for a in others), site.is_async), ""
 
 
-def plan_wrap(an, site) -> tuple[Wrap | None, str]:
-    """(the wrap, "") when the call can go through the run-time translation; (None, why not) otherwise."""
+def plan_wrap(an, site, refused_ok: bool = False) -> tuple[Wrap | None, str]:
+    """(the wrap, "") when the call can go through the run-time translation; (None, why not) otherwise.
+
+    REFUSED_OK: a body asking for what the mapping refuses by default (interruptible) is wrapped too: the compat
+    module then refuses it at run time with the mapping's words, and the call stays flagged."""
     call = site.call
     if site.url is not None and site.url.kind == "wrong-host":
         return None, "it calls /v1 on the v2 host, where v1 was never served: what it should do is not known"
@@ -73,7 +76,7 @@ def plan_wrap(an, site) -> tuple[Wrap | None, str]:
         return None, "its URL cannot be read"
     if site.body_kw not in (None, "json") and site.body_expr is not None:
         return None, "its body is sent encoded (data=), which the run-time translation cannot read"
-    strict = _strict_policy(an, site)
+    strict = None if refused_ok else _strict_policy(an, site)
     if strict:
         return None, f"its body asks for {strict!r}, which v2 refuses and the compat module does not emulate"
     unsupported = _unsupported_query(an, site)
@@ -332,6 +335,78 @@ def apply(node: cst.CSTNode, wrap: Wrap) -> cst.CSTNode:
     return cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=new_args,
                     lpar=node.lpar, rpar=node.rpar, whitespace_before_args=node.whitespace_before_args,
                     whitespace_after_func=node.whitespace_after_func)
+
+
+CREATE_WITH_FALLBACK = "create_with_fallback"
+ACREATE_WITH_FALLBACK = "acreate_with_fallback"
+_CREATED = "v2_body"  # the parameter of the create lambda: the v2 body create_with_fallback sends
+
+
+@dataclass(frozen=True)
+class CreateWrap:
+    """A plain v2 create with what v2 lacks kept around it: `create_with_fallback(lambda v2_body: <the call, its
+    body replaced>, <the v2 body>, <choices>, at=..., rank_with=<send>, after=..., send=<send>)`."""
+
+    body: int  # index in the call's arguments of the (already converted) body
+    choices: str | None  # code
+    at: str | None
+    ranked: bool
+    after: str | None  # code of the v1 fields PATCHed after the create
+    send: str | None  # code of a send(method, path, **kw) on the client's own base, for the ranking and the PATCH
+    is_async: bool
+
+
+def relative_send(src, site) -> str | None:
+    """`lambda method, path, **kw: <the call's client>.request(method, <its base> + path, <its other arguments>,
+    **kw)`: the client's own call on a v2 path, made of a request whose URL is `<base> + "<path>"`,
+    `f"{base}<path>"` or the path alone (a client with its base_url); None for any other shape."""
+    call, url = site.call, site.url_expr
+    if site.library not in _REQUEST_LAYERS or not isinstance(call.func, cst.Attribute) \
+            or call.func.attr.value not in _VERBS or url is None or any(a.star for a in call.args):
+        return None
+    if isinstance(url, cst.BinaryOperation) and isinstance(url.operator, cst.Add) and str_of(url.right):
+        base = src.code_of(url.left).strip() + " + path"
+    elif isinstance(url, cst.FormattedString) and url.parts and isinstance(url.parts[-1], cst.FormattedStringText) \
+            and url.parts[-1].value.startswith("/") and len(url.parts) > 1:
+        head = url.parts[:-1]
+        only = head[0] if len(head) == 1 and isinstance(head[0], cst.FormattedStringExpression) else None
+        base = (src.code_of(only.expression).strip() if only is not None and only.conversion is None
+                and only.format_spec is None else cst.Module([]).code_for_node(url.with_changes(parts=head))) + " + path"
+    elif str_of(url) is not None and str_of(url).startswith("/"):
+        base = "path"
+    else:
+        return None
+    receiver = src.code_of(call.func.value)
+    if "\n" in receiver or "\n" in base:
+        return None
+    others = [src.code_of(a).strip().rstrip(",").strip() for a in call.args if a.keyword is not None
+              and a.keyword.value not in ("json", "params", "url", "method", "data", "content", "files")]
+    if any("\n" in o for o in others):
+        return None
+    return f"lambda method, path, **kw: {receiver}.request(method, {', '.join([base, *others])}, **kw)"
+
+
+def apply_create(node: cst.CSTNode, wrap: CreateWrap) -> cst.CSTNode:
+    """The compat create around the call's own (already edited) node: its body argument becomes the lambda's."""
+    if not isinstance(node, cst.Call):
+        return node
+    args = list(node.args)
+    body = args[wrap.body]
+    args[wrap.body] = body.with_changes(value=cst.Name(_CREATED))
+    create = cst.Lambda(params=cst.Parameters([cst.Param(cst.Name(_CREATED))]),
+                        body=node.with_changes(args=args, lpar=(), rpar=()))
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    new_args = [cst.Arg(create, comma=comma), cst.Arg(body.value, comma=comma),
+                cst.Arg(cst.parse_expression(wrap.choices or "None"))]
+    extra = [("at", f'"{wrap.at}"' if wrap.at else None), ("rank_with", wrap.send if wrap.ranked else None),
+             ("after", wrap.after), ("send", wrap.send if wrap.after and not wrap.ranked else None)]
+    for name, code in extra:
+        if code is not None:
+            new_args[-1] = new_args[-1].with_changes(comma=comma)
+            new_args.append(_kw(name, cst.parse_expression(code)))
+    fn = ACREATE_WITH_FALLBACK if wrap.is_async else CREATE_WITH_FALLBACK
+    return cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=new_args,
+                    lpar=node.lpar, rpar=node.rpar)
 
 
 def _bare(arg: cst.Arg) -> cst.Arg:

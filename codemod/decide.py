@@ -276,6 +276,7 @@ def decide(plan: "Plan") -> None:
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
     _through_imported(plan)
     _on_clients_from_elsewhere(plan)
+    _refused_at_run_time(plan)
 
     # 5. every flag left becomes one comment on its statement, `<RULE> <cause>: <remedy>`
     for flags in plan.flags.values():
@@ -531,14 +532,21 @@ def _wrap_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_ca
         if any(u >= n_calls and extra[u - n_calls][0] != "unmatched" for u in units):
             continue  # a base the rewrite cannot trace, or another host's /v1: not this API's call to translate
         attempt = {}
+        refused = set()
         for u in units:
             wrap, why = compat_call.plan_wrap(plan.an, sites[u])
+            if wrap is None and u < n_calls and compat_call._strict_policy(plan.an, sites[u]):
+                # what v2 refuses (a spot pod) is the user's choice: the call stays flagged, but goes to v2 through
+                # the run-time translation (which refuses it in the mapping's words) so its neighbours can move
+                wrap, _why = compat_call.plan_wrap(plan.an, sites[u], refused_ok=True)
+                refused.add(u)
             if wrap is None:
                 why_not[u] = why
                 break
             attempt[u] = (wrap, [(rule, cause) for v, rule, cause in reasons[root] if v == u])
         else:
             wrapped.update(attempt)
+            plan.scratch.setdefault("refused", set()).update(refused)
             del reasons[root]
     return wrapped
 
@@ -565,9 +573,20 @@ def _keep_wraps(plan: "Plan", wrapped: dict, sites: list) -> None:
     if not wrapped:
         return
     an = plan.an
+    refused = plan.scratch.get("refused", set())
     for u, (wrap, causes) in wrapped.items():
         site = sites[u]
+        flags = [f for f in plan.flags.get(u, ()) if f.blocking]
         _withdraw(plan, u)
+        if u in refused:  # flagged still, and listed as left to the user
+            if flags and not any(an.statement_of(f.node) is an.statement_of(site.call) for f in flags):
+                flags.append(Flag(site.call, flags[0].rule, "call", site.route, flags[0].message, True))
+            plan.flags[u] = flags
+            plan.findings[u] = [_unfixed(f) for f in plan.findings.get(u, ())]
+            plan.unit = u
+            _move_base(plan, site)
+            plan.change("compat-call", site.call, causes[0][0], wrap)
+            continue
         line, col, text = an.where(site.call)
         rule, cause = causes[0]
         route = site.route
@@ -614,6 +633,9 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
     rule it stays or moves under and, for states 2 and 3, the cause."""
     an = plan.an
     why_not = plan.scratch.get("unwrapped", {})
+    # creates kept plain v2 inside create_with_fallback (codemod.rules.l02): state 2 while their change stands
+    kept = {u for key, units in plan.change_units.items() if key[0] == "compat-create" for u in units}
+    created = {u: why for u, why in plan.scratch.get("compat-created", {}).items() if u in kept}
     for u, site in enumerate(sites):
         line = an.where(site.call)[0]
         kind = extra[u - n_calls][0] if u >= n_calls else "call"
@@ -622,9 +644,15 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
         if u in translated:
             plan.states.append(CallState(line, 2, _call_rule(plan.facts.calls[u]) if u < n_calls else "L01",
                                          plan.scratch["translated"][u]))
+        elif u in wrapped and u in plan.scratch.get("refused", ()):
+            rule, cause = wrapped[u][1][0]
+            plan.states.append(CallState(line, 3, rule, f"{cause} (sent to v2 through v1bridge_compat.call_v1, "
+                                                        "which refuses it in the mapping's words until it is chosen)"))
         elif u in wrapped:
             wrap, causes = wrapped[u]
             plan.states.append(CallState(line, 2, causes[0][0], causes[0][1]))
+        elif u < n_calls and fam.find(u) not in blocked and u in created:
+            plan.states.append(CallState(line, 2, _call_rule(plan.facts.calls[u]), created[u]))
         elif u < n_calls and fam.find(u) not in blocked:
             plan.states.append(CallState(line, 1, _call_rule(plan.facts.calls[u]), ""))
         else:
@@ -871,6 +899,45 @@ def _on_clients_from_elsewhere(plan: "Plan") -> None:
         plan.unit = "through"
         plan.flag(site.call, rule, "call", route, why)
         plan.states.append(CallState(line, 3, rule, why))
+
+
+def _refused_at_run_time(plan: "Plan") -> None:
+    """An earlier run's `v1bridge_compat.call_v1(..., json=<v1 body>)` whose body asks for what the mapping refuses
+    by default (a spot pod): still left to the user, flagged again as the first run flagged it (the body and the
+    call), so a second run changes nothing and `--check` keeps failing."""
+    from codemod import compat_call
+    from codemod.analysis.syntax import dotted
+
+    an = plan.an
+    if compat_call.MODULE_NAME not in an.source:
+        return
+    mappings = plan.kb.mappings
+    refused = {name: field.rule for spec in mappings.requests.values() for name, field in spec.fields.items()
+               if field.policy and getattr(mappings.policies.get(field.policy), "default", None) == "strict"}
+    names = {f"{compat_call.MODULE_NAME}.{fn}" for fn in (compat_call.CALL_V1, compat_call.ACALL_V1)}
+    for call in an.ix.calls:
+        body = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "json"), None)
+        if dotted(call.func) not in names or body is None:
+            continue
+        if isinstance(body, cst.Name):  # the one dict literal the name is bound to
+            scope = an.scope_of(call)
+            assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(body.value, [])
+            body = assigned[0][0] if len(assigned) == 1 else None
+        for element in body.elements if isinstance(body, cst.Dict) else ():
+            key = str_of(element.key) if isinstance(element, cst.DictElement) else None
+            value = element.value if key in refused else None
+            if value is None or (isinstance(value, cst.Name) and value.value in ("False", "None")):
+                continue
+            rule = refused[key] or "L02"
+            message = f"v1 body field {key!r}: {plan.rule_text(rule)}"
+            plan.unit = "refused"
+            plan.flag(body, rule, "body-field", None, message)
+            if an.statement_of(body) is not an.statement_of(call):
+                plan.flag(call, rule, "call", None, message)
+            plan.states.append(CallState(an.where(call)[0], 3, rule, message + " (sent to v2 through "
+                                         "v1bridge_compat.call_v1, which refuses it in the mapping's words until it "
+                                         "is chosen)"))
+            break
 
 
 COMPAT_HELPER = "compat-helper"  # a finding's kind: v2 code through a helper translated at run time (audit: compat)

@@ -49,7 +49,8 @@ STAGE_FUNCTIONS = {"call": "plan_call", "read": "plan_read", "param": "plan_para
 ORDER = {kind: i for i, kind in enumerate(
     ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
      "drop-statement", "subscript",
-     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-import", "uncomment", "comment"])}
+     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-create", "compat-import", "uncomment",
+     "comment"])}
 
 
 def rule_modules() -> set[str]:
@@ -64,7 +65,8 @@ def load(catalogue: dict[str, "Rule"]) -> tuple[dict[str, Rewriter], dict[str, C
     appliers: dict[str, Callable] = {"string": edits.apply_string, "name": edits.apply_name, "key": edits.apply_key,
                                      "drop-statement": edits.drop_statement, "drop-element": edits.drop_element,
                                      "comment": edits.apply_comment, "uncomment": edits.apply_uncomment,
-                                     "compat-call": compat_call.apply, "compat-import": compat_call.apply_import}
+                                     "compat-call": compat_call.apply, "compat-create": compat_call.apply_create,
+                                     "compat-import": compat_call.apply_import}
     builders: dict[str, Callable] = {"comment": edits.build_comment}
     declared = {r.id: r.rewrite for r in catalogue.values() if r.rewrite is not None and r.rewrite.module is not None}
     on_disk = rule_modules()

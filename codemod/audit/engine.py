@@ -128,7 +128,17 @@ def _compat_calls(result: FileResult, text: str) -> None:
     finish(result)
 
 
+@lru_cache(maxsize=1)
+def _refused_rules() -> frozenset[str]:
+    """Rules of what the mapping refuses by default (policies.yaml `default: strict`, a spot pod): the compat
+    module refuses them at run time too, so a compat call asking for one is not working v2 code."""
+    mappings = index().mappings
+    return frozenset(p.rule for p in mappings.policies.values() if getattr(p, "default", None) == "strict" and p.rule)
+
+
 def _through_compat(finding, spans):
+    if finding.rule in _refused_rules() and not finding.fixable:
+        return finding
     for start, end, name in spans:
         if start <= finding.line <= end and finding.suppressed is None:
             return dataclasses.replace(finding, suppressed="compat", marker=f"{COMPAT_MODULE}.{name}")

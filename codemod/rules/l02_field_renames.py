@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from codemod import compat_call
 from codemod.analysis.facts import CallFact, Read
 from codemod.analysis.syntax import str_of
 from codemod.changes import Edit
@@ -165,6 +166,40 @@ def plan_call(cf: CallFact, plan) -> None:
         _body_flag(cf, plan)
         return
     plan_body(cf, plan, map_id, cf.body)
+    compat = plan.scratch.get("compat-create", {}).get(plan.unit)
+    if compat is not None:
+        _plan_compat_create(cf, plan, compat)
+
+
+def _plan_compat_create(cf: CallFact, plan, compat: CompatCreate) -> None:
+    """The create as plain v2 code inside `v1bridge_compat.create_with_fallback`, which keeps only what v2 lacks
+    (the walk over the choices, the PATCH of `locked` after it); flagged as before when the call's shape cannot
+    carry it (the walk needs the create as a call of the v2 body, the PATCH a send on the client's base)."""
+    site, route, src = cf.site, cf.route, plan.facts.source
+    body = next((i for i, a in enumerate(cf.call.args) if a.value is site.body_expr), None)
+    send = compat_call.relative_send(src, site)
+    why = None
+    if body is None or site.body_kw not in (None, "json") or cf.call.args[body].star \
+            or isinstance(src.parent(cf.call), cst.WithItem):
+        why = "the create's body is not a json= argument of a call the compat module can repeat"
+    elif compat.after and send is None:
+        why = "the PATCH after the create needs the client's own call on its base, which the rewrite cannot read here"
+    if why is not None:
+        rule = compat.rules[-1] if compat.after and send is None else compat.rules[0]
+        plan.flag(cf.call, rule, "body-field", route, f"{why}: {plan.rule_text(rule)}")
+        return
+    fn = compat_call.ACREATE_WITH_FALLBACK if site.is_async else compat_call.CREATE_WITH_FALLBACK
+    kept = " and ".join(filter(None, [
+        f"the choices tried in order at {compat.at}" + ("" if not compat.ranked else
+                                                        " (ranked by availability)" if send else
+                                                        " (in the order given: v1 ranked them by availability)")
+        if compat.at else "", f"{compat.after} PATCHed after the create" if compat.after else ""]))
+    plan.change("compat-create", cf.call, compat.rules[0],
+                compat_call.CreateWrap(body, compat.choices, compat.at, compat.ranked and send is not None,
+                                       compat.after, send, site.is_async))
+    plan.change("compat-import", src.module, "compat", plan.compat_import)
+    plan.find(cf.call, compat.rules[0], "body-field", f"v2 create through v1bridge_compat.{fn}: {kept}", True, route)
+    plan.scratch.setdefault("compat-created", {})[plan.unit] = f"v2 create; v1bridge_compat.{fn} keeps {kept}"
 
 
 def _literal_body(cf: CallFact, plan, node: cst.Dict, counter: list) -> tuple[dict, str] | None:
@@ -203,6 +238,10 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
                       f"v1 body field {key!r} needs a conversion its run-time value does not allow here: "
                       + plan.rule_text(field.rule or "L02"))
             return None
+    compat = _compat_fields(plan, spec, body)
+    plan.scratch.setdefault("compat-create", {}).pop(plan.unit, None)
+    if compat is not None:
+        body = compat.rest
     strict = {policy: False for policy in kb.mappings.policies}
     try:
         result = translators().request(map_id, {k: v for k, v in body.items() if k not in replaced}, strict=strict)
@@ -225,8 +264,9 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         field = spec.fields[key]
         rule_id = field.rule
         policy = kb.mappings.policies.get(field.policy) if field.policy else None
+        engaged = policy is not None and policy.id in result.emulations and body[key] not in (False, None)
         if rule_id and kb.mappings.rules[rule_id].rule_class == "removed" and (
-            field.to is None or (policy is not None and policy.id in result.emulations)
+            engaged or (field.to is None and policy is None)
         ):
             plan.flag(node, rule_id, "body-field", route, f"v1 body field {key!r}: {plan.rule_text(rule_id)}")
     if _consumed(result.body, [m for v in body.values() for m in _list_markers(v)]):
@@ -234,6 +274,9 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
                   + plan.rule_text(rule_id))
         return None
+    if compat is not None:
+        _drop_path(result.body, compat.at)
+        plan.scratch["compat-create"][plan.unit] = compat
     for key, value in replaced.items():
         target = result.body
         parts = spec.fields[key].to.split(".")
@@ -241,6 +284,78 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
             target = target.setdefault(part, {})
         target[parts[-1]] = value
     return result.body
+
+
+# The policy of the v1 fields v2 takes only after a create (R12 locked): the compat module PATCHes them on.
+AFTER_CREATE = "locked-after-create"
+
+
+@dataclass(frozen=True)
+class CompatCreate:
+    """What a v1 create needs that v2 lacks, kept by `v1bridge_compat.create_with_fallback` around plain v2 code:
+    the choices of a fallback list (tried in order at `at`), v1's ranking of them, the fields PATCHed after it."""
+
+    rest: dict  # the v1 body the translator converts: the list replaced by one stand-in choice, the rest without
+    at: str | None  # the v2 path each choice is put at (gpu.id), None when there is no list
+    choices: str | None  # the choices as code
+    ranked: bool  # v1 ranked the choices by availability (its default priority)
+    after: str | None  # the v1 fields set after the create, as code ({"locked": True})
+    rules: tuple[str, ...]  # the rules of the fields it handles (R02, R12)
+
+
+def _compat_fields(plan, spec, body: dict) -> CompatCreate | None:
+    """The fallback list (a list of several choices, or a value only known at run time) and the after-create
+    fields of a v1 create body, when the compat module can keep them; None when there are none or one cannot
+    be kept (a priority only known at run time)."""
+    if spec.mode != "create":
+        return None
+    policies = plan.kb.mappings.policies
+    rest = dict(body)
+    at = choices = None
+    ranked = False
+    rules: list[str] = []
+    for key, value in body.items():
+        field = spec.fields.get(key)
+        policy = policies.get(field.policy) if field is not None and field.policy else None
+        if policy is None or not field.to or not policy.walk_on:
+            continue
+        several = isinstance(value, list) and not isinstance(value, _ListMarker) and len(value) > 1
+        if not (several or isinstance(value, (_Marker, _ListMarker))) or at is not None:
+            continue
+        order = next(((name, f.orders) for name, f in spec.fields.items() if f.orders and f.orders.field == key),
+                      None)
+        if order is not None:
+            priority = body.get(order[0], order[1].default)
+            if isinstance(priority, (_Marker, _ListMarker)):
+                return None
+            ranked = priority in order[1].when
+            rest.pop(order[0], None)
+        at, choices = field.to, render(_substitute(value))
+        rest[key] = [_Marker(key, 0)]  # one stand-in choice: the translator converts the rest of the body
+        rules.append(field.rule or "R02")
+    after = {}
+    for key, value in body.items():
+        field = spec.fields.get(key)
+        if field is not None and field.policy == AFTER_CREATE and value not in (False, None):
+            after[key] = value
+            rest.pop(key)
+            rules.append(field.rule or "R12")
+    if at is None and not after:
+        return None
+    return CompatCreate(rest, at, choices, ranked, render(_substitute(after)) if after else None,
+                        tuple(dict.fromkeys(rules)))
+
+
+def _drop_path(body: dict, at: str | None) -> None:
+    """The stand-in choice out of the v2 body: create_with_fallback puts each choice there."""
+    if at is None:
+        return
+    *parents, last = at.split(".")
+    target = body
+    for part in parents:
+        target = target.get(part) if isinstance(target, dict) else None
+    if isinstance(target, dict):
+        target.pop(last, None)
 
 
 def _changing_read_inside(plan, nodes: list) -> bool:

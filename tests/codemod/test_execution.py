@@ -330,7 +330,8 @@ async def test_corpus_module_does_the_same_after_rewrite(name, aiohttp_server, a
     # the guarantee, executed: the rewritten module sends v2 no path v2 does not have (no v1 path on a v2 base)
     assert sandbox_b.unrouted == [], f"the rewritten module called paths v2 does not have: {sandbox_b.unrouted}"
     if after_on_v2 and not upstream_v2:
-        assert client_ops(sandbox_a.ops) == sandbox_b.ops
+        # catalogue reads are the proxy's or the compat module's own (ranking a fallback list, mapping GPU ids)
+        assert client_ops(sandbox_a.ops) == client_ops(sandbox_b.ops)
     assert await state(session, v2_a) == await state(session, v2_b)
     for sandbox in (sandbox_a, sandbox_b):
         assert not sandbox.app[VIOLATIONS]

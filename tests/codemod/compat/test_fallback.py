@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import urllib.error
 import urllib.request
 
@@ -132,3 +133,45 @@ def test_v1s_default_priority_ranks_the_choices_by_availability(cm, client):
     assert client.calls[0][0] == "GET" and client.calls[0][1].startswith("/catalog/gpus?")
     assert client.calls[1][2]["gpu"]["id"] == best
     assert answer.json()["gpu"]["id"] == best
+
+
+def test_locked_is_patched_onto_the_created_pod_after_the_walk(cm, client):
+    """R12: v2 takes `locked` only after a create; the create's own answer comes back, then the PATCH is sent."""
+    answer = cm.create_with_fallback(client.create_pod, pod_body(), [UNAVAILABLE_GPU, AVAILABLE_GPU],
+                                     after={"locked": True}, send=client.send)
+    assert answer.status_code == 201 and answer.json()["gpu"]["id"] == AVAILABLE_GPU
+    pod_id = answer.json()["id"]
+    assert [(m, p, b) for m, p, b in client.calls if m == "PATCH"] == [("PATCH", f"/pods/{pod_id}", {"locked": True})]
+    assert client.send("GET", f"/pods/{pod_id}").json()["locked"] is True
+
+
+def test_locked_without_a_send_is_refused_before_anything_is_sent(cm, client):
+    with pytest.raises(cm.CompatError, match="locked is set by a PATCH after the create"):
+        cm.create_with_fallback(client.create_pod, pod_body(), [AVAILABLE_GPU], after={"locked": True})
+    assert client.calls == []
+
+
+def test_a_create_the_rewrite_made_gets_its_pod_when_the_first_type_is_out_of_capacity(cm, sandbox, monkeypatch):
+    """Issue 21's proof, run: a v1 create with a GPU list and locked, rewritten to plain v2 around
+    create_with_fallback, creates the pod on the second type and locks it, through the client's own session."""
+    from codemod.engine import rewrite_source
+    from tests.codemod.tools import load
+
+    before = (
+        "import requests\n"
+        'API = "https://rest.runpod.io/v1"\n'
+        "s = requests.Session()\n"
+        "def create(name, gpus):\n"
+        '    r = s.post(API + "/pods", json={"name": name, "imageName": "runpod/base:0.6.2", "gpuTypeIds": gpus,\n'
+        '                                    "gpuTypePriority": "custom", "locked": True}, timeout=10)\n'
+        "    r.raise_for_status()\n"
+        "    return r.json()\n"
+    )
+    after = rewrite_source(before, "farm.py").new_source
+    assert "create_with_fallback(" in after and "gpuTypeIds" not in after
+    monkeypatch.setitem(sys.modules, "v1bridge_compat", cm)
+    farm = load(after.replace("https://api.runpod.io/v2", sandbox.url + "/v2"), "farm_after")
+    farm.s.headers.update(AUTH)
+    pod = farm.create("walked", [UNAVAILABLE_GPU, AVAILABLE_GPU])
+    assert pod["gpu"]["id"] == AVAILABLE_GPU
+    assert farm.s.get(f"{sandbox.url}/v2/pods/{pod['id']}", timeout=10).json()["locked"] is True

@@ -50,7 +50,9 @@ class Farm:
 
 def scenario(base_url, api_key, ids):
     farm = Farm(api_key)
-    farm.spot_node(1)
-    names = sorted(p["name"] for p in farm.nodes())
+    coordinator = farm.locked_coordinator()
+    nodes = farm.nodes()
+    names = sorted(p["name"] for p in nodes)
+    locked = [p["locked"] for p in nodes if p["id"] == coordinator["id"]]
     farm.drain()
-    return {"names": names, "after": len(farm.nodes())}
+    return {"names": names, "locked": locked, "after": len(farm.nodes())}

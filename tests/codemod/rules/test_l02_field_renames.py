@@ -85,3 +85,83 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_rewrite(name: str) -> None:
     check_rewrite(*CASES[name])
+
+
+# What v2 lacks on a create, kept by the compat module around plain v2 code (issue 21: the GPU loop, not the whole
+# create): the body is the v2 body, the list is handed to v1bridge_compat.create_with_fallback with the client's
+# own call, and `locked` is PATCHed after the create through the client's own session.
+V2_BODY = ('{"name": name, "image": "img", "gpu": {"count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2}, '
+           '"disk": 50, "ports": ["8888/http", "22/tcp"], "mounts": {"persistent": {"size": 20, "path": "/workspace"}}}')
+
+COMPAT_CREATES = {
+    "a literal GPU list, v1's default priority: ranked by availability through the client's own call": case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def create(name, headers):
+            r = requests.post(f"{BASE}/pods", headers=headers, json={"name": name, "imageName": "img", "gpuTypeIds": ["A", "B"]}, timeout=30)
+            return r.json()
+    ''', f'''
+        import requests
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
+        def create(name, headers):
+            r = v1bridge_compat.create_with_fallback(lambda v2_body: requests.post(f"{{BASE}}/pods", headers=headers, json=v2_body, timeout=30), {V2_BODY}, ["A", "B"], at="gpu.id", rank_with=lambda method, path, **kw: requests.request(method, BASE + path, headers=headers, timeout=30, **kw))
+            return r.json()
+    '''),
+    "a list held by a name, priority custom: tried as given": case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        GPUS = ["A", "B"]
+        def create(name):
+            return requests.post(BASE + "/pods", json={"name": name, "imageName": "img", "gpuTypeIds": GPUS, "gpuTypePriority": "custom"}).json()
+    ''', f'''
+        import requests
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
+        GPUS = ["A", "B"]
+        def create(name):
+            return v1bridge_compat.create_with_fallback(lambda v2_body: requests.post(BASE + "/pods", json=v2_body), {V2_BODY}, GPUS, at="gpu.id").json()
+    '''),
+    "locked without a list: the create, then the PATCH": case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        def create(name, gpu):
+            return requests.post(BASE + "/pods", json={"name": name, "imageName": "img", "gpuTypeIds": [gpu], "locked": True}).json()
+    ''', f'''
+        import requests
+        import v1bridge_compat
+        BASE = "https://api.runpod.io/v2"
+        def create(name, gpu):
+            return v1bridge_compat.create_with_fallback(lambda v2_body: requests.post(BASE + "/pods", json=v2_body), {V2_BODY.replace('"gpu": {', '"gpu": {"id": gpu, ')}, None, after={{"locked": True}}, send=lambda method, path, **kw: requests.request(method, BASE + path, **kw)).json()
+    '''),
+    "an async client: the async twin, awaited where the call was": case('''
+        import httpx
+        async def create(client: httpx.AsyncClient, name, gpus):
+            r = await client.post("https://rest.runpod.io/v1/pods", json={"name": name, "imageName": "img", "gpuTypeIds": gpus, "gpuTypePriority": "custom"})
+            return r.json()
+    ''', f'''
+        import httpx
+        import v1bridge_compat
+        async def create(client: httpx.AsyncClient, name, gpus):
+            r = await v1bridge_compat.acreate_with_fallback(lambda v2_body: client.post("https://api.runpod.io/v2/pods", json=v2_body), {V2_BODY}, gpus, at="gpu.id")
+            return r.json()
+    '''),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPAT_CREATES))
+def test_a_create_is_plain_v2_with_only_what_v2_lacks_in_the_compat_module(name: str) -> None:
+    check_rewrite(*COMPAT_CREATES[name])
+
+
+def test_the_compat_create_is_state_2_with_what_it_keeps_and_the_priority_left_to_run_time_is_flagged() -> None:
+    from codemod.engine import rewrite_source
+
+    result = rewrite_source(COMPAT_CREATES["a list held by a name, priority custom: tried as given"][0], "case.py")
+    assert [(s.state, s.rule, s.cause) for s in result.states] == [
+        (2, "L02", "v2 create; v1bridge_compat.create_with_fallback keeps the choices tried in order at gpu.id")]
+    # a priority only known at run time cannot say whether v1 ranked the list: flagged as before
+    unknown = COMPAT_CREATES["a list held by a name, priority custom: tried as given"][0].replace('"custom"', "order")
+    result = rewrite_source(unknown, "case.py")
+    assert [(s.state, s.rule) for s in result.states] == [(2, "R02")]
+    assert "v1bridge_compat.call_v1(" in result.new_source  # the whole create translated at run time, as before
