@@ -13,6 +13,7 @@ documented in its own docstrings and in docs (the names below are what the rewri
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -109,7 +110,30 @@ def write(path: Path, mappings: Mappings | None = None, version: str | None = No
 
 
 def _is_package(folder: Path) -> bool:
-    return (folder / "__init__.py").is_file()
+    """A regular package, or a namespace package (no __init__.py) its code or its parent's imports as one."""
+    return (folder / "__init__.py").is_file() or _is_namespace_package(folder.resolve())
+
+
+_RELATIVE_IMPORT = re.compile(r"^\s*from\s+\.+\s*[\w.]*\s+import\b", re.M)
+
+
+@functools.lru_cache(maxsize=256)
+def _is_namespace_package(folder: Path) -> bool:
+    """A folder without __init__.py that is imported as a package: one of its modules imports relatively
+    (`from .api import x`), or a module beside it imports it by name (`from rp import api`, `import rp.api`)."""
+    if not folder.is_dir() or not folder.name.isidentifier():
+        return False
+    name = re.escape(folder.name)
+    named = re.compile(rf"^\s*(?:from\s+(?:[\w.]*\.)?{name}(?:\.[\w.]+)?\s+import\b|import\s+(?:[\w.]+\.)?{name}\.|"
+                       rf"from\s+\.+\s+import\s+[^#\n]*\b{name}\b)", re.M)
+    for where, pattern in ((folder, _RELATIVE_IMPORT), (folder.parent, named)):
+        for module in sorted(where.glob("*.py")):
+            try:
+                if pattern.search(module.read_text(encoding="utf-8", errors="replace")):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def default_location(files: Iterable[Path]) -> Path:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import shutil
 import subprocess
 import sys
@@ -189,3 +190,64 @@ def test_the_suggested_imports_work(tmp_path):
     from v1bridge import __version__
 
     assert done.stdout.strip() == __version__
+
+
+NAMESPACE_API = '''import requests
+
+BASE = "https://rest.runpod.io/v1"
+
+
+def act(pod_id, action):
+    return requests.post(f"{BASE}/pods/{pod_id}/{action}", timeout=30).json()
+'''
+
+# run from the project's root, as its users run it: `rp` is a namespace package (no __init__.py) imported whole
+NAMESPACE_MAIN = '''import json
+import sys
+
+import requests
+
+sent = []
+
+
+class Answer:
+    status_code = 200
+    headers = {"Content-Type": "application/json"}
+
+    def json(self):
+        return {"id": "p1", "status": "EXITED"}
+
+
+def request(method, url, **kw):
+    sent.append([method, url, kw.get("json")])
+    return Answer()
+
+
+requests.request = request
+from rp import api  # noqa: E402
+
+api.act("p1", sys.argv[1])
+print(json.dumps(sent))
+'''
+
+
+@pytest.mark.parametrize("given, home, line", [("rp", "rp", "from . import v1bridge_compat"),
+                                                (".", ".", "import v1bridge_compat")])
+def test_a_namespace_package_imports_the_compat_module_it_was_given(tmp_path, given, home, line, capsys):
+    """`rp/` without __init__.py, imported as `rp.api` by the program run from the project's root. Given `rp/`,
+    the compat module goes into rp/ and is imported relatively (`import v1bridge_compat` failed there with
+    ModuleNotFoundError); given the root, it goes to the root. The rewritten project runs either way."""
+    from v1bridge.cli import main as cli_main
+
+    (tmp_path / "rp").mkdir()
+    (tmp_path / "rp" / "api.py").write_text(NAMESPACE_API)
+    (tmp_path / "main.py").write_text(NAMESPACE_MAIN)
+    cli_main(["rewrite", str(tmp_path / given), "-q"])
+    capsys.readouterr()
+    rewritten = (tmp_path / "rp" / "api.py").read_text()
+    assert (tmp_path / home / "v1bridge_compat.py").is_file()
+    assert f"\n{line}\n" in rewritten and "v1bridge_compat.call_v1(" in rewritten
+    done = subprocess.run([sys.executable, "main.py", "stop"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [["POST", "https://api.runpod.io/v2/pods/p1/action", {"action": "stop"}]]
