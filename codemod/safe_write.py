@@ -13,9 +13,11 @@ mode and owner a user expects.
   black and ruff write every file; that write is not atomic, and `replace` says which way it wrote.
 - A file with no write permission bit at all is refused (`ReadOnlyFile`), for root too: read-only is the
   owner's word that it must not change.
-- A process killed with SIGKILL while it holds a temporary file cannot remove it: the name carries the
-  writer's pid (`.NAME.PID.XXXX.v1bridge-tmp`), and `remove_leftovers` (run by `rewrite` on the folders it
-  writes) deletes those whose process is gone, so none outlives the next run.
+- A process killed with SIGKILL cannot remove a temporary file, so where the system allows it (Linux
+  `O_TMPFILE`) the bytes are written and flushed to a file with no name, which gets one only for the instant
+  between `link` and the rename: a writer killed while writing leaves nothing. Elsewhere, and in that
+  instant, the name carries the writer's pid (`.NAME.PID.XXXX.v1bridge-tmp`), and `remove_leftovers` (run by
+  `rewrite` on the folders it writes) deletes those whose process is gone, so none outlives the next run.
 - A new file (a report, a baseline) gets the mode `open()` would give it (0666 less the umask: 0644 under the
   usual 022; CI artifacts must be readable), not the 0600 of a temporary file.
 """
@@ -97,26 +99,60 @@ def _in_place(target: Path, data: bytes) -> None:
 
 def _atomic(target: Path, data: bytes, st: os.stat_result | None) -> None:
     folder = target.parent if str(target.parent) else Path(".")
+    prefix = f".{target.name}.{os.getpid()}."
     with signals_held():
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=folder)
+        fd = _unnamed(folder)
+        if fd is None:
+            fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=TEMP_SUFFIX, dir=folder)
+        else:
+            tmp = None
         try:
-            with os.fdopen(fd, "wb") as handle:
+            with os.fdopen(fd, "wb", closefd=False) as handle:
                 handle.write(data)
                 handle.flush()
-                os.fsync(handle.fileno())
+                os.fsync(fd)
             if st is None:
-                os.chmod(tmp, _new_file_mode())
+                os.fchmod(fd, _new_file_mode())
             else:
-                if (st.st_uid, st.st_gid) != (os.geteuid(), os.stat(tmp).st_gid):
-                    os.chown(tmp, st.st_uid, st.st_gid)  # allowed: _can_keep_owner said so
-                os.chmod(tmp, stat.S_IMODE(st.st_mode))  # after chown, which clears setuid/setgid
+                if (st.st_uid, st.st_gid) != (os.geteuid(), os.fstat(fd).st_gid):
+                    os.fchown(fd, st.st_uid, st.st_gid)  # allowed: _can_keep_owner said so
+                os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which clears setuid/setgid
+            if tmp is None:  # named only now, for the rename
+                name = f"{prefix}{os.urandom(4).hex()}{TEMP_SUFFIX}"
+                _link(fd, folder, name)
+                tmp = str(folder / name)
             os.replace(tmp, target)
         except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
             raise
+        finally:
+            os.close(fd)
+
+
+def _link(fd: int, folder: Path, name: str) -> None:
+    """Give the unnamed file FD the name NAME in FOLDER (linkat with AT_SYMLINK_FOLLOW through /proc: os.link
+    uses it only when given a folder descriptor)."""
+    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dir_fd, follow_symlinks=True)
+    finally:
+        os.close(dir_fd)
+
+
+def _unnamed(folder: Path) -> int | None:
+    """A file with no name in FOLDER, open for writing (Linux O_TMPFILE); None where the system or the file
+    system does not offer one (or /proc is not there to name it later)."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY, 0o600)
+    except OSError:
+        return None
 
 
 def _alive(pid: int) -> bool:

@@ -92,3 +92,34 @@ def test_a_temporary_file_of_a_killed_writer_is_removed_by_the_next_run(tmp_path
     assert not leftover.exists() and live.exists()
     assert f"removed {leftover}: a temporary file of a run that was killed" in capsys.readouterr().err
     assert "rest.runpod.io/v1" not in (root / "client.py").read_text()
+
+
+WRITER = '''
+import os, sys, time
+from codemod import safe_write
+
+def slow_fsync(fd, _fsync=os.fsync):
+    _fsync(fd)
+    print("writing", flush=True)  # the bytes are in the file; the parent kills us now
+    time.sleep(60)
+
+safe_write.os.fsync = slow_fsync
+safe_write.replace(sys.argv[1], b"new text\\n" * 100_000)
+'''
+
+
+def test_a_writer_killed_while_it_writes_leaves_no_temporary_file(tmp_path):
+    """Guards issue 23 #12 by hand: `kill -9` of a `rewrite` parent while it wrote the held-back files left a
+    `.NAME.PID.XXXX.v1bridge-tmp` (4 of 5 kills). The bytes now go to a file with no name (O_TMPFILE), named only
+    for the rename: killed while it writes, the writer leaves the target as it was and nothing else."""
+    target = tmp_path / "client.py"
+    target.write_text("old text\n")
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(target)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "writing\n", proc.stderr.read()
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["client.py"]
+    assert target.read_text() == "old text\n"
