@@ -19,11 +19,13 @@ base no file sets stays `review` and says which base could not be found.
 from __future__ import annotations
 
 import ast
+import bisect
 import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass, field
 
+from codemod import pieces
 from codemod.audit.catalogue import catalogue
 from codemod.audit.matching import HOLE, IMPORT_LIKE, Lines, method_near
 from codemod.audit.model import AuditFinding, FileResult
@@ -490,6 +492,74 @@ def _callee(node: ast.expr) -> str:
     return ""
 
 
+_MAY_START = re.compile(r"^(?!(?:else|elif|except|finally)\b)[^\s#]", re.MULTILINE)  # may begin a statement
+_NEWLINES = re.compile(r"\r\n?|\n")  # as CPython counts lines
+_RUN_TRIES = 50  # lines a run's end moves on when it does not parse, before the whole module is parsed instead
+
+
+class _WholeModule(Exception):
+    """The module is not cut into runs: it is parsed whole."""
+
+
+def _run_trees(text: str):
+    """CPython `ast` trees of TEXT, a run of about pieces.PIECE_BYTES at a time, each parsed below as many blank
+    lines as come before it (its lines are the module's). A run ends before a line that starts with code; a cut
+    inside a statement (a string, brackets, a continued line, after a decorator) leaves a run that does not parse,
+    and its end moves on to the next such line. Raises _WholeModule where runs cannot stand for the module."""
+    starts = [m.start() for m in _MAY_START.finditer(text)]
+    start, line = 0, 1
+    while start < len(text):
+        at = bisect.bisect_left(starts, start + pieces.PIECE_BYTES)
+        for at in range(at, at + _RUN_TRIES):
+            end = starts[at] if at < len(starts) else len(text)
+            try:
+                tree = ast.parse("\n" * (line - 1) + text[start:end])
+                break
+            except SyntaxError:
+                if end == len(text):
+                    raise _WholeModule from None
+            except ValueError:
+                raise _WholeModule from None
+        else:
+            raise _WholeModule
+        yield tree
+        line += len(_NEWLINES.findall(text, start, end))
+        start = end
+
+
+def _v1_only_candidates(text: str) -> list[tuple[str, ast.expr, object]]:
+    """(callee, argument, route) of each call handing a path only v1 spells as an argument, in `ast.walk` order
+    on each line (the order that counts: the first on a line takes it).
+    A large module is parsed a run of statements at a time (`_run_trees`: the tree of a 5 MB module is most of a
+    gigabyte); the whole module when runs cannot stand for it. Raises as `ast.parse(text)` does."""
+    cat = catalogue()
+
+    def found_in(tree: ast.Module) -> list[tuple[str, ast.expr, object]]:
+        out = []
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            callee = _callee(node.func)
+            if callee.rsplit(".", 1)[-1] in IMPORT_LIKE:
+                continue
+            for arg in node.args:
+                text_of = _path_text(arg)
+                segs = _segments(text_of) if text_of is not None else None
+                if not segs or segs[0] not in cat.first_segments:
+                    continue
+                route = cat.match_route(segs)
+                if route is not None and route.v1_only:
+                    out.append((callee, arg, route))
+        return out
+
+    if len(text) >= pieces.LARGE_BYTES:
+        try:
+            return [c for tree in _run_trees(text) for c in found_in(tree)]
+        except _WholeModule:
+            pass
+    return found_in(ast.parse(text))
+
+
 def python_v1_only_paths(results: list[FileResult], read, markers_of) -> None:
     """A path only v1 spells (`/networkvolumes/{id}`, `/billing/endpoints`), handed to a function the Python
     analysis cannot follow (an SDK's `fetch_json`, a client whose type it cannot see), is a v1 call wherever its
@@ -504,26 +574,14 @@ def python_v1_only_paths(results: list[FileResult], read, markers_of) -> None:
         if text is None or not signs.search(text):
             continue
         try:
-            tree = ast.parse(text)
+            candidates = _v1_only_candidates(text)
         except (SyntaxError, ValueError):
             continue
         lines = Lines(text)
         routed = {f.line for f in result.findings if f.route and f.kind != "indirect"}
         found: list[AuditFinding] = []
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            callee = _callee(node.func)
-            if callee.rsplit(".", 1)[-1] in IMPORT_LIKE:
-                continue
-            for arg in node.args:
-                text_of = _path_text(arg)
-                segs = _segments(text_of) if text_of is not None else None
-                if not segs or segs[0] not in cat.first_segments:
-                    continue
-                route = cat.match_route(segs)
-                if route is None or not route.v1_only or arg.lineno in routed:
-                    continue
+        for callee, arg, route in candidates:
+            if arg.lineno not in routed:
                 verb = callee.rsplit(".", 1)[-1].upper()
                 method = verb if verb in route.methods() else method_near(lines, arg.lineno, route)
                 if method is None and len(route.methods()) == 1:
