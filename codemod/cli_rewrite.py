@@ -13,6 +13,7 @@ import os
 import stat
 import sys
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -172,10 +173,11 @@ def _warm() -> None:
 
 def _run_all(tasks: list[tuple], jobs: int, progress) -> Iterable[Outcome]:
     if jobs <= 1 or len(tasks) < 2:
-        for task in tasks:
-            yield _star(task)
-            if progress:
-                progress()
+        with _pieces_in_workers(tasks, jobs):
+            for task in tasks:
+                yield _star(task)
+                if progress:
+                    progress()
         return
     # Small chunks submitted at once: few pickling round trips, and the files that need
     # parsing (a few per cent, scattered) spread evenly over the workers.
@@ -187,6 +189,25 @@ def _run_all(tasks: list[tuple], jobs: int, progress) -> Iterable[Outcome]:
                 yield outcome
                 if progress:
                     progress()
+
+
+@contextmanager
+def _pieces_in_workers(tasks: list[tuple], jobs: int):
+    """With --jobs N and one file large enough to be rewritten in pieces (`codemod.pieces`), the pieces go to N
+    workers (`codemod.engine.pieces_in`); otherwise nothing changes."""
+    from codemod.pieces import LARGE_BYTES
+
+    try:
+        large = jobs > 1 and len(tasks) == 1 and os.path.getsize(tasks[0][0]) >= LARGE_BYTES
+    except OSError:
+        large = False
+    if not large:
+        yield
+        return
+    from codemod.engine import pieces_in
+
+    with workers.pool(jobs, _warm) as pool, pieces_in(pool):
+        yield
 
 
 def _cross_file(outcomes: list[Outcome], paths: dict[str, str], write: bool, args, selected, jobs: int) -> list[Outcome]:

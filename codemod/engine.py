@@ -12,6 +12,7 @@ import re
 import tokenize
 import warnings
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -94,15 +95,67 @@ def _uses_v1(result: PythonAnalysis) -> None:
     result.indirect_only = result.uses_v1 and not direct
 
 
+_piece_pool = None  # an executor the pieces of a large module are analysed in (`pieces_in`); None: this process
+
+
+@contextmanager
+def pieces_in(executor):
+    """While in this block, the pieces of a large module are analysed (and rewritten) in EXECUTOR's processes,
+    as many at a time as it has (`--jobs N` with one large file); what each piece gives back is the same."""
+    global _piece_pool
+    _piece_pool, before = executor, _piece_pool
+    try:
+        yield
+    finally:
+        _piece_pool = before
+
+
+@dataclass
+class _PieceDone:
+    """What one piece gives back, without its tree: its analysis (decisions only), and when rewriting, the counts
+    by rule of the edits it keeps, its new text (None: the edits could not be applied) and why that text does not
+    parse (None: it does)."""
+
+    analysis: PythonAnalysis | None
+    rules: Counter = field(default_factory=Counter)
+    new_text: str | None = None
+    error: str | None = None
+
+
+def _piece_work(task: tuple) -> _PieceDone:
+    k, piece, shared, path, edits, options = task
+    analysis = analyze_python(piece.text, path, edits=edits, whole=True, **options)
+    if analysis.error:
+        return _PieceDone(None)
+    done = _PieceDone(analysis)
+    if edits:
+        done.rules = _count([e for e in analysis.edits
+                             if pieces.keeps(shared, k, piece.module_line(analysis.where(e.node)[0])[1])])
+        try:
+            done.new_text = analysis.module.visit(_Apply(analysis.edits, analysis.parents)).code \
+                if analysis.edits else piece.text
+        except Exception:
+            done.new_text = None
+        if done.new_text is not None:
+            try:  # the output must parse: each piece's (whole statements: the module of them parses then)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    ast.parse(done.new_text, path)
+            except Exception as exc:
+                done.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
+    analysis.module, analysis.parents, analysis.where, analysis.edits = None, {}, None, []  # the tree stays here
+    return done
+
+
 def _piece_analyses(cut: pieces.Split, path: str, *, edits: bool, **options):
-    """(piece index, piece, its analysis) one at a time (each piece's tree is dropped before the next is
-    parsed); stops at a piece the analysis fails on (the caller analyses the module whole)."""
-    for k, piece in enumerate(cut.pieces):
-        analysis = analyze_python(piece.text, path, edits=edits, whole=True, **options)
-        if analysis.error:
-            yield k, piece, None
+    """(piece index, piece, what it gives back) in order, one piece's tree at a time in this process (or in the
+    processes of `pieces_in`); stops at a piece the analysis fails on (the caller analyses the module whole)."""
+    tasks = ((k, piece, cut.shared, path, edits, options) for k, piece in enumerate(cut.pieces))
+    done_all = _piece_pool.map(_piece_work, tasks) if _piece_pool is not None else map(_piece_work, tasks)
+    for k, (piece, done) in enumerate(zip(cut.pieces, done_all)):
+        yield k, piece, done
+        if done.analysis is None:
             return
-        yield k, piece, analysis
 
 
 class _Merged:
@@ -185,8 +238,8 @@ class _Merged:
 
 def _analyze_pieces(cut: pieces.Split, path: str, **options) -> PythonAnalysis | None:
     merged = _Merged(cut, path)
-    for k, piece, analysis in _piece_analyses(cut, path, edits=False, **options):
-        if analysis is None or not merged.add(k, piece, analysis):
+    for k, piece, done in _piece_analyses(cut, path, edits=False, **options):
+        if done.analysis is None or not merged.add(k, piece, done.analysis):
             return None
     result = PythonAnalysis(path=path)
     result.findings = sorted(merged.findings, key=lambda f: (f.line, f.column, f.rule))
@@ -342,24 +395,16 @@ def _rewrite_pieces(cut: pieces.Split, result: FileResult, selected: frozenset[s
     rules: Counter = Counter()
     head: str | None = None
     texts: dict[int, str] = {}
-    for k, piece, analysis in _piece_analyses(cut, path, edits=True, **options):
-        if analysis is None or not merged.add(k, piece, analysis):
+    for k, piece, done in _piece_analyses(cut, path, edits=True, **options):
+        if done.analysis is None or not merged.add(k, piece, done.analysis):
             return None
-        kept = [e for e in analysis.edits if cut.keeps(k, piece.module_line(analysis.where(e.node)[0])[1])]
-        rules.update(_count(kept))
-        try:
-            new_text = analysis.module.visit(_Apply(analysis.edits, analysis.parents)).code if analysis.edits \
-                else piece.text
-        except Exception:
+        rules.update(done.rules)
+        if done.new_text is None:
             return None
-        try:  # the output must parse: each piece's (whole statements: the module of them parses then)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ast.parse(new_text, path)
-        except Exception as exc:
-            result.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
+        if done.error is not None:
+            result.error = done.error
             return result
-        chunks = cut.chunks(new_text, piece)
+        chunks = cut.chunks(done.new_text, piece)
         if chunks is None:
             return None
         before, by_segment = chunks

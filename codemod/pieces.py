@@ -48,6 +48,11 @@ class Piece:
         return module_first + max(0, line - first), self.segments[at]
 
 
+def keeps(shared: set[int], piece: int, segment: int) -> bool:
+    """`Split.keeps` with the split's SHARED segments only (what a piece analysed in another process is given)."""
+    return piece == 0 or segment not in shared
+
+
 @dataclass
 class Split:
     segments: list[str]
@@ -57,7 +62,7 @@ class Split:
 
     def keeps(self, piece: int, segment: int) -> bool:
         """Does PIECE report what is found in SEGMENT (a shared segment is reported by the first piece only)?"""
-        return piece == 0 or segment not in self.shared
+        return keeps(self.shared, piece, segment)
 
     def chunks(self, text: str, piece: Piece) -> tuple[str, dict[int, str]] | None:
         """A piece's rewritten text cut back at its markers: (text before the first, {segment: its text}); None

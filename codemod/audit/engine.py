@@ -458,7 +458,19 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
     outcomes: list[FileResult | NotRead | Skipped] = []
     passed_over: list[tuple[str, str]] = []
     walked = 0
-    if jobs > 1:
+    if jobs > 1 and _one_large_python_file(paths):
+        # one large module: its pieces go to the workers (`codemod.engine.pieces_in`), not its one chunk
+        from codemod import workers
+        from codemod.engine import pieces_in
+
+        _warm()
+        with workers.pool(jobs, _warm) as pool, pieces_in(pool):
+            for chunk in chunks():
+                walked += len(chunk)
+                found, over = _analyze_chunk(chunk, max_bytes)
+                outcomes.extend(found)
+                passed_over.extend(over)
+    elif jobs > 1:
         _warm()  # build everything once in the parent; forked workers inherit it
         from codemod import workers
 
@@ -505,6 +517,17 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
     )
     baseline.assign(report)
     return report
+
+
+def _one_large_python_file(paths: list[str]) -> bool:
+    """Is the run one Python file large enough to be analysed in pieces (`codemod.pieces`)?"""
+    from codemod.pieces import LARGE_BYTES
+
+    try:
+        return len(paths) == 1 and paths[0].endswith(PY_SUFFIXES) and os.path.isfile(paths[0]) \
+            and os.path.getsize(paths[0]) >= LARGE_BYTES
+    except OSError:
+        return False
 
 
 def _python_project(results: list[FileResult], root: Path) -> ProjectIndex:

@@ -114,3 +114,27 @@ def test_no_tree_of_the_whole_large_module_is_built(monkeypatch, run):
     result = run(text)
     assert result.error is None and parsed
     assert max(parsed) < pieces.PIECE_BYTES * 2 < len(text) / 4
+
+
+def test_pieces_in_worker_processes_give_what_this_process_gives(monkeypatch, small_pieces, tmp_path):
+    """`--jobs N` with one large file: its pieces are analysed and rewritten in the workers
+    (`engine.pieces_in`), each giving back its answers without its tree; the result is this process's."""
+    import os
+
+    from codemod import workers
+    from codemod.audit.engine import audit_paths
+
+    text = client_module(30)
+    here_rewrite, here_audit = rewrite_source(text, "big.py"), analyze_python(text, "big.py", edits=False)
+    analysed_here = []
+    real = engine.analyze
+    monkeypatch.setattr(engine, "analyze", lambda *a, **k: analysed_here.append(os.getpid()) or real(*a, **k))
+    with workers.pool(2) as pool, engine.pieces_in(pool):
+        there_rewrite, there_audit = rewrite_source(text, "big.py"), analyze_python(text, "big.py", edits=False)
+    assert analysed_here == [], "every piece was analysed in a worker"
+    assert _rewrite_facts(there_rewrite) == _rewrite_facts(here_rewrite) and there_rewrite.changed
+    assert _audit_facts(there_audit) == _audit_facts(here_audit) and there_audit.findings
+    big = tmp_path / "big.py"
+    big.write_text(text)
+    reports = [audit_paths([str(big)], jobs=jobs, max_bytes=0) for jobs in (1, 2)]
+    assert [f.findings for f in reports[0].files] == [f.findings for f in reports[1].files] != [[]]
