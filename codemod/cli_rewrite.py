@@ -182,6 +182,7 @@ def _run_all(tasks: list[tuple], jobs: int, progress) -> Iterable[Outcome]:
     # Small chunks submitted at once: few pickling round trips, and the files that need
     # parsing (a few per cent, scattered) spread evenly over the workers.
     size = max(1, min(32, len(tasks) // (jobs * 8) or 1))
+    _warm()  # once here: the forked workers inherit it instead of each building it (mappings, installed modules)
     with workers.pool(jobs, _warm) as pool:
         futures = [pool.submit(_chunk, tasks[i:i + size]) for i in range(0, len(tasks), size)]
         for future in futures:
@@ -206,6 +207,7 @@ def _pieces_in_workers(tasks: list[tuple], jobs: int):
         return
     from codemod.engine import pieces_in
 
+    _warm()
     with workers.pool(jobs, _warm) as pool, pieces_in(pool):
         yield
 
