@@ -74,7 +74,8 @@ def plan_wrap(an, site, refused_ok: bool = False) -> tuple[Wrap | None, str]:
         return None, "its HTTP method is only known at run time"
     if site.url_expr is None:
         return None, "its URL cannot be read"
-    if site.body_kw not in (None, "json") and site.body_expr is not None:
+    if site.body_kw not in (None, "json") and site.body_expr is not None and not (
+            site.library == "helper" and site.helper is not None and site.body_kw == site.helper.body_param):
         return None, "its body is sent encoded (data=), which the run-time translation cannot read"
     strict = None if refused_ok else _strict_policy(an, site)
     if strict:
@@ -111,6 +112,8 @@ def plan_helper_wrap(an, helper) -> tuple[Wrap | None, str]:
     from any module, is then translated when it runs (its v1 path, body and query; a v2 path goes as it is), and
     the helper answers as v1 did. (None, why not) when its request cannot be handed over."""
     site = helper.inner
+    if site is None:
+        return None, "its request is made in another file of the run"
     call = site.call
     if helper.tail_at is not None:
         return None, "it joins the path to a partial base (.../v1/billing)"
@@ -205,7 +208,7 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
         return None, "its helper joins the path to a partial base (.../v1/billing)"
     if not _path_ends_url(helper):
         return None, "its helper joins something after the path, where the translation puts the query"
-    if helper.json_at is not None or _returns_tuple(helper.fn):
+    if helper.json_at is not None or (helper.sig.answers_tuple if helper.sig is not None else _returns_tuple(helper.fn)):
         return None, "its helper answers a tuple, not the answer itself"
     func = call.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value  # type: ignore[union-attr]
@@ -214,13 +217,15 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
         return None, "its helper expression spans several lines"
     if any(a.star for a in call.args):
         return None, "its arguments are unpacked (*args/**kwargs)"
-    taken = {helper.path_param, helper.method_param, helper.body_param, site.body_kw, "params"}
+    taken = {helper.path_param, helper.method_param, helper.body_param, site.body_kw, "params",
+             helper.sig.query_param if helper.sig is not None else None}
     bound = an._bind(helper, call)
     by_node = {id(v): p for p, v in bound.items()}
     if any(by_node.get(id(a.value)) not in taken for a in call.args if a.keyword is None):
         return None, "its helper takes positional arguments the run-time translation cannot pass on"
     others = tuple(a for a in call.args if a.keyword is not None and a.keyword.value not in taken)
-    if site.params_expr is not None and helper.kwargs_param is None and "params" not in helper.params:
+    if site.params_expr is not None and helper.kwargs_param is None and "params" not in helper.params \
+            and not (helper.sig is not None and helper.sig.query_param):
         return None, "its helper has no query channel"
     body_arg = _param_arg(helper, "json")
     if helper.method_param:
@@ -228,10 +233,14 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
         send = (f"lambda method, path, json=None{', **kw' if helper.kwargs_param else ''}: {head}{name}("
                 f"{helper.method_param}=method, {helper.path_param}=path{tail})")
         return _wrap(call, send, site, others)
-    verbs = _verb_helpers(an, helper, name)
-    if site.method.lower() not in verbs:
-        return None, f"no helper of the module sends {site.method}"
-    if others or site.params_expr is not None:
+    verbs = _verb_helpers(an, helper, name, whole=bool(head))
+    v2_method = site.route.v2_method if site.route is not None and site.route.v2_method else site.method
+    for method in dict.fromkeys((site.method, v2_method)):
+        if method.lower() not in verbs:
+            return None, f"no helper of the module sends {method}" + (
+                f" (v2 answers it with {v2_method})" if method != site.method else "")
+    if others or site.params_expr is not None and helper.sig is None:
+        # (the query goes into the path the translation hands on, which ends the helper's URL)
         return None, "its per-verb helper takes other arguments the run-time translation cannot pass on"
     send = f"{MODULE_NAME}.by_method(" + ", ".join(f"{v}={head}{fn}" for v, fn in sorted(verbs.items())) + ")"
     return _wrap(call, send, site, ())
@@ -240,6 +249,8 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
 def _path_ends_url(helper) -> bool:
     """Does the path the helper is given end the URL it requests (at every helper level)?"""
     while helper is not None:
+        if helper.sig is not None:  # a helper of another file: as that file read it
+            return helper.sig.ends_url
         inner = helper.inner
         if inner is None or inner.url is None or not inner.url.pieces:
             return False
@@ -277,10 +288,26 @@ def _param_arg(helper, kw: str) -> str | None:
     return None
 
 
-def _verb_helpers(an, helper, name: str) -> dict[str, str]:
+def _verb_helpers(an, helper, name: str, whole: bool = False) -> dict[str, str]:
     """The module's per-verb helpers beside `name` (`_get`, `_post`, ...: one method each, path first, the body
     second when there is one), on the same base: verb -> function name."""
     out: dict[str, str] = {}
+    if helper.sig is not None:  # per-verb helpers of another file: those this file imports with it, or its
+        # module's (class's) others when the call names them through it (`api._post`, `client.post`)
+        for local, ref in sorted(an.helper_refs.items()):
+            if ref.origin != helper.origin or (ref.kind == "function") == whole:
+                continue
+            for sig in ref.sigs:
+                if whole and (helper.sig not in ref.sigs or sig.name.rpartition(".")[0]
+                              != helper.sig.name.rpartition(".")[0]):
+                    continue
+                if sig.method_param or sig.method is None or sig.is_async != helper.is_async or sig.answers_tuple \
+                        or sig.params[:1] != (sig.path_param,) or sig.base != helper.sig.base:
+                    continue
+                if sig.body_param is not None and sig.params[1:2] != (sig.body_param,):
+                    continue
+                out.setdefault(sig.method.lower(), sig.name.rpartition(".")[2] if whole else local)
+        return {v: f for v, f in out.items() if v in _VERBS}
     for fname, fns in an.ix.functions.items():
         if len(fns) != 1:
             continue

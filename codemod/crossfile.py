@@ -34,7 +34,7 @@ their calls through it (state 2), or flag them with the cause when it cannot be 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Callable, Iterable
 
@@ -47,6 +47,8 @@ HELPERS = "<helpers>"  # key of a file's `exports`: the names of its helpers oth
 COMPAT_ANSWERS = "<compat-answers>"
 # key of a file's `externals`: local names it imports from other files of the run (name -> that file)
 RUN_IMPORTS = "<run-imports>"
+# key of a file's `externals`: the files of the run that import it (what its functions return reaches them)
+IMPORTED_BY = "<imported-by>"
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,32 @@ class HelperSig:
     slash_join: bool  # it puts "/" between base and path (callers may omit the leading slash)
     why_not: str = ""  # why its request cannot be wrapped in the run-time translation ("": it can)
     translated: bool = False  # its request already goes through v1bridge_compat.call_v1 (a rewrite made it so)
+    # what a caller in another file needs to read a call through it like one through its own helper (`readable`)
+    base: str = ""  # the v1 base its request puts before the path ("" when not one literal the rewrite can move)
+    defaults: tuple[tuple[str, str], ...] = ()  # (parameter, default as code) of the parameters that have one
+    kwargs_param: str | None = None
+    returns: str = "response"  # "json": it answers the parsed JSON; "response": the HTTP answer
+    is_async: bool = False
+    forwards_params: bool = False  # a query reaches its request (`params=params`, `**kwargs`)
+    ends_url: bool = False  # the path ends the URL it requests (a query string put at its end ends the URL)
+    answers_tuple: bool = False  # it answers a tuple (`status, data`), not the answer itself
+    query_param: str | None = None  # its parameter whose mapping it encodes after the path (`query=`), if any
+    api: str = "v1"  # "v2": a helper already on v2 (a rewrite moved it): its callers' calls are v2 code
+    group: str = ""  # the helper whose request it goes through (`RunPodClient.request` for `.get`): they move as one
+
+    @property
+    def key(self) -> str:
+        """Its name in the run's agreement (codemod.crossfile.resolve): helpers sharing one request move together."""
+        return HELPER_KEY + (self.group or self.name)
+
+    @property
+    def readable(self) -> bool:
+        """Can a caller's call through it be planned at the call site (route, body, answer) with its base moved to
+        v2 in the defining file?"""
+        return bool(self.base) and self.api == "v1" and not self.translated and not self.answers_tuple
+
+
+HELPER_KEY = "<helper>"  # a helper's key in the run's agreement: (defining file, HELPER_KEY + its name)
 
 
 @dataclass(frozen=True)
@@ -73,6 +101,7 @@ class HelperRef:
     origin: str
     kind: str
     sigs: tuple[HelperSig, ...]
+    blocked: frozenset = frozenset()  # names of its helpers the run keeps on v1 (calls through them are not planned)
 
     def find(self, name: str) -> HelperSig | None:
         return next((s for s in self.sigs if s.name == name or s.name.endswith("." + name)
@@ -136,6 +165,8 @@ class Table:
         self.helper_users: dict[str, set[str]] = {}  # defining file -> names of its helpers other files reach
         self._imports_of: dict[str, set[str]] = {}  # importer -> the files of the run it imports
         self.run_imports: dict[str, dict[str, str]] = {}  # a file with relative calls -> local name -> origin
+        unfollowed: list[tuple[str, int, str]] = []  # imports no file of the run answers (a package's __init__
+        # the prefilter skipped, an installed package): (importer, level, module)
         for path, facts in self.facts.items():
             for level, module, name, local in facts.imports:
                 origin = self._resolve(path, level, module) if name or module else None
@@ -158,6 +189,8 @@ class Table:
                     self.run_imports.setdefault(path, {})[local] = "." * level + module
                 # a module imported whole: `import rp`, `from . import api`, `from . import client as rp`
                 whole = self._resolve(path, level, f"{module}.{name}" if module and name else (module or name))
+                if origin is None and whole is None:
+                    unfollowed.append((path, level, module or name))
                 if whole is not None and whole != path:
                     self._imports_of.setdefault(path, set()).add(whole)
                     if facts.relative:
@@ -180,6 +213,25 @@ class Table:
             for ext in names.values():
                 if needs_parse(ext.value):
                     self.users.setdefault(ext.key, set()).add(path)
+        # helpers whose callers plan their calls at the call site: each moves to v2 only when every caller agrees
+        for path, refs in self.helper_refs.items():
+            for ref in refs.values():
+                for sig in ref.sigs:
+                    if sig.readable:
+                        self.users.setdefault((ref.origin, sig.key), set()).add(path)
+        # ... and never while a file imports the package or module that defines it in a way the run cannot follow
+        # (its calls through the helper would be left with a v1 path on a v2 base): it stays translated at run time
+        self.unfollowed: dict[tuple[str, str], str] = {}
+        for key in [k for k in self.users if k[1].startswith(HELPER_KEY)]:
+            names = set(PurePosixPath(key[0]).with_suffix("").parts)
+            for path, level, module in unfollowed:
+                parts = set(module.split(".")) if module else set()
+                if level:
+                    parts |= set(PurePosixPath(path).parent.parts[len(PurePosixPath(path).parent.parts) - (level - 1):])
+                if parts & names and path != key[0]:
+                    self.unfollowed[key] = (f"{path} imports {'.' * level}{module}, which the rewrite cannot follow "
+                                            f"to the helper")
+                    break
 
     def _defining(self, origin: str, name: str) -> tuple[str, str]:
         """The file (and its name there) that defines NAME imported from ORIGIN: a package's `__init__` that only
@@ -226,11 +278,16 @@ class Table:
             if blocked and ext.key in blocked:
                 out[local] = External(ext.value, ext.origin, ext.name, blocked[ext.key])
         for local, ref in self.helper_refs.get(path, {}).items():
-            out.setdefault(local, ref)
+            kept = frozenset(sig.name for sig in ref.sigs if blocked and (ref.origin, sig.key) in blocked)
+            out.setdefault(local, replace(ref, blocked=kept) if kept else ref)
         if path in self.compat_answers:
             out[COMPAT_ANSWERS] = self.compat_answers[path]
         if path in self.run_imports:
             out[RUN_IMPORTS] = self.run_imports[path]
+        importers = tuple(sorted(p for p, origins in self._imports_of.items() if path in origins)) + tuple(
+            sorted(p for p, refs in self.helper_refs.items() if any(r.origin == path for r in refs.values())))
+        if importers:
+            out[IMPORTED_BY] = tuple(sorted(set(importers)))
         return out
 
     def open_exports(self, path: str) -> dict:
@@ -261,9 +318,9 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
     exported names to None (open: report a verdict), a Verdict 'go' (write that text) or 'stay' (keep it).
     Returns the final results of the involved files and the blocked constants with the reason."""
     involved = sorted(table.involved())
-    blocked: dict[tuple[str, str], str] = {}
+    blocked: dict[tuple[str, str], str] = dict(table.unfollowed)
     exports_open = {path: table.open_exports(path) for path in involved}
-    results = run([(path, table.externals(path), exports_open[path]) for path in involved])
+    results = run([(path, table.externals(path, blocked), exports_open[path]) for path in involved])
     for _ in range(MAX_ROUNDS):
         newly: dict[tuple[str, str], str] = {}
         for key, verdicts in _verdicts(table, results).items():

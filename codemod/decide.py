@@ -181,6 +181,15 @@ def decide(plan: "Plan") -> None:
             block(u, plan.kb.field_rules.get(name, ("L02",))[0],
                   f"v1 field {name!r} is read at line {line} on an answer the rewrite cannot trace to its call")
 
+    # an answer a function returns to other files of the run: what they read of it is not known here, so the call
+    # keeps v1's answer (state 2) unless v2's answer reads the same
+    for u, fn_name in _answers_returned_elsewhere(plan):
+        cf = facts.calls[u]
+        callers = ", ".join(posixpath.relpath(p, posixpath.dirname(an.path) or ".") for p in an.imported_by)
+        block(u, _call_rule(cf), f"its answer is returned by {fn_name}(), " + (
+            f"which other files of the run call ({callers}): they read it as v1 answered it" if callers else
+            "whose callers get one record per bucket on v1, one per resource and bucket on v2"))
+
     # state 2: a call the rules cannot make plain v2 goes through the run-time translation of the compat module
     wrapped = _wrap_blocked(plan, fam, sites, reasons, n_calls, extra)
     # ... or, when every call of a family left goes through helpers of this module, the helpers' own requests do
@@ -272,6 +281,7 @@ def decide(plan: "Plan") -> None:
         _flag_helpers(plan, fam, sites, reasons, n_calls)
 
     _cross_file(plan, fam, sites, reasons, all_traced)
+    _helpers_agreed(plan, fam, sites, blocked_roots)
     _translate(plan, translating, translated)
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
     _through_imported(plan)
@@ -484,6 +494,55 @@ def _untraced_renamed_reads(plan: "Plan") -> list:
 
 
 
+def _answers_returned_elsewhere(plan: "Plan") -> list[tuple[int, str]]:
+    """(unit, function) of the calls whose answer a module-level function (or a method of a module-level class)
+    returns, in a file other files of the run import, when v2's answer does not read as v1's (a renamed or
+    dropped field, a list envelope)."""
+    an, facts = plan.an, plan.facts
+    responses = plan.kb.mappings.responses
+    units = {id(cf): u for u, cf in enumerate(facts.calls)}
+    out = []
+    for name, (typed, cf) in sorted(an.fn_returns.items()):
+        fns = an.ix.functions.get(name, [])
+        if cf is None or id(cf) not in units or len(fns) != 1 or an.qualname(fns[0]) is None:
+            continue
+        route = cf.route
+        rmap = responses.get(route.op.response) if route.op.response else None
+        if route.op.shape == "billing" and _through_other_file(cf.site) and not _grouped_always(an, cf):
+            # with no grouping, v1 answered one record per bucket where v2 answers one per resource per bucket:
+            # whoever gets the list (a count, an index) reads another list
+            out.append((units[id(cf)], name))
+            continue
+        if not an.imported_by:
+            continue
+        differs = typed is not None and typed.shape == "list" or rmap is not None and any(
+            spec.source != key or spec.omit or spec.has_const for key, spec in rmap.fields.items())
+        if differs:
+            out.append((units[id(cf)], name))
+    return out
+
+
+def _through_other_file(site) -> bool:
+    """Does the call go through a helper of another file of the run (read at this call site)?"""
+    helper = site.helper
+    while helper is not None:
+        if helper.sig is not None:
+            return True
+        helper = helper.inner.helper if helper.inner is not None else None
+    return False
+
+
+def _grouped_always(an, cf) -> bool:
+    """The billing call's query always asks for a grouping (a `grouping` key of the dict literal it sends)."""
+    node = cf.site.params_expr
+    if isinstance(node, cst.Name):
+        scope = an.scope_of(cf.call)
+        assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(node.value, [])
+        node = assigned[0][0] if len(assigned) == 1 else None
+    return isinstance(node, cst.Dict) and any(
+        isinstance(el, cst.DictElement) and _literal(el.key) == "grouping" for el in node.elements)
+
+
 def _literal(node) -> str | None:
     from codemod.analysis.syntax import str_of
 
@@ -682,8 +741,8 @@ def _helpers_to_translate(plan: "Plan", fam: _Families, sites: list, n_calls: in
         if info is None or info.base_kind != "v1":
             continue
         inner = an.innermost(info)
-        if id(inner.fn) in out:
-            continue
+        if id(inner.fn) in out or _agreed(an, inner) is not None:
+            continue  # its callers read their calls at the call site: it moves plain (`_helpers_agreed`)
         wrap, why = compat_call.plan_helper_wrap(an, inner)
         units = {u for u, site in enumerate(sites) if _goes_through(site, inner.fn)}
         out[id(inner.fn)] = (inner, wrap, units, why)
@@ -701,6 +760,81 @@ def _helpers_to_translate(plan: "Plan", fam: _Families, sites: list, n_calls: in
         plan.scratch["untranslated"] = {an.qualname(inner.fn): why for inner, wrap, _u, why in out.values()
                                         if wrap is None}
     return out
+
+
+def _agreed(an, inner):
+    """The run's word (codemod.crossfile.Verdict) on this module's helper whose request is INNER's: None while
+    the run has not agreed, or when no other file reads its calls at the call site."""
+    from codemod.crossfile import HELPER_KEY
+
+    verdict = an.exports.get(HELPER_KEY + (an.qualname(inner.fn) or ""))
+    return verdict if verdict is not None and verdict.state in ("go", "same") else None
+
+
+def _helpers_agreed(plan: "Plan", fam: _Families, sites: list, blocked: set) -> None:
+    """Helpers other files of the run call, read at each call site (codemod.crossfile `HELPER_KEY`):
+    - in a calling file, its word on each: 'stay' when a call through it stays v1 (state 3), else 'go';
+    - in the defining file, its own word while the run has not agreed (the base cannot move, a call of its own
+      through it stays v1), and once every caller agreed, the helper's base moves to v2 and its request stays
+      as it is: every call through it is v2 at its call site (plain, or wrapped there in the run-time
+      translation)."""
+    from codemod.crossfile import HELPER_KEY, HELPERS, Verdict
+
+    an = plan.an
+    for u, site in enumerate(sites):
+        inner = an.innermost(site.helper) if site.helper is not None else None
+        if inner is None or inner.sig is None:
+            continue
+        key = (inner.origin, inner.sig.key)
+        if fam.find(u) in blocked:
+            line = an.where(site.call)[0]
+            plan.verdicts.setdefault(key, Verdict("stay", why="a call through it stays v1", line=line))
+        else:
+            plan.verdicts.setdefault(key, Verdict("go"))
+    shared: dict = {}  # id(request helper) -> it, for the helpers other files read at the call site
+    for name in sorted(an.exports.get(HELPERS) or ()):
+        fn = an.function_named(name)
+        info = an._helper(fn) if fn is not None else None
+        if info is not None and info.base_kind == "v1":
+            inner = an.innermost(info)
+            if HELPER_KEY + (an.qualname(inner.fn) or "") in an.exports:
+                shared.setdefault(id(inner.fn), inner)
+    through = {key: {u for u, site in enumerate(sites) if _goes_through(site, inner.fn)}
+               for key, inner in shared.items()}
+    every = set().union(*through.values()) if through else set()
+    for fn_id, inner in shared.items():
+        key = HELPER_KEY + (an.qualname(inner.fn) or "")
+        units = through[fn_id]
+        if an.exports[key] is None:  # the run asks this file's word
+            kept = next((u for u in sorted(units) if fam.find(u) in blocked), None)
+            why = _base_kept(plan, inner, every, sites, fam, list(shared.values())) if kept is None else \
+                f"its call at line {an.where(sites[kept].call)[0]} stays v1"
+            plan.verdicts[(an.path, key)] = Verdict("stay", why=why, line=an.where(inner.fn)[0]) if why \
+                else Verdict("go")
+            continue
+        if _agreed(an, inner) is None:
+            continue
+        name = an.qualname(inner.fn)
+        _move_helper_base(plan, inner, f"v1 base address: moves to v2 with {name}(), every call through which is "
+                                       "v2 at its call site")
+        plan.find(inner.inner.call, "L01", "call", f"the base of {name}() moves to v2: every call through it, here "
+                  "and in other files, is v2 at its call site", True)
+
+
+def _move_helper_base(plan: "Plan", inner, why: str) -> None:
+    """The helper's base moves to v2 (no longer a base left where the rewrite cannot follow it); the audit lists it
+    as it lists a base any rule migrates."""
+    an = plan.an
+    base_ids = {id(p.node) for p in inner.base.pieces if p.node is not None}
+    for unit, flags in list(plan.flags.items()):
+        plan.flags[unit] = [f for f in flags if id(f.node) not in base_ids]
+    for unit, found in list(plan.findings.items()):
+        plan.findings[unit] = [f for f in found if not (f.rule == "L01" and f.kind == "base-url" and not f.fixable)]
+    plan.unit = "helper"
+    base = _move_base(plan, inner.inner)
+    if base is not None:
+        plan.seen.discard((*an.where(base)[:2], "L01", "base-url"))  # its unfixable finding went above
+        plan.find(base, "L01", "base-url", why, True)
 
 
 def _translate_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_calls: int, extra: list,
@@ -790,19 +924,9 @@ def _translate(plan: "Plan", translating: dict, translated: set) -> None:
     for inner, wrap, _units, _why in translating.values():
         if wrap is None:
             continue
-        base_ids = {id(p.node) for p in inner.base.pieces if p.node is not None}
-        for unit, flags in list(plan.flags.items()):  # the base is no longer left where the rewrite cannot follow
-            plan.flags[unit] = [f for f in flags if id(f.node) not in base_ids]
-        for unit, found in list(plan.findings.items()):
-            plan.findings[unit] = [f for f in found if not (f.rule == "L01" and f.kind == "base-url"
-                                                               and not f.fixable)]
-        plan.unit = "helper"
-        base = _move_base(plan, inner.inner)
         name = an.qualname(inner.fn)
-        if base is not None:  # the audit lists the base that moves, as it lists a base any rule migrates
-            plan.seen.discard((*an.where(base)[:2], "L01", "base-url"))  # its unfixable finding went above
-            plan.find(base, "L01", "base-url", f"v1 base address: moves to v2 with {name}(), whose request is "
-                      "translated at run time (v1bridge_compat.call_v1)", True)
+        _move_helper_base(plan, inner, f"v1 base address: moves to v2 with {name}(), whose request is translated "
+                                       "at run time (v1bridge_compat.call_v1)")
         plan.find(inner.inner.call, "L01", "call", f"the request of {name}() (called from other files) goes to v2 "
                   "through v1bridge_compat.call_v1, translated when it runs", True)
         plan.change("compat-call", inner.inner.call, "L01", wrap)

@@ -19,7 +19,8 @@ from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
 from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Source, Typed, VerbChoice
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
-from codemod.analysis.syntax import Indexer, LazyPositions, dotted, flatten, str_of
+from codemod.analysis.calls import URLENCODE
+from codemod.analysis.syntax import Indexer, LazyPositions, descendants, dotted, flatten, str_of
 from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
 
 __all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
@@ -29,9 +30,11 @@ class Analyzer(Strings, Calls, Flow):
     def __init__(self, source: str, path: str, kb: Knowledge, v2_base: str | None = None,
                  externals: dict | None = None, exports: dict | None = None) -> None:
         self.source = source
-        from codemod.crossfile import COMPAT_ANSWERS, RUN_IMPORTS, HelperRef
+        from codemod.crossfile import COMPAT_ANSWERS, IMPORTED_BY, RUN_IMPORTS, HelperRef
 
         externals = dict(externals or {})
+        # the files of the run that import this one: an answer one of its functions returns may be read there
+        self.imported_by: tuple = externals.pop(IMPORTED_BY, ())
         # local names this file imports from other files of the run (for its calls on a client made there)
         self.run_imports: dict = externals.pop(RUN_IMPORTS, {})
         # files this one imports whose answers are v1 views made at run time (codemod.crossfile)
@@ -65,6 +68,7 @@ class Analyzer(Strings, Calls, Flow):
         self.compat_answers: set[str] = set()  # functions returning a compat call's answer (v1's shape on purpose)
         self.local_translated: dict = {}  # name -> HelperSig of this module's helpers translated at run time
         self._calls_by_fn: dict[int, list[cst.Call]] | None = None  # `calls_in`
+        self.planned_through: set[int] = set()  # id(call) of calls through another file's helper read at the call
 
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:
@@ -138,14 +142,79 @@ class Analyzer(Strings, Calls, Flow):
             for fn in fns:
                 name = self.qualname(fn)
                 info = self._helper(fn) if name is not None else None
-                if info is None or info.base_kind != "v1" or info.base is None:
+                if info is None or info.base_kind not in ("v1", "v2") or info.base is None \
+                        or self.innermost(info).sig is not None:
+                    continue  # not a helper, or one that sends through another file's helper
+                if info.base_kind == "v2":  # already on v2: its callers' calls are v2 code (not reviews)
+                    if self._sends_through_compat(self.innermost(info).fn):
+                        continue  # translated at run time: `_translated_helpers` says so
+                    reading = self._sig_reading(fn, info, "v2")
+                    if reading["base"]:
+                        params = [p for p in info.params if not ("." in name and p in ("self", "cls"))]
+                        out.append(HelperSig(name, tuple(params), info.path_param, info.method, info.method_param,
+                                             info.body_param, info.slash_join, "", api="v2", **reading))
                     continue
                 _wrap, why = plan_helper_wrap(self, self.innermost(info))
                 params = [p for p in info.params if not ("." in name and p in ("self", "cls"))]
                 out.append(HelperSig(name, tuple(params), info.path_param, info.method, info.method_param,
-                                     info.body_param, info.slash_join, why))
+                                     info.body_param, info.slash_join, why, **self._sig_reading(fn, info)))
         out += self._translated_helpers({sig.name for sig in out})
         return tuple(sorted(out, key=lambda sig: sig.name))
+
+    def _sends_through_compat(self, fn: cst.FunctionDef) -> bool:
+        from codemod.compat_call import ACALL_V1, CALL_V1, MODULE_NAME
+
+        return MODULE_NAME in self.source and any(
+            dotted(call.func) in (f"{MODULE_NAME}.{CALL_V1}", f"{MODULE_NAME}.{ACALL_V1}") for call in self.calls_in(fn))
+
+    def _sig_reading(self, fn: cst.FunctionDef, info: HelperInfo, api: str = "v1") -> dict:
+        """What a caller in another file needs to read its calls through this helper (HelperSig's reading fields):
+        the base when it is one literal the rewrite can move, the defaults, the answer, the query channel."""
+        from codemod.compat_call import _returns_tuple
+
+        inner = self.innermost(info)
+        base = ""
+        if info.base is not None and info.base.kind == api and info.tail_at is None \
+                and inner.inner is not None and inner.inner.url is not None \
+                and (inner.inner.url.host_edit is not None or api == "v2") \
+                and any(p.node is not None for p in info.base.pieces) and not any(
+                    p.text is None for p in info.base.pieces):
+            base = flatten(info.base.pieces)
+        defaults = tuple((p.name.value, self.code_of(p.default))
+                         for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)
+                         if p.default is not None and "\n" not in self.code_of(p.default))
+        ends, forwards, helper = True, False, info
+        while helper is not None and helper.inner is not None:  # the path ends the URL at every helper level
+            pieces = helper.inner.url.pieces if helper.inner.url is not None else []
+            if not pieces or pieces[-1].param != helper.path_param:
+                ends = False
+            helper = helper.inner.helper
+        site = info.inner
+        if site is not None:
+            given = {a.keyword.value: a.value for a in site.call.args if a.keyword is not None}
+            sent = given.get("params")
+            forwards = "params" in info.params and isinstance(sent, cst.Name) and sent.value == "params" or (
+                info.kwargs_param is not None and "params" not in given and any(
+                    a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == info.kwargs_param
+                    for a in site.call.args))
+            if site.helper is not None and forwards:
+                forwards = self._sig_reading(site.helper.fn, site.helper)["forwards_params"]
+            elif site.library not in ("requests", "httpx", "aiohttp", "client"):
+                forwards = False
+        # a parameter encoded after the path (`if query: url += "?" + urlencode(query)`): the helper's query
+        query_param = None
+        for node in descendants(fn, lambda n: isinstance(n, (cst.Lambda, cst.ClassDef))):
+            if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+                for call in descendants(node.value, lambda n: False):
+                    if isinstance(call, cst.Call) and self._origin(dotted(call.func) or "") in URLENCODE \
+                            and call.args and isinstance(call.args[0].value, cst.Name) \
+                            and call.args[0].value.value in info.params:
+                        query_param = call.args[0].value.value
+        if query_param is not None and forwards:
+            query_param = None
+        return {"query_param": query_param, "base": base, "defaults": defaults, "kwargs_param": info.kwargs_param, "returns": info.returns,
+                "is_async": info.is_async, "forwards_params": forwards, "ends_url": ends,
+                "answers_tuple": info.json_at is not None or _returns_tuple(fn), "group": self.qualname(inner.fn) or ""}
 
     def _translated_helpers(self, known: set) -> list:
         """Helpers whose request a rewrite wrapped in the run-time translation (`v1bridge_compat.call_v1(send,
@@ -278,7 +347,7 @@ class Analyzer(Strings, Calls, Flow):
         if not self.helper_refs and not self.local_translated:
             return
         for call in self.ix.calls:
-            found = self._imported_helper(call)
+            found = self._imported_helper(call) if id(call) not in self.planned_through else None
             if found is None:
                 continue
             ref, sig = found
@@ -652,6 +721,8 @@ class Analyzer(Strings, Calls, Flow):
             self.facts.compat_calls.append((self.where(call)[0], name.split(".", 1)[1]))
             scope = self.scope_of(call)
             holder = self.parent(call)
+            if isinstance(holder, cst.CompFor) and holder.iter is call:  # `[p for p in call_v1(...) if ...]`
+                holder = self.parent(self.parent(holder))
             if isinstance(holder, cst.Return) and scope is not None:
                 self.compat_answers.add(scope.name.value)  # `return v1bridge_compat.call_v1(...)`: a v1 answer
             for arg in call.args:

@@ -77,6 +77,10 @@ class HelperInfo:
     inner: "CallSite | None" = None  # the call the helper makes
     refs: list = field(default_factory=list)
     json_at: int | None = None  # every `return` is a tuple (`return resp.status, json.loads(raw)`): the answer's item
+    # a helper of another file of the run (codemod.crossfile.HelperSig): `fn` stands for its signature only, its
+    # request is not in this file (`inner` is None) and its base is the literal `origin`'s agreement moves
+    sig: object = None
+    origin: str | None = None
 
 
 
@@ -95,6 +99,10 @@ class Calls:
     def _call_site(self, call: cst.Call) -> CallSite | None:
         if isinstance(self.parent(call), cst.Decorator):
             return None  # `@routes.get("/pods")`, `@app.post(...)`: a route a server defines, never a request
+        if self.helper_refs:
+            through = self._imported_site(call)
+            if through is not None:
+                return through
         func = call.func
         name = dotted(func) or ""
         origin = self._origin(name)
@@ -371,8 +379,12 @@ class Calls:
             if isinstance(inner.method_node, cst.SimpleString) is False and inner.method is None and method_param is None:
                 pass
             body_param = None
-            if isinstance(inner.body_expr, cst.Name) and inner.body_expr.value in params:
-                body_param = inner.body_expr.value
+            body_expr = inner.body_expr
+            if isinstance(body_expr, cst.BooleanOperation) and isinstance(body_expr.operator, cst.Or) \
+                    and isinstance(body_expr.right, (cst.Dict, cst.List)) and not body_expr.right.elements:
+                body_expr = body_expr.left  # `json=body or {}`: the caller's body, an empty one when none is given
+            if isinstance(body_expr, cst.Name) and body_expr.value in params:
+                body_param = body_expr.value
             elif inner.helper is not None and inner.helper.body_param:
                 body_param = self._arg_param(inner, inner.helper.body_param)
             returns = "json" if self._returns_json(fn, inner) else "response"
@@ -508,6 +520,51 @@ class Calls:
         helper = self._helper(fn)
         if helper is None:
             return None
+        return self._site_through(call, helper, name, inner)
+
+    def _imported_site(self, call: cst.Call) -> CallSite | None:
+        """A call through a helper of another file of the run that its callers plan (codemod.crossfile): read like
+        a call through a helper of this file, on that helper's signature and base."""
+        if isinstance(call.func, cst.Name) and call.func.value in self.ix.functions:
+            return None  # a function of this module by that name
+        found = self._imported_helper(call)
+        if found is None:
+            return None
+        ref, sig = found
+        if ref.kind == "local" or not (sig.readable or sig.api == "v2") or sig.name in ref.blocked:
+            return None
+        helper = self._imported_helper_info(ref.origin, sig)
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else call.func.value  # type: ignore
+        site = self._site_through(call, helper, name)
+        if site is not None:
+            self.planned_through.add(id(call))
+        return site
+
+    def _imported_helper_info(self, origin: str, sig) -> HelperInfo:
+        """The HelperInfo standing for a helper of ORIGIN: its parameters (and their defaults) as a bodiless
+        function, its base as a literal that is not part of this file (edits planned on it are this file's word on
+        moving that helper's base, codemod.crossfile)."""
+        key = (origin, sig.name)
+        cache = self.__dict__.setdefault("_imported_helpers", {})
+        if key in cache:
+            return cache[key]
+        defaults = dict(sig.defaults)
+        params = ", ".join(p + (f"={defaults[p]}" if p in defaults else "") for p in sig.params)
+        if sig.kwargs_param:
+            params += (", " if params else "") + f"**{sig.kwargs_param}"
+        fn = cst.parse_statement(f"{'async ' if sig.is_async else ''}def {sig.name.split('.')[-1]}({params}): pass\n")
+        node = cst.SimpleString('"' + sig.base + '"')
+        kind, _start, host_edit = self.classify(sig.base + "/pods")
+        base = UrlInfo(kind, [Piece(sig.base, node)], 0, len(sig.base), host_edit, ours=self.is_ours(sig.base))
+        info = HelperInfo(fn, list(sig.params), sig.path_param, sig.method_param, sig.method, sig.body_param,
+                          sig.kwargs_param, base, sig.api, sig.returns, sig.is_async, slash_join=sig.slash_join,
+                          sig=sig, origin=origin)
+        cache[key] = info
+        return info
+
+    def _site_through(self, call: cst.Call, helper: HelperInfo, name: str, inner: bool = False) -> CallSite | None:
+        """The call site of a call through HELPER (named NAME at the call): its route read from the path the call
+        passes after the helper's base."""
         bound = self._bind(helper, call)
         path_expr = bound.get(helper.path_param)
         if path_expr is None:
@@ -548,7 +605,8 @@ class Calls:
             if body is None and "data" in bound:
                 body, body_kw = self._data_body(bound["data"], "helper")
         is_async = helper.is_async
-        site = CallSite(call, method, method_node, path_expr, info, "helper", body, body_kw, bound.get("params"),
+        query = helper.sig.query_param if helper.sig is not None and helper.sig.query_param else "params"
+        site = CallSite(call, method, method_node, path_expr, info, "helper", body, body_kw, bound.get(query),
                         helper.returns, is_async, helper, base=helper.base if base_kind else None, refs=refs,
                         json_at=helper.json_at)
         return site

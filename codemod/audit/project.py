@@ -31,6 +31,7 @@ from codemod.audit.matching import HOLE, IMPORT_LIKE, Lines, method_near
 from codemod.audit.model import AuditFinding, FileResult
 from codemod.audit.status import finish
 from codemod.project_model import Definition, ProjectIndex, Use
+from codemod.compat_call import ACALL_V1, CALL_V1, MODULE_NAME
 
 MAX_ROUNDS = 8  # helper chains longer than this (a -> b -> ... -> base) are not followed
 JS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -492,6 +493,9 @@ def _callee(node: ast.expr) -> str:
     return ""
 
 
+_COMPAT_CALLS = {f"{MODULE_NAME}.{name}" for name in (CALL_V1, ACALL_V1)}
+
+
 _MAY_START = re.compile(r"^(?!(?:else|elif|except|finally)\b)[^\s#]", re.MULTILINE)  # may begin a statement
 _NEWLINES = re.compile(r"\r\n?|\n")  # as CPython counts lines
 _RUN_TRIES = 50  # lines a run's end moves on when it does not parse, before the whole module is parsed instead
@@ -540,8 +544,8 @@ def _v1_only_candidates(text: str) -> list[tuple[str, ast.expr, object]]:
             if not isinstance(node, ast.Call):
                 continue
             callee = _callee(node.func)
-            if callee.rsplit(".", 1)[-1] in IMPORT_LIKE:
-                continue
+            if callee.rsplit(".", 1)[-1] in IMPORT_LIKE or callee in _COMPAT_CALLS:
+                continue  # (the compat module's run-time translation takes v1 paths on purpose: v2 when it runs)
             for arg in node.args:
                 text_of = _path_text(arg)
                 segs = _segments(text_of) if text_of is not None else None

@@ -374,7 +374,9 @@ def _call_edit(cf: CallFact, plan) -> Change:
     if existing is not None and not isinstance(existing, cst.Dict):
         if not (isinstance(existing, cst.Name) and _holds_dict(plan.facts.source, existing, cf.call)):
             raise CannotPage("its query parameters are built where the rewrite cannot read them")
-    return Change("page-call", cf.call, RULE, ("params",))
+    helper = site.helper if site.library == "helper" else None
+    query = helper.sig.query_param if helper is not None and helper.sig is not None else None
+    return Change("page-call", cf.call, RULE, ("params", query or "params"))
 
 
 def _url_edit(cf: CallFact, plan) -> Change:
@@ -400,6 +402,8 @@ def _ends_url(helper) -> None:
     seen = set()
     while helper is not None and id(helper.fn) not in seen:
         seen.add(id(helper.fn))
+        if helper.sig is not None and helper.sig.ends_url:  # a helper of another file, as that file read it
+            return
         inner = helper.inner
         pieces = inner.url.pieces if inner is not None and inner.url is not None else []
         if not pieces or pieces[-1].param != helper.path_param \
@@ -435,6 +439,8 @@ def _takes_params(site) -> bool:
     if site.library in _PARAMS_LAYERS:
         return True
     helper = site.helper
+    if site.library == "helper" and helper is not None and helper.sig is not None:
+        return helper.sig.forwards_params or bool(helper.sig.query_param)  # as the helper's file read it
     if site.library != "helper" or helper is None or helper.inner is None:
         return False
     inner = helper.inner
@@ -685,6 +691,7 @@ def apply_call(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
     paging = data[-1]
     mine = cst.Name(paging.paging)
     args = list(node.args)
+    keyword = data[1] if data[0] == "params" and len(data) > 2 else "params"  # the query's keyword at the call
     if data[0] == "url":  # the URL argument ends with the cursor's query string
         at = data[1]
         value = args[at].value
@@ -694,7 +701,7 @@ def apply_call(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
         args[at] = args[at].with_changes(value=cst.BinaryOperation(value, cst.Add(), mine))
         return node.with_changes(args=args)
     for i, arg in enumerate(args):
-        if arg.keyword is not None and arg.keyword.value == "params":
+        if arg.keyword is not None and arg.keyword.value == keyword:
             value = arg.value
             if isinstance(value, cst.Dict):
                 elements = list(value.elements)
@@ -706,7 +713,7 @@ def apply_call(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
                 merged = cst.Dict([cst.StarredDictElement(value), cst.StarredDictElement(mine)])
             args[i] = arg.with_changes(value=merged)
             return node.with_changes(args=args)
-    new = cst.Arg(value=mine, keyword=cst.Name("params"),
+    new = cst.Arg(value=mine, keyword=cst.Name(keyword),
                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                         whitespace_after=cst.SimpleWhitespace("")))
     if args and isinstance(args[-1].comma, cst.Comma):  # a trailing comma: one argument per line

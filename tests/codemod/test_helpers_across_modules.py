@@ -1,9 +1,10 @@
 """Helpers across modules (issue 21): a helper one module defines and others call (`from .api import _get`,
 `from pkg import api; api._post(...)`, a client class made in one module and used in others).
 
-The helper's own request goes through the compat module's run-time translation and its base moves to v2; every
-call through it, in every module, is then on v2 (state 2) and left as it is; a helper whose request cannot be
-wrapped leaves its callers flagged with the cause. `audit` reads the same project facts.
+Every call through such a helper is read at its call site, as if the helper were the caller's own: a call whose
+route and body can be read becomes plain v2 there (path, body, answer reads), one that needs what v2 lacks goes
+through the compat module's run-time translation at its own call site (the helper as `send`), and once every
+caller agrees the helper's base moves to v2 and its request stays plain v2 code. `audit` reads the same facts.
 """
 from __future__ import annotations
 
@@ -126,46 +127,130 @@ def _project() -> dict[str, str]:
     return {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": PODS, "spend.py": SCRIPT, "reader.py": READER}
 
 
-def test_a_helper_other_modules_call_translates_its_request_and_its_base_moves():
+PODS_AFTER = '''from .api import _get, _post
+import v1bridge_compat
+
+
+def create(name, gpus):
+    return v1bridge_compat.call_v1(v1bridge_compat.by_method(get=_get, post=_post), "POST", "/pods", json={"name": name, "imageName": "busybox", "gpuTypeIds": gpus})
+
+
+def reset(pod_id):
+    v1bridge_compat.call_v1(v1bridge_compat.by_method(get=_get, post=_post), "POST", f"/pods/{pod_id}/reset")
+
+
+def status(pod_id):
+    return _get(f"/pods/{pod_id}")["status"]
+'''
+
+SCRIPT_AFTER = '''from pkg import api
+
+
+def spend():
+    return sum(row["totalAmount"] for row in api._get("/billing/pods", {"bucketSize": "day"})["records"])
+'''
+
+
+def test_calls_through_a_helper_of_another_module_are_v2_at_the_call_site_and_the_helper_moves_plain():
     out = rewrite_files(_project())
-    assert out["pkg/api.py"].new_source == API_AFTER
-    for caller in ("pkg/pods.py", "spend.py", "reader.py"):
-        assert out[caller].new_source == _project()[caller], caller  # left as they are: translated when they run
+    assert out["pkg/api.py"].new_source == API.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
+    assert out["pkg/pods.py"].new_source == PODS_AFTER
+    assert out["spend.py"].new_source == SCRIPT_AFTER
+    assert out["reader.py"].new_source == READER  # reads a string pods.status() returns: nothing of v1 to move
     states = {(path, s.line): (s.state, s.rule) for path, r in out.items() for s in r.states}
-    assert states == {("pkg/pods.py", 5): (2, "L01"), ("pkg/pods.py", 9): (2, "R01"), ("pkg/pods.py", 13): (2, "L01"),
-                      ("spend.py", 5): (2, "L01")}
-    assert all("_post() of api.py" in s.cause or "_get() of" in s.cause
-               for r in out.values() for s in r.states)
+    # the GPU list and reset go through the run-time translation at their own call site, the rest is plain v2
+    assert states == {("pkg/pods.py", 5): (2, "R02"), ("pkg/pods.py", 9): (2, "R01"), ("pkg/pods.py", 13): (1, "L01"),
+                      ("spend.py", 5): (1, "L01")}
     assert not any(r.v1_left or r.manual for r in out.values())
 
 
-def test_the_second_run_changes_nothing_and_still_counts_the_calls_through_the_helper():
+def test_the_second_run_changes_nothing():
     first = rewrite_files(_project())
     again = rewrite_files({path: r.new_source for path, r in first.items()})
     assert all(r.new_source == first[path].new_source for path, r in again.items())
-    assert sorted(s.state for r in again.values() for s in r.states) == [2, 2, 2, 2]
+    assert not any(r.manual for r in again.values())
 
 
 def test_methods_of_a_client_class_imported_whole():
     files = {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "pkg/volumes.py": USES_CLIENT}
     out = rewrite_files(files)
-    new = out["pkg/client.py"].new_source
-    assert 'def __init__(self, base="https://api.runpod.io/v2"):' in new
-    assert ("resp = v1bridge_compat.call_v1(lambda method, url, **kw: self.session.request(method, url, timeout=10, "
-            "**kw), method, f\"{self.base}/{path.lstrip('/')}\", **kwargs)") in new
-    assert out["pkg/volumes.py"].new_source == USES_CLIENT
-    assert [(s.line, s.state, s.rule) for s in out["pkg/volumes.py"].states] == [(5, 2, "Q02"), (9, 2, "L04")]
+    assert out["pkg/client.py"].new_source == CLIENT.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
+    assert out["pkg/volumes.py"].new_source == USES_CLIENT.replace(
+        'c.get("/networkvolumes")', 'c.get("/network-volumes")["networkVolumes"]').replace(
+        'c.post(f"pods/{pod_id}/stop")', 'c.post(f"pods/{pod_id}/action", {"action": "stop"})')
+    assert [(s.line, s.state, s.rule) for s in out["pkg/volumes.py"].states] == [(5, 1, "Q02"), (9, 1, "L04")]
 
 
-def test_a_helper_whose_request_cannot_be_wrapped_leaves_its_callers_flagged_with_the_cause():
+def test_a_urllib_helper_moves_with_its_callers_planned_at_the_call_site():
     files = {"rp.py": URLLIB, "job.py": 'import rp\n\n\ndef stop(pod_id):\n    rp.call("POST", f"/pods/{pod_id}/stop")\n'}
     out = rewrite_files(files)
-    assert out["rp.py"].new_source.count("rest.runpod.io/v1") == 1  # its base stays: its request stays v1
-    job = out["job.py"]
-    assert job.v1_left and [(s.line, s.state) for s in job.states] == [(5, 3)]
-    comment = job.new_source.splitlines()[4].strip()
-    assert comment.startswith("# v1bridge: L04 POST /pods/{podId}/stop through call() of rp.py, which stays on v1: "
-                              "it sends through urllib, which the run-time translation does not drive;")
+    assert out["rp.py"].new_source == URLLIB.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
+    assert out["job.py"].new_source.splitlines()[4] == '    rp.call("POST", f"/pods/{pod_id}/action", {"action": "stop"})'
+    assert [(s.line, s.state, s.rule) for s in out["job.py"].states] == [(5, 1, "L04")]
+
+
+QUERY_HELPER = '''import json
+import os
+import urllib.parse
+import urllib.request
+
+BASE = os.getenv("RUNPOD_API_BASE", "https://rest.runpod.io/v1")
+
+
+def call(method, path, body=None, query=None):
+    url = BASE + path
+    if query:
+        url += "?" + urllib.parse.urlencode(query)
+    data = json.dumps(body).encode() if body is not None else None
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, method=method)) as resp:
+        return json.loads(resp.read() or b"null")
+'''
+
+
+def test_a_helper_that_encodes_its_query_after_the_path_gets_every_page_through_that_query():
+    files = {"rp.py": QUERY_HELPER,
+             "names.py": 'import rp\n\n\ndef names():\n    return sorted(t["name"] for t in rp.call("GET", "/templates"))\n'}
+    out = rewrite_files(files)
+    assert 'BASE = os.getenv("RUNPOD_API_BASE", "https://api.runpod.io/v2")' in out["rp.py"].new_source
+    assert out["names.py"].new_source == '''import rp
+
+
+def names():
+    templates, paging = [], {}
+    while True:
+        page = rp.call("GET", "/templates", query=paging)
+        templates += page["templates"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = {"cursor": page["pagination"]["nextCursor"]}
+    return sorted(t["name"] for t in templates)
+'''
+
+
+GETTER = '''from .api import _get, _post
+
+
+def pod(pod_id):
+    return _get(f"/pods/{pod_id}")
+
+
+def stop(pod_id):
+    _post(f"/pods/{pod_id}/stop")
+'''
+
+
+def test_an_answer_returned_to_another_module_keeps_the_v1_view_at_its_call_site():
+    files = {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": GETTER,
+             "wait.py": 'from pkg import pods\n\n\ndef up(pod_id):\n    return pods.pod(pod_id)["desiredStatus"] == "RUNNING"\n'}
+    out = rewrite_files(files)
+    new = out["pkg/pods.py"].new_source
+    # what wait.py reads of it is v1's record: the call goes through the run-time translation at its site (state 2)
+    assert 'return v1bridge_compat.call_v1(v1bridge_compat.by_method(get=_get, post=_post), "GET", f"/pods/{pod_id}")' in new
+    assert '_post(f"/pods/{pod_id}/action", {"action": "stop"})' in new  # its answer is not returned: plain v2
+    assert out["wait.py"].new_source == files["wait.py"]
+    state = next(s for s in out["pkg/pods.py"].states if s.line == 5)
+    assert state.state == 2 and "returned by pod(), which other files of the run call (../wait.py)" in state.cause
+    assert out["pkg/api.py"].new_source == API.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
 
 
 def test_the_audit_sees_the_calls_through_the_helper_before_and_compat_code_after():
@@ -173,8 +258,8 @@ def test_the_audit_sees_the_calls_through_the_helper_before_and_compat_code_afte
     assert any(f.route == "POST /pods/{podId}/reset" for f in before["pkg/pods.py"].findings)
     assert before["reader.py"].findings  # a v1 field read on a record from elsewhere: still v1 code
     after = analyze_files({path: r.new_source for path, r in rewrite_files(_project()).items()})
-    for path in ("pkg/pods.py", "spend.py", "reader.py"):
-        assert after[path].findings and all(f.kind == "compat-helper" for f in after[path].findings), path
+    assert not after["pkg/pods.py"].findings and not after["spend.py"].findings
+    assert [line for line, name in after["pkg/pods.py"].compat_calls if name == "call_v1"] == [6, 10]
 
 
 def test_a_call_on_a_client_another_module_makes_is_flagged_with_that_cause_never_silent():
@@ -202,27 +287,37 @@ def images():
 
 def test_a_module_level_instance_used_in_a_function_is_a_call_through_its_class_and_its_answer_is_followed():
     """Guards issue 25's `cli.py:23`: `client = Client()` at module level, `client.get(...)` inside a function, is
-    a call through Client.get() (state 2 once the class's request is translated), and the v1 fields read on its
-    answer are v1 reads before the rewrite and v1 views made at run time after it."""
+    a call through Client.get(): read at the call site like any call (every page, the list key, the renamed
+    field), and the audit sees the same before the rewrite and nothing left after it."""
     files = {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "cli.py": MODULE_INSTANCE}
     out = rewrite_files(files)
-    assert out["cli.py"].new_source == MODULE_INSTANCE
-    assert [(s.line, s.state, s.rule) for s in out["cli.py"].states] == [(7, 2, "Q02")]
+    assert out["cli.py"].new_source == MODULE_INSTANCE.replace(
+        '    for template in client.get("/templates"):\n        print(template["id"], template["imageName"])',
+        '''    templates, paging = [], {}
+    while True:
+        page = client.get("/templates", params=paging)
+        templates += page["templates"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = {"cursor": page["pagination"]["nextCursor"]}
+    for template in templates:
+        print(template["id"], template["image"])''')
+    assert [(s.line, s.state, s.rule) for s in out["cli.py"].states] == [(7, 1, "Q02")]
     before = analyze_files(files)["cli.py"].findings
     assert [(f.line, f.rule, f.kind, f.route, f.fixable) for f in before] == [
-        (7, "Q02", "call", "GET /templates", True), (8, "L02", "response-field", "GET /templates", True)]
-    assert before[1].message.startswith("v1 field 'imageName' of GET /templates through Client.get() of pkg/client.py")
-    after = analyze_files({path: r.new_source for path, r in out.items()})["cli.py"].findings
-    assert [(f.line, f.rule, f.kind) for f in after] == [(7, "Q02", "compat-helper"), (8, "L02", "compat-helper")]
+        (7, "L01", "call", "GET /templates", True), (7, "Q02", "list-read", "GET /templates", True),
+        (7, "Q30", "pagination", "GET /templates", True), (8, "L02", "response-field", "GET /templates", True)]
+    after = analyze_files({path: r.new_source for path, r in out.items()})
+    assert not any(r.findings for r in after.values())  # Client's base is v2 now: its calls are v2 code
 
 
-def test_a_field_read_on_the_answer_of_a_helper_that_stays_v1_is_v1_code():
+def test_a_field_read_on_the_answer_of_a_call_through_another_modules_helper_is_a_v1_read():
     files = {"rp.py": URLLIB, "job.py": 'import rp\n\n\ndef running():\n    return [p["id"] for p in rp.call("GET", '
              '"/pods") if p["desiredStatus"] == "RUNNING"]\n'}
     found = analyze_files(files)["job.py"].findings
     read = next(f for f in found if f.kind == "response-field")
-    assert (read.line, read.rule, read.route, read.fixable) == (5, "Q13", "GET /pods", False)
-    assert read.message.startswith("v1 field 'desiredStatus' of GET /pods through call() of rp.py, which stays on v1")
+    assert (read.line, read.rule, read.route, read.fixable) == (5, "Q13", "GET /pods", True)
+    assert read.message.startswith("v1 field 'desiredStatus' -> 'status'")
 
 
 def test_the_base_a_translated_helper_moves_is_a_finding_of_its_own():

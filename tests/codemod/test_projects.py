@@ -156,9 +156,6 @@ LEFT_ON_V1: dict[str, set[str]] = {
     "modelhub": {"DELETE /endpoints/<id>", "DELETE /templates/<id>", "GET /billing/endpoints", "GET /endpoints",
                  "GET /endpoints/<id>", "GET /templates", "PATCH /templates/<id>", "POST /endpoints",
                  "POST /endpoints/<id>/update", "POST /templates"},
-    "nightly": {"DELETE /containerregistryauth/<id>", "DELETE /pods/<id>", "GET /billing/pods",
-                "GET /containerregistryauth", "GET /pods", "POST /containerregistryauth", "POST /pods",
-                "POST /pods/<id>/stop"},
 }
 
 # Projects whose rewritten code runs on v2 (nothing left on v1) while `audit --fail-on-legacy` still exits 1: a

@@ -23,7 +23,8 @@ import rewrite_states  # noqa: E402
 # module's own helpers whose family was left blocked (103/121, 111/161).
 # Lowered for "all" when labkit, modelhub (25 call sites, all silent today) and opsbox (14, 5 without a v1
 # spelling) joined the projects: 116/200.
-SHARE_AT_LEAST = {"corpus": 0.85, "all": 0.58}
+# Calls through a helper of another module read at their call site and the helper moved plain (107/121, 130/200).
+SHARE_AT_LEAST = {"corpus": 0.88, "all": 0.65}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites left silent (unchanged, no comment, still v1) by today's rewrite: issue 21 wants none. A ratchet,
@@ -52,10 +53,11 @@ PROJECTS_NOT_YET = {
     "fleet/fleet/pods.py:40", "fleet/fleet/pods.py:44", "fleet/fleet/volumes.py:13", "fleet/fleet/volumes.py:17",
     "fleet/fleet/volumes.py:5", "fleet/fleet/volumes.py:9", "gpuctl/gpuctl/serverless.py:10",
     "gpuctl/gpuctl/serverless.py:45", "gpuctl/gpuctl/serverless.py:51", "gpuctl/gpuctl/templates.py:18",
-    "gpuctl/gpuctl/templates.py:24", "gpuctl/gpuctl/templates.py:5", "nightly/cleanup.py:12", "nightly/cleanup.py:20",
-    "nightly/cleanup.py:25", "nightly/cleanup.py:26", "nightly/registry.py:12", "nightly/registry.py:14",
-    "nightly/registry.py:15", "nightly/registry.py:25", "nightly/seed_ci.py:13", "nightly/spend.py:16",
-    "podctl/billing_report.py:18", "podctl/podctl/endpoints.py:28", "podctl/podctl/endpoints.py:37",
+    "gpuctl/gpuctl/templates.py:24", "gpuctl/gpuctl/templates.py:5",
+    # nightly: a DELETE the judge counts state 2 (the module sends through call_v1 elsewhere); the create with a
+    # CPU fallback list through call_v1 at its call site (create_with_fallback wanted)
+    "nightly/cleanup.py:25", "nightly/seed_ci.py:13",
+    "podctl/podctl/endpoints.py:28", "podctl/podctl/endpoints.py:37",
     "podctl/podctl/endpoints.py:44", "podctl/podctl/endpoints.py:6", "podctl/podctl/pods.py:39",
     "podctl/podctl/pods.py:44", "podctl/podctl/pods.py:48",
     # opsbox: rpops/http.py's request() is wrapped in call_v1, so every call through it is state 2 translated at
