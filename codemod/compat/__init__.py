@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Iterable
 
@@ -128,12 +129,24 @@ def _is_namespace_package(folder: Path) -> bool:
                        rf"from\s+\.+\s+import\s+[^#\n]*\b{name}\b)", re.M)
     for where, pattern in ((folder, _RELATIVE_IMPORT), (folder.parent, named)):
         for module in sorted(where.glob("*.py")):
-            try:
-                if pattern.search(module.read_text(encoding="utf-8", errors="replace")):
-                    return True
-            except OSError:
-                continue
+            if pattern.search(_imports_text(module)):
+                return True
     return False
+
+
+_IMPORTS_READ = 1 << 20
+
+
+def _imports_text(module: Path) -> str:
+    """The head of a module where its imports are; empty for anything but a readable regular file (opening a
+    FIFO named `x.py` would block the run)."""
+    try:
+        if not stat.S_ISREG(module.stat().st_mode):
+            return ""
+        with open(module, "rb") as handle:
+            return handle.read(_IMPORTS_READ).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def default_location(files: Iterable[Path]) -> Path:

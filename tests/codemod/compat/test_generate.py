@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -251,3 +252,23 @@ def test_a_namespace_package_imports_the_compat_module_it_was_given(tmp_path, gi
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [["POST", "https://api.runpod.io/v2/pods/p1/action", {"action": "stop"}]]
+
+
+def test_a_fifo_beside_the_calling_code_does_not_block_the_compat_module_placement(tmp_path):
+    """Whether `rp/` is a namespace package is read from the modules in and beside it; a FIFO named like a
+    module (a hostile or odd tree) is not opened: opening it waited for a writer forever."""
+    import threading
+
+    from codemod.compat import default_location
+
+    (tmp_path / "rp").mkdir()
+    (tmp_path / "rp" / "api.py").write_text(NAMESPACE_API)
+    os.mkfifo(tmp_path / "pipe.py")
+    os.mkfifo(tmp_path / "rp" / "pipe.py")
+    placed = []
+    worker = threading.Thread(target=lambda: placed.append(default_location([tmp_path / "rp" / "api.py"])),
+                              daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "default_location blocked on a FIFO"
+    assert placed == [tmp_path.resolve() / "rp" / "v1bridge_compat.py"]
