@@ -113,6 +113,9 @@ def line_map(before: list[str], after: list[str]) -> list[int]:
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
         for k, i in enumerate(range(i1, i2)):
             out[i] = j1 + k if tag == "equal" else min(j1 + k, max(j2 - 1, j1))
+            # a replaced line that gained its comment above: the line itself, below the comment
+            while tag != "equal" and out[i] + 1 < j2 and COMMENT.match(after[out[i]].strip()):
+                out[i] += 1
     return out
 
 
