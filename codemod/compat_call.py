@@ -21,6 +21,7 @@ module's import once.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import libcst as cst
@@ -445,28 +446,103 @@ def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
                                                                        cst.SimpleWhitespace("")))
 
 
+# isort's sections, in their order (its defaults: known_future_library, stdlib, default_section THIRDPARTY)
+_SECTIONS = ("future", "stdlib", "third", "first", "local")
+
+
+class ImportLine(str):
+    """The statement importing the compat module, with the top-level names the project's own code has there
+    (isort's first party: what it finds beside the compat module), to place it as isort would."""
+
+    first_party: frozenset = frozenset()
+
+    def __new__(cls, line: str, first_party=frozenset()):
+        self = super().__new__(cls, line)
+        self.first_party = frozenset(first_party)
+        return self
+
+
+def _import_key(stmt: cst.SimpleStatementLine, first_party: frozenset) -> tuple[int, int, str] | None:
+    """(section, 0 for `import x` / 1 for `from x import`, module) of a one-import statement, isort's order."""
+    if len(stmt.body) != 1 or not isinstance(stmt.body[0], (cst.Import, cst.ImportFrom)):
+        return None
+    node = stmt.body[0]
+    if isinstance(node, cst.ImportFrom):
+        dots = "." * len(node.relative)
+        module = dots + ((dotted(node.module) or "") if node.module is not None else "")
+        kind = 1
+    else:
+        module = dotted(node.names[0].name) or ""
+        kind = 0
+    top = module.split(".")[0]
+    if module.startswith("."):
+        section = "local"
+    elif top == "__future__":
+        section = "future"
+    elif top in sys.stdlib_module_names:
+        section = "stdlib"
+    elif top in first_party or top == MODULE_NAME:
+        section = "first"
+    else:
+        section = "third"
+    return _SECTIONS.index(section), kind, module.lower()
+
+
 def apply_import(node: cst.CSTNode, line: str) -> cst.CSTNode:
-    """The compat module's import, after the module's last top-level import (or its docstring and `__future__`
-    imports); nothing when the module imports it already."""
+    """The compat module's import where isort puts it: in its section (first party, or local for a relative
+    import) in sorted order, or as a section of its own after the sections before it (one blank line between
+    sections); nothing when the module imports it already. A module without imports gets it after its docstring."""
     if not isinstance(node, cst.Module):
         return node
+    first_party = getattr(line, "first_party", frozenset())
     body = list(node.body)
-    last = -1
-    for i, stmt in enumerate(body):
-        smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
-        if smalls and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in smalls):
-            for s in smalls:
-                names = [a for a in s.names] if not isinstance(s.names, cst.ImportStar) else []
-                if any(dotted(a.name) == MODULE_NAME for a in names):
-                    return node
-            last = i
-        elif i == 0 and smalls and isinstance(smalls[0], cst.Expr) and isinstance(smalls[0].value, cst.SimpleString):
-            last = 0  # the docstring
-        elif last >= 0 or i > 1:
-            break
     new = cst.parse_statement(line.rstrip("\n") + "\n")
-    if last < 0 and body:
-        new = new.with_changes(leading_lines=body[0].leading_lines)
-        body[0] = body[0].with_changes(leading_lines=[cst.EmptyLine()])
-    body.insert(last + 1, new)
+    key = _import_key(new, first_party)
+    imports: list[tuple[int, tuple]] = []  # the leading run of imports: (index, key)
+    start = 1 if body and _is_docstring(body[0]) else 0
+    for i in range(start, len(body)):
+        stmt = body[i]
+        smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+        if not smalls or not all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in smalls):
+            break
+        for s in smalls:
+            names = list(s.names) if not isinstance(s.names, cst.ImportStar) else []
+            if any(dotted(a.name) == MODULE_NAME for a in names):
+                return node
+        found = _import_key(stmt, first_party)
+        imports.append((i, found if found is not None else (key[0] if key else 0, 0, "")))
+    blank = [cst.EmptyLine()]
+    if not imports:  # after the docstring, in the place of the statement it goes before
+        if start < len(body):
+            new = new.with_changes(leading_lines=body[start].leading_lines)
+            body[start] = body[start].with_changes(leading_lines=blank)
+        body.insert(start, new)
+        return node.with_changes(body=body)
+    same = [(i, k) for i, k in imports if k[0] == key[0]]
+    if same:
+        after = next(((i, k) for i, k in same if k[1:] > key[1:]), None)
+        if after is None:  # last of its section
+            body.insert(same[-1][0] + 1, new)
+        else:  # before the first that sorts after it, in its place (its leading blank line or comments)
+            i = after[0]
+            new = new.with_changes(leading_lines=body[i].leading_lines)
+            body[i] = body[i].with_changes(leading_lines=[])
+            body.insert(i, new)
+        return node.with_changes(body=body)
+    before = [i for i, k in imports if k[0] < key[0]]
+    if before:  # a section of its own after the sections before it
+        at = before[-1] + 1
+        body.insert(at, new.with_changes(leading_lines=blank))
+        if at in {i for i, _k in imports} and not body[at + 1].leading_lines:  # a later section follows
+            body[at + 1] = body[at + 1].with_changes(leading_lines=blank)
+        return node.with_changes(body=body)
+    first = imports[0][0]  # every import sorts after it: it opens the imports
+    new = new.with_changes(leading_lines=body[first].leading_lines)
+    body[first] = body[first].with_changes(leading_lines=blank)
+    body.insert(first, new)
     return node.with_changes(body=body)
+
+
+def _is_docstring(stmt) -> bool:
+    smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()
+    return bool(smalls) and isinstance(smalls[0], cst.Expr) and isinstance(smalls[0].value, cst.SimpleString)

@@ -24,6 +24,7 @@ from mappings import converters, records
 from mappings.loader import Mappings, default_mappings
 
 from codemod import safe_write
+from codemod.compat_call import ImportLine
 from codemod.compat import tables
 from codemod.compat.source import ConverterSource
 
@@ -110,7 +111,7 @@ def write(path: Path, mappings: Mappings | None = None, version: str | None = No
     return True
 
 
-def _is_package(folder: Path) -> bool:
+def is_package(folder: Path) -> bool:
     """A regular package, or a namespace package (no __init__.py) its code or its parent's imports as one."""
     return (folder / "__init__.py").is_file() or _is_namespace_package(folder.resolve())
 
@@ -159,7 +160,7 @@ def default_location(files: Iterable[Path]) -> Path:
     if not folders:
         raise ValueError("no calling files: the compat module has no place")
     folder = Path(os.path.commonpath(folders))
-    while _is_package(folder) and _is_package(folder.parent):
+    while is_package(folder) and is_package(folder.parent):
         folder = folder.parent
     return folder / f"{MODULE_NAME}.py"
 
@@ -178,9 +179,22 @@ def import_statement(importer: Path, module: Path) -> str | None:
         depth = len(here.relative_to(home).parts)
     except ValueError:
         return None
-    if _is_package(home):
+    if is_package(home):
         chain = [here, *list(here.parents)[:depth]]
-        if all(_is_package(folder) for folder in chain):
-            return f"from {'.' * (depth + 1)} import {name}"
+        if all(is_package(folder) for folder in chain):
+            return ImportLine(f"from {'.' * (depth + 1)} import {name}", first_party(home))
         return None
-    return f"import {name}"
+    return ImportLine(f"import {name}", first_party(home))
+
+
+@functools.lru_cache(maxsize=64)
+def first_party(home: Path) -> frozenset[str]:
+    """The top-level names the project's own code has where it runs from (the folder holding the compat module's
+    top package, or the module's folder): what isort counts as first party, to place the import as it would."""
+    root = home.parent if is_package(home) else home
+    try:
+        entries = list(root.iterdir())
+    except OSError:
+        return frozenset()
+    return frozenset(e.stem if e.suffix == ".py" else e.name for e in entries
+                     if (e.suffix == ".py" or e.is_dir()) and (e.stem if e.suffix == ".py" else e.name).isidentifier())

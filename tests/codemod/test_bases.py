@@ -209,6 +209,7 @@ CASES = {
             return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
     ''', '''
         import requests
+
         import v1bridge_compat
         BILLING = "https://api.runpod.io/v2/billing"
         def pod_spend(key):
@@ -222,6 +223,7 @@ CASES = {
             return requests.get(f"{BILLING}/pods", params={"grouping": grouping}, headers={"Authorization": key}).json()
     ''', '''
         import requests
+
         import v1bridge_compat
         BILLING = "https://api.runpod.io/v2/billing"
         def pod_spend(key, grouping):
@@ -238,6 +240,7 @@ CASES = {
             return requests.get(f"{BILLING}/pods", params=params, headers={"Authorization": key}).json()
     ''', '''
         import requests
+
         import v1bridge_compat
         BILLING = "https://api.runpod.io/v2/billing"
         def pod_spend(key):
@@ -364,6 +367,7 @@ CASES = {
             return True
     ''', '''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def _busy(message):
@@ -392,6 +396,7 @@ CASES = {
             return _get(f"/pods/{pod_id}")
     ''', '''
         import requests
+
         import v1bridge_compat
         API = "https://api.runpod.io/v2"
         def _get(path):
@@ -424,6 +429,7 @@ CASES = {
             return requests.post(f"{BASE}/pods/{pod_id}/resume")
     ''', '''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def resume(pod_id):
@@ -494,7 +500,8 @@ def test_a_sibling_base_moves_with_an_importer_whose_call_goes_through_the_compa
     assert out["pkg/consts.py"] == 'BASE = "https://api.runpod.io/v2"\n'
     assert out["pkg/a.py"] == files["pkg/a.py"].replace(
         'f"{BASE}/pods/{pod_id}/stop")', 'f"{BASE}/pods/{pod_id}/action", json={"action": "stop"})')
-    assert out["pkg/b.py"] == files["pkg/b.py"].replace("from .consts import BASE\n", "from .consts import BASE\nimport v1bridge_compat\n").replace(
+    assert out["pkg/b.py"] == files["pkg/b.py"].replace(
+        "import requests\nfrom .consts import BASE\n", "import requests\n\nimport v1bridge_compat\n\nfrom .consts import BASE\n").replace(
         'requests.post(f"{BASE}/pods/{pod_id}/reset")',
         'v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", '
         'f"{BASE}/pods/{pod_id}/reset")')

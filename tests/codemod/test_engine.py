@@ -46,6 +46,7 @@ COMPAT = {
             requests.post(f"https://rest.runpod.io/v1/pods/{pid}/reset")
     ''', '''
         import requests
+
         import v1bridge_compat
         def reset(pid):
             v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"https://api.runpod.io/v2/pods/{pid}/reset")
@@ -56,6 +57,7 @@ COMPAT = {
         print(pod["machineId"])
     ''', '''
         import requests
+
         import v1bridge_compat
         pod = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", "https://api.runpod.io/v2/pods/p1").json()
         print(pod["machineId"])

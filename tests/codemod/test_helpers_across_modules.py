@@ -28,6 +28,7 @@ def _post(path, body=None):
 '''
 
 API_AFTER = '''import requests
+
 import v1bridge_compat
 
 BASE_URL = "https://api.runpod.io/v2"

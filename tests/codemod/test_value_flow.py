@@ -56,6 +56,7 @@ CASES = {
     ''', '''
         import json
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def cached(path):
@@ -301,6 +302,7 @@ CASES = {
                 print(r.json().get("message"))
     ''', '''
         import requests
+
         import v1bridge_compat
         API = "https://api.runpod.io/v2"
         def act(pod_id, verb):
@@ -326,6 +328,7 @@ CASES = {
             requests.post(f"{API}/pods/{pod_id}/{verb}").raise_for_status()
     ''', '''
         import requests
+
         import v1bridge_compat
         API = "https://api.runpod.io/v2"
         def act(pod_id, verb):
@@ -343,6 +346,7 @@ CASES = {
             requests.post(f"{API}/pods/{pod_id}/{verb}").raise_for_status()
     ''', '''
         import requests
+
         import v1bridge_compat
         API = "https://api.runpod.io/v2"
         def act(pod_id, verb):
@@ -426,6 +430,7 @@ CASES = {
             return requests.post(f"{BASE}/pods", json=payload).json()["id"]
     ''', '''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def create(name, flavor, vcpus):
@@ -443,6 +448,7 @@ CASES = {
             return requests.post(f"{BASE}/pods", json=payload).json()["id"]
     ''', '''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def create(name, disk):
@@ -499,6 +505,7 @@ CASES = {
             requests.patch(f"{REST}/endpoints/{eid}", json={"workersMax": max(hi, before["workersMax"])})
     ''', '''
         import requests
+
         import v1bridge_compat
         REST = "https://api.runpod.io/v2"
         def grow(eid, hi):
@@ -585,6 +592,7 @@ CASES = {
             return tpl["imageName"]
     ''', '''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def call(path):
@@ -609,6 +617,7 @@ CASES = {
             return raw_template(tid)[1]["imageName"]
     ''', '''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def call(path):
@@ -742,6 +751,7 @@ CASES = {
             return sum(r["amount"] for r in requests.get(BASE + "/billing/pods?" + query).json())
     ''', '''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def spend(query):
@@ -756,6 +766,7 @@ CASES = {
     ''', '''
         import urllib.parse
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def gpu_spend(gpu):

@@ -2,6 +2,7 @@
 import os
 
 import requests
+
 import v1bridge_compat
 
 API = os.environ.get("RUNPOD_REST_API_URL", "https://api.runpod.io/v2")

@@ -8,6 +8,7 @@ import logging
 import os
 
 import requests
+
 import v1bridge_compat
 
 logger = logging.getLogger(__name__)

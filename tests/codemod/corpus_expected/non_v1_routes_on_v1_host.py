@@ -5,6 +5,7 @@ None of these routes existed in REST v1 (they answered 404 there).
 import os
 
 import requests
+
 import v1bridge_compat
 
 BASE = "https://api.runpod.io/v2"

@@ -5,6 +5,7 @@ import sys
 import time
 
 import requests
+
 import v1bridge_compat
 
 RUNPOD_REST_API_URL = os.getenv("RUNPOD_REST_API_URL", "https://api.runpod.io/v2")

@@ -6,6 +6,7 @@ import logging
 import os
 
 import requests
+
 import v1bridge_compat
 
 log = logging.getLogger("grab")

@@ -9,6 +9,7 @@ import os
 import sys
 
 import requests
+
 import v1bridge_compat
 
 API = os.environ.get("RUNPOD_API_BASE", "https://api.runpod.io/v2")

@@ -102,6 +102,7 @@ COMPAT_CREATES = {
             return r.json()
     ''', f'''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def create(name, headers):
@@ -116,6 +117,7 @@ COMPAT_CREATES = {
             return requests.post(BASE + "/pods", json={"name": name, "imageName": "img", "gpuTypeIds": GPUS, "gpuTypePriority": "custom"}).json()
     ''', f'''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         GPUS = ["A", "B"]
@@ -129,6 +131,7 @@ COMPAT_CREATES = {
             return requests.post(BASE + "/pods", json={"name": name, "imageName": "img", "gpuTypeIds": [gpu], "locked": True}).json()
     ''', f'''
         import requests
+
         import v1bridge_compat
         BASE = "https://api.runpod.io/v2"
         def create(name, gpu):
@@ -141,6 +144,7 @@ COMPAT_CREATES = {
             return r.json()
     ''', f'''
         import httpx
+
         import v1bridge_compat
         async def create(client: httpx.AsyncClient, name, gpus):
             r = await v1bridge_compat.acreate_with_fallback(lambda v2_body: client.post("https://api.runpod.io/v2/pods", json=v2_body), {V2_BODY}, gpus, at="gpu.id")

@@ -14,6 +14,7 @@ CASES = {
         requests.get("https://rest.runpod.io/v1/pods", params={"gpuTypeId": ["A"]})
     ''', '''
         import requests
+
         import v1bridge_compat
         v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", "https://api.runpod.io/v2/pods", params={"gpuTypeId": ["A"]})
     '''),

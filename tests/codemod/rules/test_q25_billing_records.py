@@ -31,6 +31,7 @@ CASES = {
             return sum(r["amount"] for r in rows)
     ''', '''
         import requests
+
         import v1bridge_compat
         API = "https://api.runpod.io/v2"
         def spend():

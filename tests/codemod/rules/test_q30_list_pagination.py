@@ -174,7 +174,7 @@ def test_a_list_call_that_cannot_be_paged_in_place_goes_through_the_compat_modul
     else:
         assert states == [(line, 2, "Q30")]
         assert result.manual == [] and not result.v1_left
-        new_line = result.new_source.splitlines()[line]  # one line down: the compat module's import
+        new_line = result.new_source.splitlines()[line + 1]  # two lines down: the compat module's import and its blank line
         assert "v1bridge_compat.call_v1(lambda method, url, **kw: " in new_line
         assert "rest.runpod.io/v1" not in result.new_source and "# v1bridge:" not in result.new_source
 
@@ -208,7 +208,7 @@ def test_a_list_v2_does_not_page_parsed_out_of_sight_goes_through_the_compat_mod
     ''')
     result = rewrite_source(source, "m.py")
     assert result.manual == [] and [(s.line, s.state, s.rule) for s in result.states] == [(4, 2, "Q02")]
-    assert result.new_source == source.replace("import requests\n", "import requests\nimport v1bridge_compat\n").replace(
+    assert result.new_source == source.replace("import requests\n", "import requests\n\nimport v1bridge_compat\n").replace(
         'requests.get("https://rest.runpod.io/v1/networkvolumes")',
         'v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", '
         '"https://api.runpod.io/v2/networkvolumes")')  # the v1 path: translated at run time
