@@ -322,6 +322,7 @@ def _run(args: argparse.Namespace) -> int:
     for outcome in errors:
         print(f"v1bridge rewrite: {outcome.path}: {outcome.error}", file=sys.stderr)
     changed = [o for o in outcomes if o.changed and (o.written or not write)]
+    args.outside = _outside(changed, args.paths, files)
     compat_written = _write_compat(outcomes, args.compat_location, write)
     if not args.quiet:
         _summary(console, outcomes, changed, errors, skipped, args)
@@ -329,7 +330,8 @@ def _run(args: argparse.Namespace) -> int:
         from codemod import rewrite_report
 
         sys.stdout.write(rewrite_report.render(args.format, outcomes, changed, errors, skipped,
-                                               args.compat_location if compat_written is not None else None))
+                                               args.compat_location if compat_written is not None else None,
+                                               args.outside))
     if args.check and (changed or any(o.v1_left for o in outcomes)):
         return EXIT_CHANGES
     if compat_written is False and write:
@@ -337,6 +339,17 @@ def _run(args: argparse.Namespace) -> int:
     if any(o.error and o.error.startswith(("internal", "not written")) for o in outcomes):
         return EXIT_ERROR
     return EXIT_OK
+
+
+def _outside(changed: list[Outcome], given, files) -> list:
+    """Modules outside the paths given that import a module whose base constant or helper this run moved."""
+    from codemod import outside
+    from codemod.prefilter import needs_parse
+
+    by_rel = {f.rel: f.path for f in files}
+    moved = [by_rel[o.path] for o in changed if o.module_facts is not None and o.path in by_rel and (
+        o.module_facts.helpers or any(needs_parse(value) for value in o.module_facts.constants.values()))]
+    return outside.importers(moved, given, [f.path for f in files]) if moved else []
 
 
 def _compat_location(option: str | None, files) -> str | None:
@@ -397,6 +410,11 @@ def _summary(console, outcomes: list[Outcome], changed: list[Outcome], errors: l
             if by_rule[state]:
                 console.print(f"  {label} by rule: " + ", ".join(f"{rule} {n}" for rule, n in sorted(
                     by_rule[state].items())), soft_wrap=True)
+    if getattr(args, "outside", None):
+        console.print(f"modules outside the paths given import what this run moved to v2 ({len(args.outside)}): "
+                      "check them, or rewrite them with it", soft_wrap=True)
+        for item in args.outside:
+            console.print(f"  {item.path}:{item.line}: imports {item.imports}", markup=False, soft_wrap=True)
     manual = [(o.path, line, rule, msg) for o in outcomes for (line, rule, msg) in o.manual]
     if manual:
         console.print(f"manual items left ({len(manual)}):", soft_wrap=True)

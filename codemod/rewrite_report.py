@@ -22,7 +22,7 @@ def state_counts(outcomes) -> tuple[Counter, dict[int, Counter]]:
     return totals, by_rule
 
 
-def as_data(outcomes, changed, errors, skipped, compat_module: str | None) -> dict:
+def as_data(outcomes, changed, errors, skipped, compat_module: str | None, outside=()) -> dict:
     totals, by_rule = state_counts(outcomes)
     return {
         "files": {"checked": len(outcomes), "changed": len(changed), "errors": len(errors), "skipped": len(skipped)},
@@ -35,11 +35,13 @@ def as_data(outcomes, changed, errors, skipped, compat_module: str | None) -> di
                    for o in sorted(outcomes, key=lambda o: o.path) for line, rule, msg in o.manual],
         "errors": [{"path": o.path, "error": o.error} for o in errors],
         "skipped": [{"path": s.path, "reason": s.reason} for s in sorted(skipped, key=lambda s: s.path)],
+        # modules the run was not given that import a module whose base or helper it moved (codemod.outside)
+        "outside": [{"path": o.path, "line": o.line, "imports": o.imports} for o in outside],
     }
 
 
-def render(fmt: str, outcomes, changed, errors, skipped, compat_module: str | None) -> str:
-    data = as_data(outcomes, changed, errors, skipped, compat_module)
+def render(fmt: str, outcomes, changed, errors, skipped, compat_module: str | None, outside=()) -> str:
+    data = as_data(outcomes, changed, errors, skipped, compat_module, outside)
     if fmt == "json":
         return json.dumps(data, indent=2, sort_keys=False) + "\n"
     sites = data["call_sites"]
@@ -53,6 +55,10 @@ def render(fmt: str, outcomes, changed, errors, skipped, compat_module: str | No
         lines.append(f"| {state} {name} | {sites[name]} | {rules} |")
     if compat_module:
         lines += ["", f"Compat module: `{compat_module}`"]
+    if data["outside"]:
+        lines += ["", "## Outside the paths given", "",
+                  "These modules import what this run moved to v2; check them, or rewrite them with it.", ""]
+        lines += [f"- `{o['path']}:{o['line']}` imports `{o['imports']}`" for o in data["outside"]]
     left = [s for s in data["sites"] if s["state"] == "flagged"]
     if left or data["manual"]:
         lines += ["", "## Left to a person", ""]

@@ -83,3 +83,37 @@ def test_select_and_ignore_leave_a_file_whole_when_its_migration_needs_a_left_ou
     assert target.read_text() == ('import requests\nAPI = "https://api.runpod.io/v2"\n'
                                   'vols = requests.get(f"{API}/network-volumes").json()["networkVolumes"]\n')
     assert main(["rewrite", str(target), "--select", "Q99"]) == 2
+
+
+def _client_and_its_outside_user(tmp_path: Path) -> Path:
+    """rp/api.py (a helper on a v1 base) and, beside rp/, two modules the run is not given: one imports it."""
+    (tmp_path / "rp").mkdir()
+    (tmp_path / "rp" / "__init__.py").write_text("")
+    (tmp_path / "rp" / "api.py").write_text(
+        'import requests\n\nBASE = "https://rest.runpod.io/v1"\n\n\n'
+        'def get(path):\n    return requests.get(BASE + path, timeout=30).json()\n\n\n'
+        'def pods():\n    return get("/pods")\n')
+    (tmp_path / "report.py").write_text('import sys\n\nfrom rp.api import BASE, get\n\nprint(get("/pods"))\n')
+    (tmp_path / "unrelated.py").write_text("import rpx\n")
+    return tmp_path / "rp"
+
+
+def test_a_module_outside_the_paths_given_that_imports_a_moved_base_is_named(tmp_path: Path, capsys) -> None:
+    """Issue 21: a base or helper the run moves may be imported by a module the run was not given: the summary
+    names it in every format (text on stderr, JSON, Markdown)."""
+    import json
+
+    given = _client_and_its_outside_user(tmp_path)
+    assert main(["rewrite", "--diff", str(given)]) == 0
+    err = capsys.readouterr().err
+    assert "modules outside the paths given import what this run moved to v2 (1)" in err
+    assert "  report.py:3: imports rp.api" in err and "unrelated.py" not in err
+    assert main(["rewrite", "--check", "--format", "json", str(given)]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["outside"] == [{"path": "report.py", "line": 3, "imports": "rp.api"}]
+    assert main(["rewrite", "--check", "--format", "markdown", str(given)]) == 1
+    out = capsys.readouterr().out
+    assert "## Outside the paths given" in out and "- `report.py:3` imports `rp.api`" in out
+    # given the whole project, nothing of it is outside
+    assert main(["rewrite", "--check", str(tmp_path)]) == 1
+    assert "outside the paths given" not in capsys.readouterr().err
