@@ -319,6 +319,9 @@ class ResponseField(Strict):
     # the converter only stands in for a server that does not send `from` (an older v2): code written for the
     # current v2 reads `from` itself (the rewrite renames such a read instead of flagging it)
     convert_if_absent: bool = False
+    # v1 always sent the key, null when there was no value (v1.json: nullable; publicIp of a pod not running):
+    # the key is written with null instead of left out, so `pod["publicIp"]` reads None as it did on v1
+    nullable: bool = False
 
     @property
     def sources(self) -> list[str]:

@@ -202,12 +202,12 @@ class _CompiledResponse:
     def __init__(self, spec: ResponseMap, mappings: Mappings) -> None:
         self.spec = spec
         self.mappings = mappings
-        self.steps: list[tuple[str, _Getter, str | None]] = []
+        self.steps: list[tuple[str, _Getter, str | None, bool]] = []
         self.rules: list[tuple[str, Any]] = []
         for name, rule in spec.fields.items():
             if rule.omit:
                 continue
-            self.steps.append((name, self._getter(rule, mappings), rule.include))
+            self.steps.append((name, self._getter(rule, mappings), rule.include, rule.nullable))
             self.rules.append((name, rule))
         self.aliases = list(spec.aliases.items())
         self.translate = self._compile()  # type: ignore[method-assign]
@@ -228,8 +228,11 @@ class _CompiledResponse:
                 lines.append(f"    if {rule.include!r} in includes:")
                 pad = "        "
             lines.extend(pad + line for line in self._field_code(index, rule, namespace))
-            lines.append(f"{pad}if v is not None:")
-            lines.append(f"{pad}    out[{name!r}] = v")
+            if rule.nullable:
+                lines.append(f"{pad}out[{name!r}] = v")
+            else:
+                lines.append(f"{pad}if v is not None:")
+                lines.append(f"{pad}    out[{name!r}] = v")
         for alias, target in self.aliases:
             lines.append(f"    if {target!r} in out:")
             lines.append(f"        out[{alias!r}] = out[{target!r}]")
@@ -309,11 +312,11 @@ class _CompiledResponse:
         """The reference the compiled `translate` is tested against (tests/mappings/test_translate.py)."""
         out: dict[str, Any] = {}
         includes = ctx.includes
-        for name, getter, include in self.steps:
+        for name, getter, include, nullable in self.steps:
             if include is not None and include not in includes:
                 continue
             value = getter(obj, ctx)
-            if value is not None:
+            if value is not None or nullable:
                 out[name] = value
         for alias, target in self.aliases:
             if target in out:

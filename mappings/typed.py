@@ -253,7 +253,7 @@ def typed_reader(spec: ResponseMap, mappings: Mappings) -> TypedReader | None:
                    for kind, key in _STRUCT_NAMES.findall("\n".join(code))):
             return None  # a converter reading as structs what this map reads otherwise
         lines.extend("    " + line for line in code)
-        if _never_null(rule):
+        if _never_null(rule) or rule.nullable:
             lines.append(f"    out[{name!r}] = v")
         else:
             lines.append("    if v is not None:")

@@ -77,9 +77,9 @@ def v1_pod(p: dict) -> dict:
         out["lastStartedAt"] = p["startedAt"]
     ports = (p.get("runtime") or {}).get("ports") or []
     mapping = {str(x["private"]): x["public"] for x in ports if x["public"] is not None}
-    if mapping:
-        out["portMappings"] = mapping
-        out["publicIp"] = next(x["ip"] for x in ports if x["type"] == "tcp" and x["ip"])
+    # v1 sent both keys, null while the pod has no public ports (v1.json: nullable)
+    out["portMappings"] = mapping or None
+    out["publicIp"] = next((x["ip"] for x in ports if x["type"] == "tcp" and x["ip"]), None) if mapping else None
     return out
 
 

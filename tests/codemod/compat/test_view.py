@@ -121,3 +121,28 @@ def test_every_response_map_equals_the_proxys_translator_on_the_same_record(cm):
     billing = [{"totalAmount": 1.0, "highPerformanceAmount": 0.5, "startTime": "t1"},
                {"totalAmount": 2.0, "highPerformanceAmount": 0.25, "startTime": "t1"}]
     assert cm.v1_view("billing_network_volume", billing) == reference.records("billing_network_volume", billing)
+
+
+def test_a_pod_without_a_runtime_has_null_public_ip_and_port_mappings_as_in_the_proxys_answer(cm, client, v1):
+    """v1 always sent publicIp and portMappings (null until the pod runs): `pod["publicIp"]` reads None, never a
+    KeyError, and the compat module's view equals the proxy's for the same record."""
+    pod_id = _pod(client)
+    assert client.send("POST", f"/pods/{pod_id}/action", json={"action": "stop"}).status_code < 300
+    record = client.send("GET", f"/pods/{pod_id}").json()
+    assert not record.get("runtime"), "a stopped pod has no runtime"
+    view = cm.v1_view("pod", record)
+    assert view["publicIp"] is None and view["portMappings"] is None
+    assert view == v1.get(f"/pods/{pod_id}")
+
+
+def test_the_compat_view_and_the_proxys_translators_agree_on_every_record_shape(cm):
+    """Both are driven by responses.yaml: the same records, with and without a runtime, give the same v1 view."""
+    records = [{"id": "a", "status": "RUNNING", "runtime": None},
+               {"id": "b", "status": "EXITED"},
+               {"id": "c", "status": "RUNNING", "runtime": {"ports": [
+                   {"private": 22, "public": 10341, "type": "tcp", "ip": "203.0.113.7"},
+                   {"private": 8888, "public": None, "type": "http", "ip": "100.64.0.3"}]}}]
+    for record in records:
+        assert cm.v1_view("pod", record) == translators().response("pod", record, ResponseContext())
+    assert [cm.v1_view("pod", r)["publicIp"] for r in records] == [None, None, "203.0.113.7"]
+    assert [cm.v1_view("pod", r)["portMappings"] for r in records] == [None, None, {"22": 10341}]
