@@ -24,7 +24,10 @@ import rewrite_states  # noqa: E402
 # Lowered for "all" when labkit, modelhub (25 call sites, all silent today) and opsbox (14, 5 without a v1
 # spelling) joined the projects: 116/200.
 # Calls through a helper of another module read at their call site and the helper moved plain (107/121, 130/200).
-SHARE_AT_LEAST = {"corpus": 0.88, "all": 0.65}
+# The judge then read a flagged call that went through call_v1 (gpu_fallback_list_and_spot.py:29, a spot create
+# the rewrite leaves to the user) on its comment line and counted it as state 1; judged on its own line it is state
+# 3: 106/121, 129/200. A create's fallback list and `locked` are kept by create_with_fallback around plain v2 code.
+SHARE_AT_LEAST = {"corpus": 0.87, "all": 0.64}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites left silent (unchanged, no comment, still v1) by today's rewrite: issue 21 wants none. A ratchet,
