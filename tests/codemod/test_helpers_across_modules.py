@@ -128,8 +128,9 @@ def _project() -> dict[str, str]:
     return {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": PODS, "spend.py": SCRIPT, "reader.py": READER}
 
 
-PODS_AFTER = '''from .api import _get, _post
-import v1bridge_compat
+PODS_AFTER = '''import v1bridge_compat
+
+from .api import _get, _post
 
 
 def create(name, gpus):
@@ -260,7 +261,7 @@ def test_the_audit_sees_the_calls_through_the_helper_before_and_compat_code_afte
     assert before["reader.py"].findings  # a v1 field read on a record from elsewhere: still v1 code
     after = analyze_files({path: r.new_source for path, r in rewrite_files(_project()).items()})
     assert not after["pkg/pods.py"].findings and not after["spend.py"].findings
-    assert [line for line, name in after["pkg/pods.py"].compat_calls if name == "call_v1"] == [6, 10]
+    assert [line for line, name in after["pkg/pods.py"].compat_calls if name == "call_v1"] == [7, 11]
 
 
 def test_a_call_on_a_client_another_module_makes_is_flagged_with_that_cause_never_silent():
