@@ -195,8 +195,10 @@ class Table:
                     self._imports_of.setdefault(path, set()).add(whole)
                     if facts.relative:
                         self.run_imports.setdefault(path, {})[local] = whole
-                    if self.facts[whole].helpers:
-                        self._reach(path, local, HelperRef(whole, "module", self.facts[whole].helpers))
+                    ref = HelperRef(whole, "module", self.facts[whole].helpers) if self.facts[whole].helpers \
+                        else self._handed_on(whole)
+                    if ref is not None:
+                        self._reach(path, local, ref)
         # files whose API answers are v1 views made at run time, and the files importing them
         serves = {p for p, f in self.facts.items() if any(sig.translated for sig in f.helpers)}
         serves |= {p for p, refs in self.helper_refs.items()
@@ -249,6 +251,23 @@ class Table:
                 break
             origin, name = found, handed[2]
         return origin, name
+
+    def _handed_on(self, package: str) -> HelperRef | None:
+        """The helpers a package's `__init__` hands on (`from .http import get, post`), for a module that imports
+        the package whole (`import rpops as rp; rp.get("/pods")`): a module ref of the one file defining them
+        (None when there are none, or they come from several files)."""
+        sigs: list[HelperSig] = []
+        origins = set()
+        for _level, _module, name, local in self.facts[package].imports:
+            if not name or name != local:
+                continue
+            origin, defined = self._defining(package, local)
+            found = [sig for sig in self.facts[origin].helpers if defined == local
+                     and (sig.name == local or sig.name.startswith(local + "."))]
+            if origin != package and found:
+                sigs += found
+                origins.add(origin)
+        return HelperRef(origins.pop(), "module", tuple(sigs)) if len(origins) == 1 else None
 
     def _reach(self, path: str, local: str, ref: HelperRef) -> None:
         self.helper_refs.setdefault(path, {})[local] = ref

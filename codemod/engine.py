@@ -461,6 +461,15 @@ def analyze_files(texts: dict[str, str], *, v2_base: str | None = None) -> dict[
     return out
 
 
+def package_facts(source: str, path: str):
+    """What a package's `__init__` with no sign of the API hands on to the other files of the run (`from .client
+    import RunPodClient`: its codemod.crossfile.ModuleFacts, None when nothing), from the same analysis as every
+    module: both commands pass such a file over before parsing, yet a class imported through it (`from runpodctl
+    import RunPodClient`) is followed to the module defining it (`crossfile.Table`)."""
+    _an, facts = analyze(source, path)
+    return facts.module_facts
+
+
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 

@@ -614,23 +614,21 @@ def python_v1_only_paths(results: list[FileResult], read, markers_of) -> None:
 
 
 def package_facts(passed_over: list[tuple[str, str]]) -> list:
-    """The `from X import NAME` edges of the packages' `__init__` files the prefilter passed over (no API sign of
-    their own): a client class imported as `from runpodctl import RunPodClient` is followed through them to the
-    module defining it (`crossfile.Table`). PASSED_OVER: (path on disk, path in the run)."""
-    from codemod.crossfile import ModuleFacts
+    """The facts of the packages' `__init__` files the prefilter passed over (no API sign of their own), as the
+    rewrite reads them (`codemod.engine.package_facts`): a client class imported as `from runpodctl import
+    RunPodClient` is followed through them to the module defining it. PASSED_OVER: (path on disk, path in the
+    run)."""
+    from codemod.engine import package_facts as facts_of
 
     out = []
     for path, rel in passed_over:
-        if not rel.endswith("__init__.py"):
+        if rel.rsplit("/", 1)[-1] != "__init__.py":
             continue
         try:
             with open(path, encoding="utf-8", errors="replace") as handle:
-                tree = ast.parse(handle.read())
-        except (OSError, SyntaxError, ValueError):
+                facts = facts_of(handle.read(), rel)
+        except OSError:
             continue
-        imports = tuple((node.level, node.module or "", alias.name, alias.asname or alias.name)
-                        for node in tree.body if isinstance(node, ast.ImportFrom)
-                        for alias in node.names if alias.name != "*")
-        if imports:
-            out.append(ModuleFacts(rel, {}, imports, ()))
+        if facts is not None:
+            out.append(facts)
     return out

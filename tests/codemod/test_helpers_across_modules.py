@@ -338,3 +338,24 @@ def test_a_path_sent_on_an_object_handed_in_says_what_could_not_be_resolved():
     assert [(f.line, f.kind) for f in found] == [(2, "indirect")]
     assert found[0].message.endswith("(review: `api` is handed in by the caller and no file of the project says what "
                                      "it is, so the base that `api.get` joins the path to is unknown)")
+
+
+def test_the_command_follows_a_class_a_package_init_hands_on(tmp_path, capsys):
+    """Guards one truth for both commands: `from pkg import Client` through an `__init__` with no sign of the API
+    (the prefilter passes it over) reaches Client's helpers in `rewrite` as in `audit`; the calls through it were
+    not counted by the rewrite at all (silent) while the audit listed them."""
+    import json
+
+    from v1bridge.cli import main
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .client import Client\n")
+    (tmp_path / "pkg" / "client.py").write_text(CLIENT)
+    (tmp_path / "report.py").write_text("from pkg import Client\n\n\ndef names(c: Client):\n"
+                                        '    return [t["name"] for t in c.get("/templates")]\n')
+    (tmp_path / "pkg" / "volumes.py").write_text(USES_CLIENT)
+    main(["rewrite", "--format", "json", "--quiet", str(tmp_path)])
+    sites = {(s["path"].rsplit("/", 1)[-1], s["line"]): (s["state"], s["rule"])
+             for s in json.loads(capsys.readouterr().out)["sites"]}
+    assert sites == {("report.py", 5): ("v2-compat", "Q02"), ("volumes.py", 5): ("v2-compat", "Q02"),
+                     ("volumes.py", 9): ("v2-compat", "L04")}

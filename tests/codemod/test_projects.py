@@ -160,12 +160,7 @@ LEFT_ON_V1: dict[str, set[str]] = {
 
 # Projects whose rewritten code runs on v2 (nothing left on v1) while `audit --fail-on-legacy` still exits 1: a
 # ratchet like LEFT_ON_V1 (the test fails once the audit agrees, so the entry goes).
-AUDIT_STILL_FLAGS: dict[str, str] = {
-    # `import rp; rp.get(...)` through the package's __init__ re-export of rp/http.py's helpers (which the rewrite
-    # translated with call_v1) is reported as needs-migration in lifecycle.py, provision.py and spend.py;
-    # `from rp import get, post` in volumes.py is v2-compat
-    "opsbox": "module-attribute calls through a helper package's __init__ are not joined to the translated helper",
-}
+AUDIT_STILL_FLAGS: dict[str, str] = {}
 
 # Projects on which `rewrite --check` exits 0 although v1 calls remain (issue 21: it exits 1 while any v1 dependency
 # is left): a ratchet, the test fails once --check sees them.
