@@ -540,9 +540,11 @@ def _v1_only_candidates(text: str) -> list[tuple[str, ast.expr, object]]:
 
     def found_in(tree: ast.Module) -> list[tuple[str, ast.expr, object]]:
         out = []
+        routes_served = {id(d) for node in ast.walk(tree) if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for d in node.decorator_list}
         for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
+            if not isinstance(node, ast.Call) or id(node) in routes_served:
+                continue  # `@routes.post("/pods/{pod_id}/stop")`: a route this code serves, not a call it makes
             callee = _callee(node.func)
             if callee.rsplit(".", 1)[-1] in IMPORT_LIKE or callee in _COMPAT_CALLS:
                 continue  # (the compat module's run-time translation takes v1 paths on purpose: v2 when it runs)

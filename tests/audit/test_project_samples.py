@@ -210,3 +210,17 @@ def test_after_the_rewrite_only_what_still_runs_on_v1_is_reported(tmp_path):
     statuses = {f["path"]: f["status"] for f in data["files"]}
     assert {p: s for p, s in statuses.items() if s in ("needs-migration", "review")} == {
         "cli.py": "needs-migration", "runpodctl/hooks.py": "review", "runpodctl/pods.py": "needs-migration"}
+
+
+def test_a_route_the_code_serves_is_not_a_call_it_makes(tmp_path):
+    """Guards precision of the v1-only paths (issue 25): `@routes.post("/pods/{pod_id}/stop")` declares a route of
+    the user's own server (the corpus's server_defining_own_routes.py was reported as two v1 calls); a v1-only path
+    handed to a function in the same file still is one."""
+    from codemod.audit.engine import audit_paths
+
+    (tmp_path / "server.py").write_text(
+        'from aiohttp import web\n\nroutes = web.RouteTableDef()\n\n\n@routes.post("/pods/{pod_id}/stop")\n'
+        'async def stop(request):\n    return web.json_response({})\n\n\n'
+        'def spend(fetch_json):\n    return fetch_json("/billing/endpoints")\n')
+    report = audit_paths([str(tmp_path)])
+    assert sorted({(f.line, f.route) for f in report.findings}) == [(12, "GET /billing/endpoints")]
