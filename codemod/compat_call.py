@@ -66,8 +66,9 @@ def _wrap(call, send: str, site, others) -> tuple["Wrap | None", str]:
 def plan_wrap(an, site, refused_ok: bool = False) -> tuple[Wrap | None, str]:
     """(the wrap, "") when the call can go through the run-time translation; (None, why not) otherwise.
 
-    REFUSED_OK: a body asking for what the mapping refuses by default (interruptible) is wrapped too: the compat
-    module then refuses it at run time with the mapping's words, and the call stays flagged."""
+    REFUSED_OK: a body or query asking for what the mapping refuses by default (interruptible, a filter v2 cannot
+    rebuild) is wrapped too: the compat module then refuses it at run time with the mapping's words, and the call
+    stays flagged."""
     call = site.call
     if site.url is not None and site.url.kind == "wrong-host":
         return None, "it calls /v1 on the v2 host, where v1 was never served: what it should do is not known"
@@ -81,7 +82,7 @@ def plan_wrap(an, site, refused_ok: bool = False) -> tuple[Wrap | None, str]:
     strict = None if refused_ok else _strict_policy(an, site)
     if strict:
         return None, f"its body asks for {strict!r}, which v2 refuses and the compat module does not emulate"
-    unsupported = _unsupported_query(an, site)
+    unsupported = None if refused_ok else _unsupported_query(an, site)
     if unsupported:
         return None, f"v2 cannot answer its v1 query parameter {unsupported!r}, not even at run time"
     if site.library == "helper":

@@ -594,9 +594,11 @@ def _wrap_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_ca
         refused = set()
         for u in units:
             wrap, why = compat_call.plan_wrap(plan.an, sites[u])
-            if wrap is None and u < n_calls and compat_call._strict_policy(plan.an, sites[u]):
-                # what v2 refuses (a spot pod) is the user's choice: the call stays flagged, but goes to v2 through
-                # the run-time translation (which refuses it in the mapping's words) so its neighbours can move
+            if wrap is None and u < n_calls and (compat_call._strict_policy(plan.an, sites[u])
+                                                 or compat_call._unsupported_query(plan.an, sites[u])):
+                # what v2 refuses (a spot pod, a filter v2 cannot rebuild) is the user's to decide: the call stays
+                # flagged, but goes to v2 through the run-time translation (which refuses it in the mapping's
+                # words) so its neighbours can move
                 wrap, _why = compat_call.plan_wrap(plan.an, sites[u], refused_ok=True)
                 refused.add(u)
             if wrap is None:
@@ -1040,6 +1042,8 @@ def _refused_at_run_time(plan: "Plan") -> None:
                if field.policy and getattr(mappings.policies.get(field.policy), "default", None) == "strict"}
     names = {f"{compat_call.MODULE_NAME}.{fn}" for fn in (compat_call.CALL_V1, compat_call.ACALL_V1)}
     for call in an.ix.calls:
+        if dotted(call.func) in names:
+            _refused_query(plan, call)
         body = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "json"), None)
         if dotted(call.func) not in names or body is None:
             continue
@@ -1062,6 +1066,47 @@ def _refused_at_run_time(plan: "Plan") -> None:
                                          "v1bridge_compat.call_v1, which refuses it in the mapping's words until it "
                                          "is chosen)"))
             break
+
+
+def _refused_query(plan: "Plan", call: cst.Call) -> None:
+    """An earlier run's `call_v1(send, "GET", <base> + "/billing/endpoints", params={"templateId": ...})` whose query
+    asks for a filter v2 cannot rebuild (queries.yaml `unsupported: strict`): flagged again on the key, as the first
+    run flagged it."""
+    from mappings.index import index
+
+    an = plan.an
+    args = [a.value for a in call.args if a.keyword is None]
+    params = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "params"), None)
+    if len(args) < 3 or params is None:
+        return
+    url = args[2]
+    tail = str_of(url.right) if isinstance(url, cst.BinaryOperation) and isinstance(url.operator, cst.Add) \
+        else str_of(url)
+    method = str_of(args[1])
+    if not tail or not method or not tail.startswith("/"):
+        return
+    routes = index().match(tail.split("?")[0], method.upper())
+    query = routes[0].op.query if routes else None
+    if query is None:
+        return
+    spec = plan.kb.mappings.queries[query].params
+    if isinstance(params, cst.Name):  # the one dict literal the name is bound to
+        scope = an.scope_of(call)
+        assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(params.value, [])
+        params = assigned[0][0] if len(assigned) == 1 else None
+    for element in params.elements if isinstance(params, cst.Dict) else ():
+        key = str_of(element.key) if isinstance(element, cst.DictElement) else None
+        if key in spec and spec[key].unsupported == "strict":
+            rule = spec[key].rule or "Q03"
+            message = (f"v1 query parameter {an.code_of(element.key)} has no v2 form the rewrite can write here: "
+                       + plan.rule_text(rule))
+            plan.unit = "refused"
+            plan.flag(element.key, rule, "param", routes[0], message)
+            plan.flag(call, rule, "call", None, message)  # the call left to the user, for the audit's gate
+            plan.states.append(CallState(an.where(call)[0], 3, rule, f"v1 query parameter {key!r} has no v2 form "
+                                         "(sent to v2 through v1bridge_compat.call_v1, which refuses it in the "
+                                         "mapping's words)"))
+            return
 
 
 COMPAT_HELPER = "compat-helper"  # a finding's kind: v2 code through a helper translated at run time (audit: compat)

@@ -130,10 +130,14 @@ def _compat_calls(result: FileResult, text: str) -> None:
 
 @lru_cache(maxsize=1)
 def _refused_rules() -> frozenset[str]:
-    """Rules of what the mapping refuses by default (policies.yaml `default: strict`, a spot pod): the compat
-    module refuses them at run time too, so a compat call asking for one is not working v2 code."""
+    """Rules of what the mapping refuses by default (policies.yaml `default: strict`, a spot pod; queries.yaml
+    `unsupported: strict`, a filter v2 cannot rebuild): the compat module refuses them at run time too, so a compat
+    call asking for one is not working v2 code."""
     mappings = index().mappings
-    return frozenset(p.rule for p in mappings.policies.values() if getattr(p, "default", None) == "strict" and p.rule)
+    policies = {p.rule for p in mappings.policies.values() if getattr(p, "default", None) == "strict" and p.rule}
+    queries = {param.rule for q in mappings.queries.values() for param in q.params.values()
+               if param.unsupported == "strict" and param.rule}
+    return frozenset(policies | queries)
 
 
 def _through_compat(finding, spans):

@@ -27,7 +27,9 @@ import rewrite_states  # noqa: E402
 # The judge then read a flagged call that went through call_v1 (gpu_fallback_list_and_spot.py:29, a spot create
 # the rewrite leaves to the user) on its comment line and counted it as state 1; judged on its own line it is state
 # 3: 106/121, 129/200. A create's fallback list and `locked` are kept by create_with_fallback around plain v2 code.
-SHARE_AT_LEAST = {"corpus": 0.87, "all": 0.64}
+# A query v2 cannot rebuild (templateId on /billing/endpoints) is decided on its own too: flagged and refused at
+# run time, the call beside it through call_v1 (107/121, 130/200).
+SHARE_AT_LEAST = {"corpus": 0.88, "all": 0.65}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites left silent (unchanged, no comment, still v1) by today's rewrite: issue 21 wants none. A ratchet,

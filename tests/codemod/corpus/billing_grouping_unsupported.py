@@ -30,8 +30,4 @@ def endpoint_spend_by_template(api_key, template_id):
 
 
 def scenario(base_url, api_key, ids):
-    try:
-        tpl = endpoint_spend_by_template(api_key, "tpl-none")
-    except requests.HTTPError as exc:
-        tpl = exc.response.status_code
-    return {"by_gpu": sorted(gpu_breakdown(api_key)), "tpl": tpl}
+    return {"by_gpu": sorted(gpu_breakdown(api_key)), "one_gpu": sorted(gpu_breakdown(api_key, "NVIDIA A40"))}
