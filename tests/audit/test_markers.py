@@ -54,7 +54,7 @@ def test_a_file_marked_as_a_whole_is_listed_not_dropped(tmp_path):
     the API at all; the two are counted apart in every format."""
     import json
 
-    from codemod.audit import report_json, report_markdown, report_sarif, report_text
+    from codemod.audit import report_html, report_json, report_markdown, report_sarif, report_text
     from codemod.audit.engine import audit_paths
 
     (tmp_path / "routes.py").write_text('# rp-migrate: ignore file\n#\n# our own routes\nROUTES = ["/pods", '
@@ -72,3 +72,6 @@ def test_a_file_marked_as_a_whole_is_listed_not_dropped(tmp_path):
     assert (props["keptV1"], props["ignored"], props["filesKeptV1"], props["filesIgnored"]) == (3, 1, 2, 2)
     assert "3 kept on v1 on purpose, 1 marked false positive" in report_text.render(report)
     assert "3 kept on v1 on purpose; 1 marked false positive" in report_markdown.render(report)
+    page = report_html.render(report)
+    assert "3 kept on v1 on purpose;" in page and "1 marked false positive;" in page
+    assert page.count(">ignored<") >= 2 and page.count(">kept-v1<") >= 2  # each file listed with its marker's status
