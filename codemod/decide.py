@@ -1025,6 +1025,9 @@ def _on_clients_from_elsewhere(plan: "Plan") -> None:
         plan.unit = "through"
         plan.flag(site.call, rule, "call", route, why)
         plan.states.append(CallState(line, 3, rule, why))
+        at = an.where(site.call)[:2]  # the review made for it (base not found) is said better by this flag
+        plan.findings["file"] = [f for f in plan.findings.get("file", ()) if not (f.kind == "indirect"
+                                                                                   and (f.line, f.column) == at)]
 
 
 def _refused_at_run_time(plan: "Plan") -> None:

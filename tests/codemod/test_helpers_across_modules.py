@@ -270,6 +270,8 @@ def test_a_call_on_a_client_another_module_makes_is_flagged_with_that_cause_neve
              "pkg/templates.py": 'from .http import rest\n\n\ndef names():\n    return rest().get("/templates").json()\n'}
     out = rewrite_files(files)
     assert [(s.line, s.state, s.rule) for s in out["pkg/templates.py"].states] == [(5, 3, "Q02")]
+    found = analyze_files(files)["pkg/templates.py"].findings
+    assert [(f.line, f.kind) for f in found] == [(5, "call")], "one finding, the flag's cause; no review beside it"
     assert out["pkg/templates.py"].new_source.splitlines()[4].strip() == (
         "# v1bridge: Q02 GET /templates on a client made in .http (rest), whose base the rewrite cannot follow to "
         "this call: migrate the client's base and this path together by hand (iterate response[<key>] (pods, "
