@@ -527,9 +527,9 @@ def _one_large_python_file(paths: list[str]) -> bool:
     """Is the run one Python file large enough to be analysed in pieces (`codemod.pieces`)?"""
     from codemod.pieces import LARGE_BYTES
 
+    path = os.fspath(paths[0]) if len(paths) == 1 else ""
     try:
-        return len(paths) == 1 and paths[0].endswith(PY_SUFFIXES) and os.path.isfile(paths[0]) \
-            and os.path.getsize(paths[0]) >= LARGE_BYTES
+        return path.endswith(PY_SUFFIXES) and os.path.isfile(path) and os.path.getsize(path) >= LARGE_BYTES
     except OSError:
         return False
 
