@@ -32,6 +32,7 @@ from codemod.audit.model import AuditFinding, FileResult
 from codemod.audit.status import finish
 from codemod.project_model import Definition, ProjectIndex, Use
 from codemod.compat_call import ACALL_V1, CALL_V1, MODULE_NAME
+from mappings.errors import V1bridgeError
 
 MAX_ROUNDS = 8  # helper chains longer than this (a -> b -> ... -> base) are not followed
 JS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -501,8 +502,11 @@ _NEWLINES = re.compile(r"\r\n?|\n")  # as CPython counts lines
 _RUN_TRIES = 50  # lines a run's end moves on when it does not parse, before the whole module is parsed instead
 
 
-class _WholeModule(Exception):
-    """The module is not cut into runs: it is parsed whole."""
+class _WholeModule(V1bridgeError):
+    """The module is not cut into runs: it is parsed whole (control flow inside this module, never shown)."""
+
+    def __init__(self) -> None:
+        super().__init__("the module cannot be cut into runs")
 
 
 def _run_trees(text: str):
