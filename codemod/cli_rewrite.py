@@ -94,7 +94,7 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
     except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
         out.error = f"unreadable: {exc}"
         return out
-    if not needs_parse(text):  # most files of a tree: nothing to parse, no compat import to work out
+    if externals is None and not needs_parse(text):  # most files of a tree: nothing to parse, no compat import
         out.uses_compat = "v1bridge_compat" in text
         if rel.rsplit("/", 1)[-1] == "__init__.py":  # it may hand a client class of the run on to its importers
             from codemod.engine import package_facts
@@ -221,6 +221,14 @@ def _cross_file(outcomes: list[Outcome], paths: dict[str, str], write: bool, arg
     (codemod.crossfile.resolve); every held-back text is then written."""
     from codemod import crossfile
 
+    unparsed = [o.path for o in outcomes if o.module_facts is None and o.error is None and o.skipped is None]
+    readers = set(crossfile.constant_readers([o.module_facts for o in outcomes], unparsed,
+                                             lambda rel: _text_of(paths[rel])))
+    if readers:
+        tasks = [(paths[rel], rel, write, args.diff, args.v2_base, selected, {}, None, True, args.compat_location)
+                 for rel in sorted(readers)]
+        again = {o.path: o for o in _run_all(tasks, jobs if len(tasks) > 8 else 1, None)}
+        outcomes = [again.get(o.path, o) for o in outcomes]
     table = crossfile.Table(o.module_facts for o in outcomes if o.error is None)
     involved = table.involved()
     if involved:
@@ -230,13 +238,22 @@ def _cross_file(outcomes: list[Outcome], paths: dict[str, str], write: bool, arg
             return {o.path: o for o in _run_all(tasks, jobs if len(tasks) > 8 else 1, None)}
 
         results, _blocked = crossfile.resolve(table, run)
-        outcomes = [results.get(o.path, o) if o.path in involved else o for o in outcomes]  # type: ignore[misc]
+        outcomes = [results.get(o.path, o) for o in outcomes]  # type: ignore[misc]
     for outcome in outcomes:
         if outcome.pending is not None:
             text, encoding = outcome.pending
             outcome.pending = None
             _write(outcome, paths[outcome.path], text, encoding)
     return outcomes
+
+
+def _text_of(path: str) -> str | None:
+    from codemod.engine import decode
+
+    try:
+        return decode(Path(path).read_bytes())[0]
+    except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
+        return None
 
 
 def _one_name_per_file(files: list[SourceFile], follow: bool, skipped: list[Skipped]) -> list[SourceFile]:

@@ -132,8 +132,8 @@ def plan_helper_wrap(an, helper) -> tuple[Wrap | None, str]:
         return None, "it sends its body encoded (data=), which the run-time translation cannot read"
     star = None
     for i, a in enumerate(call.args):
-        if a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == helper.kwargs_param \
-                and i == len(call.args) - 1:
+        if a.star == "**" and isinstance(a.value, cst.Name) and i == len(call.args) - 1 and (
+                a.value.value == helper.kwargs_param or _keywords_dict(an, helper.fn, a.value.value)):
             star = i
         elif a.star:
             return None, "its request's arguments are unpacked (*args)"
@@ -154,6 +154,22 @@ def plan_helper_wrap(an, helper) -> tuple[Wrap | None, str]:
     from dataclasses import replace
 
     return replace(wrap, method=site.method or "", method_code=method_code, star=star), ""
+
+
+def _keywords_dict(an, fn, name: str) -> bool:
+    """Is NAME a dict of request keywords the helper builds itself (`kwargs = {"params": params}`, then
+    `kwargs["json"] = body or {}`), every key a literal the run-time translation sorts (json=, params=) or hands to
+    the request as it is (headers=, timeout=)?"""
+    assigned = an.ix.assigns.get(id(fn), {}).get(name, [])
+    if len(assigned) != 1 or not isinstance(assigned[0][0], cst.Dict):
+        return False
+    keys = [str_of(el.key) if isinstance(el, cst.DictElement) else None for el in assigned[0][0].elements]
+    for use in an.ix.names.get(id(fn), {}).get(name, []):
+        sub = an.parent(use)
+        if isinstance(sub, cst.Subscript) and sub.value is use:
+            index = sub.slice[0].slice if len(sub.slice) == 1 else None
+            keys.append(str_of(index.value) if isinstance(index, cst.Index) else None)
+    return all(key is not None and key not in ("data", "content", "files", "url", "method") for key in keys)
 
 
 def _strict_policy(an, site) -> str | None:

@@ -34,6 +34,7 @@ their calls through it (state 2), or flag them with the cause when it cannot be 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from typing import Callable, Iterable
@@ -118,6 +119,7 @@ class ModuleFacts:
     # (`import X` / `import X as Y`: name "")
     helpers: tuple[HelperSig, ...] = ()  # its v1 helpers (functions and methods)
     relative: bool = False  # it calls v1 routes on a client whose base it does not set (`rest().post("/pods")`)
+    attributes: tuple[str, ...] = ()  # `constants.REST_URL`: the names it reads on a module it imports whole
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,10 @@ class Table:
                 if origin is None and whole is None:
                     unfollowed.append((path, level, module or name))
                 if whole is not None and whole != path:
+                    for constant, value in self.facts[whole].constants.items():  # read as `local.CONSTANT`
+                        if f"{local}.{constant}" in facts.attributes:
+                            self.imported.setdefault(path, {})[f"{local}.{constant}"] = External(value, whole,
+                                                                                                  constant)
                     self._imports_of.setdefault(path, set()).add(whole)
                     if facts.relative:
                         self.run_imports.setdefault(path, {})[local] = whole
@@ -326,6 +332,17 @@ class Table:
             | set(self.helper_users) | set(self.compat_answers) | set(self.run_imports)
 
 
+def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str],
+                     read: Callable[[str], str | None]) -> list[str]:
+    """Files the prefilter skipped (no API sign of their own) that name a base constant of another file of the run
+    (`base_url=constants.REST_URL`): they are read with the run's constants, a client class among them."""
+    names = {name for f in facts if f is not None for name, value in f.constants.items() if needs_parse(value)}
+    if not names:
+        return []
+    spelled = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\b")
+    return sorted(path for path in unparsed if spelled.search(read(path) or ""))
+
+
 Runner = Callable[[list[tuple[str, dict, dict]]], dict[str, object]]
 
 
@@ -336,10 +353,15 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
     {path: result}, each result with `.verdicts` {(origin, name): Verdict}. `exports` maps a defining file's
     exported names to None (open: report a verdict), a Verdict 'go' (write that text) or 'stay' (keep it).
     Returns the final results of the involved files and the blocked constants with the reason."""
-    involved = sorted(table.involved())
-    blocked: dict[tuple[str, str], str] = dict(table.unfollowed)
-    exports_open = {path: table.open_exports(path) for path in involved}
-    results = run([(path, table.externals(path, blocked), exports_open[path]) for path in involved])
+    for _ in range(MAX_ROUNDS):
+        involved = sorted(table.involved())
+        blocked: dict[tuple[str, str], str] = dict(table.unfollowed)
+        exports_open = {path: table.open_exports(path) for path in involved}
+        results = run([(path, table.externals(path, blocked), exports_open[path]) for path in involved])
+        grown = _with_new_helpers(table, results)
+        if grown is None:
+            break
+        table = grown
     for _ in range(MAX_ROUNDS):
         newly: dict[tuple[str, str], str] = {}
         for key, verdicts in _verdicts(table, results).items():
@@ -374,6 +396,20 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
     # the importers' results already hold the final blocked set (each was re-run when a constant it uses blocked)
     results.update(run(finals))
     return results, blocked
+
+
+def _with_new_helpers(table: Table, results: dict[str, object]) -> Table | None:
+    """The run's table again when a file read with another file's constants finds helpers its own pass could not
+    (`base_url=constants.REST_URL`: a client class whose base only the constants module spells), else None."""
+    facts = dict(table.facts)
+    grew = False
+    for path, result in results.items():
+        found = getattr(result, "module_facts", None)
+        known = {sig.name for sig in facts[path].helpers} if path in facts else set()
+        if found is not None and {sig.name for sig in found.helpers} - known:
+            facts[path] = found
+            grew = True
+    return Table(facts.values()) if grew else None
 
 
 def _verdicts(table: Table, results: dict[str, object]) -> dict[tuple[str, str], list[tuple[str, Verdict]]]:

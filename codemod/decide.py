@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemod.analysis.references import references as _references, variable as _variable
-from codemod.analysis.syntax import str_of
+from codemod.analysis.syntax import constant_literal, str_of
 from codemod.knowledge import HOLE
 from codemod.changes import NOTE, CallState, Finding, Flag
 
@@ -280,9 +280,9 @@ def decide(plan: "Plan") -> None:
                 plan.findings[u] = [_unfixed(f) for f in plan.findings[u]]
         _flag_helpers(plan, fam, sites, reasons, n_calls)
 
+    _translate(plan, translating, translated)  # before the word on shared constants: a base it moves is one
     _cross_file(plan, fam, sites, reasons, all_traced)
     _helpers_agreed(plan, fam, sites, blocked_roots)
-    _translate(plan, translating, translated)
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
     _through_imported(plan)
     _on_clients_from_elsewhere(plan)
@@ -347,7 +347,7 @@ def _cross_file(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced
         return
     for node_id, name in an.export_nodes.items():
         verdict = an.exports.get(name)
-        node = next(n for n, _stmt in an.ix.assigns[None][name])
+        node = next(constant_literal(n) for n, _stmt in an.ix.assigns[None][name])
         if verdict is None or verdict.state == "same":
             continue
         plan.unit = "export"
@@ -395,7 +395,8 @@ def _verdict(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced: s
         return Verdict("go", text=tuple(sorted(tuple(s[:4]) for s in spans)))
     if units:
         return Verdict("same")
-    node = an.ext_nodes.get(name) if name in an.externals else next(n for n, _s in an.ix.assigns[None][name])
+    node = an.ext_nodes.get(name) if name in an.externals else next(constant_literal(n)
+                                                                    for n, _s in an.ix.assigns[None][name])
     if an.classify(str_of(node) or "")[0] != "v1":
         return None  # not a v1 address (already v2, a path): nothing of it to keep
     for scope_names in an.ix.names.values():
@@ -893,8 +894,9 @@ def _base_kept(plan: "Plan", inner, units: set, sites: list, fam: _Families, hel
     """Why the helper's base cannot move to v2 with its request ("" when it can): UNITS are the calls that may
     share it (they go through the helpers translated with it, HELPERS)."""
     an = plan.an
-    if inner.base is None or not any(p.node is not None for p in inner.base.pieces) \
-            or inner.inner is None or inner.inner.url is None or inner.inner.url.host_edit is None:
+    if inner.base is None or not any(p.node is not None for p in inner.base.pieces) or inner.inner is None \
+            or not any(info is not None and info.host_edit is not None  # in its URL, or its client's base_url
+                       for info in (inner.inner.url, inner.inner.base)):
         return "its base address is not a literal the rewrite can move"
     ids = {id(p.node) for p in inner.base.pieces if p.node is not None}
     if ids & set(an.export_nodes):

@@ -336,7 +336,7 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     rule left out is left byte for byte, with one manual item per left-out rule (a client is
     migrated as a unit or not at all)."""
     result = FileResult(path, source, source)
-    if prefilter and not needs_parse(source):
+    if prefilter and externals is None and not needs_parse(source):  # with externals: a file the run reads whole
         return result
     result.parsed = True
     cut = pieces.split(source)
@@ -437,6 +437,9 @@ def rewrite_files(texts: dict[str, str], *, v2_base: str | None = None,
     from codemod import crossfile
 
     out = {path: rewrite_source(text, path, v2_base=v2_base, selected=selected) for path, text in texts.items()}
+    for path in crossfile.constant_readers([r.module_facts for r in out.values()],
+                                           [p for p, r in out.items() if not r.parsed], texts.get):
+        out[path] = rewrite_source(texts[path], path, v2_base=v2_base, selected=selected, externals={})
     table = crossfile.Table(r.module_facts for r in out.values())
     if table.involved():
         results, _blocked = crossfile.resolve(table, lambda batch: {

@@ -20,7 +20,7 @@ from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Source,
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.calls import URLENCODE
-from codemod.analysis.syntax import Indexer, LazyPositions, descendants, dotted, flatten, str_of
+from codemod.analysis.syntax import Indexer, LazyPositions, constant_literal, descendants, dotted, flatten, str_of
 from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
 
 __all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
@@ -85,8 +85,9 @@ class Analyzer(Strings, Calls, Flow):
         self.facts.source = Source(self)
         for name in self.exports:
             assigned = self.ix.assigns.get(None, {}).get(name)
-            if assigned and len(assigned) == 1 and isinstance(assigned[0][0], cst.SimpleString):
-                self.export_nodes[id(assigned[0][0])] = name
+            literal = constant_literal(assigned[0][0]) if assigned and len(assigned) == 1 else None
+            if literal is not None:
+                self.export_nodes[id(literal)] = name
         self.v1_evidence = any(self._string_is_v1_base(s) for s in self.ix.strings)
         sites = [site for call in self.ix.calls if (site := self._call_site(call)) is not None]
         for site in sites:
@@ -410,8 +411,9 @@ class Analyzer(Strings, Calls, Flow):
 
         constants = {}
         for name, entries in self.ix.assigns.get(None, {}).items():
-            if len(entries) == 1 and isinstance(entries[0][0], cst.SimpleString):
-                value, editable = literal_value(entries[0][0])
+            literal = constant_literal(entries[0][0]) if len(entries) == 1 else None
+            if literal is not None:
+                value, editable = literal_value(literal)
                 if value is not None and editable:
                     constants[name] = value
         imports = []
@@ -447,7 +449,13 @@ class Analyzer(Strings, Calls, Flow):
         helpers = self._module_helpers()
         if not constants and not imports and not helpers:
             return None
-        return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative))
+        whole = {local for _level, _module, name, local in imports if not name} | {
+            local for level, module, name, local in imports if level and not module}  # `from . import constants`
+        attributes = sorted({f"{use.value}.{parent.attr.value}" for scope in self.ix.names.values()
+                             for local in whole for use in scope.get(local, ())
+                             if isinstance(parent := self.parent(use), cst.Attribute) and parent.value is use})
+        return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative),
+                           attributes=tuple(attributes))
 
     # ------------------------------------------------------------- positions
     def where(self, node: cst.CSTNode) -> tuple[int, int, str]:

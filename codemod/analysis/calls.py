@@ -353,10 +353,12 @@ class Calls:
                 kind, start, host_edit = self.classify(prefix_flat + "/pods")  # shape of a base followed by a path
                 if inner.url.base_known:
                     kind = inner.url.kind
+                on_client = kind == "relative" and not prefix_flat.strip(HOLE) and inner.base is not None \
+                    and inner.base.kind == "v1"  # `self._http.request(method, path)`, the client's base_url v1
                 if kind == "relative":
-                    kind = "v1" if self.v1_evidence else "unknown"
+                    kind = "v1" if self.v1_evidence or on_client else "unknown"
                 base_kind = kind
-                if inner.url.base_known and inner.base is not None and not prefix_flat.strip(HOLE):
+                if (inner.url.base_known or on_client) and inner.base is not None and not prefix_flat.strip(HOLE):
                     base = inner.base  # `self.client.get(path)` on `httpx.Client(base_url=...)`: the client's base
                 else:
                     ours = inner.url.ours if inner.url.base_known else self.is_ours(prefix_flat)

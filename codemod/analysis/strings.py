@@ -434,6 +434,10 @@ class Strings:
         elif isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Name) and owner.value.value == "self":
             cls = self._class_held(owner, scope)  # `self.settings.rest_url`
         if cls is None:
+            if isinstance(owner, cst.Name) and f"{owner.value}.{attr}" in self.externals \
+                    and not self.ix.assigns.get(None, {}).get(owner.value):  # `constants.REST_URL`: a module
+                name = f"{owner.value}.{attr}"
+                return [Piece(self.externals[name].value, self.external_node(name), 0)]
             return [Piece(None)]
         class_level = self.ix.class_attrs.get(id(cls), {}).get(attr)
         if class_level and len(class_level) == 1:

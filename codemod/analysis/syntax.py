@@ -32,6 +32,20 @@ class Piece:
 _LITERALS: dict[str, tuple[str | None, bool]] = {}  # a literal's spelling -> literal_value (an ast parse each)
 
 
+ENV_GETTERS = ("os.getenv", "os.environ.get")
+
+
+def constant_literal(value: cst.CSTNode) -> cst.SimpleString | None:
+    """The literal a module constant holds: `NAME = "..."`, or the default of `NAME = os.environ.get("VAR", "...")`
+    (the value a run without the variable uses, and the text a migration edits)."""
+    if isinstance(value, cst.SimpleString):
+        return value
+    if isinstance(value, cst.Call) and dotted(value.func) in ENV_GETTERS and len(value.args) == 2 \
+            and value.args[1].keyword is None and isinstance(value.args[1].value, cst.SimpleString):
+        return value.args[1].value
+    return None
+
+
 def literal_value(node: cst.SimpleString) -> tuple[str | None, bool]:
     """(value, editable): editable when source offsets equal value offsets. Worked out once per spelling: the
     same literals recur (a path, a header), and libcst evaluates one by parsing it."""
