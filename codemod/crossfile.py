@@ -34,6 +34,7 @@ their calls through it (state 2), or flag them with the cause when it cannot be 
 """
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
@@ -367,7 +368,7 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
         for key, verdicts in _verdicts(table, results).items():
             if key in blocked:
                 continue
-            why = _why_blocked(verdicts)
+            why = _why_blocked(verdicts, key[0])
             if why is not None:
                 newly[key] = why
         if not newly:
@@ -421,11 +422,11 @@ def _verdicts(table: Table, results: dict[str, object]) -> dict[tuple[str, str],
     return out
 
 
-def _why_blocked(verdicts: list[tuple[str, Verdict]]) -> str | None:
+def _why_blocked(verdicts: list[tuple[str, Verdict]], origin: str) -> str | None:
     stay = [(p, v) for p, v in verdicts if v.state == "stay"]
     if stay:
-        path, v = stay[0]
-        return f"{path}:{v.line}: {v.why}"
+        path, v = stay[0]  # named from the defining file's folder: the text is the same wherever the run starts
+        return f"{posixpath.relpath(path, posixpath.dirname(origin) or '.')}:{v.line}: {v.why}"
     texts = {v.text for _p, v in verdicts if v.state == "go"}
     if len(texts) > 1:
         return "its users would migrate it to different texts (" + ", ".join(sorted(texts)) + ")"

@@ -331,7 +331,8 @@ def _shared_constant_kept(an, site) -> str | None:
     for name, node in an.ext_nodes.items():
         ext = an.externals[name]
         if id(node) in ids and ext.blocked:
-            return f"its constant {name} (from {ext.origin}) stays v1: {ext.blocked}"
+            origin = posixpath.relpath(ext.origin, posixpath.dirname(an.path) or ".")
+            return f"its constant {name} (from {origin}) stays v1: {ext.blocked}"
     for node_id, name in an.export_nodes.items():
         verdict = an.exports.get(name)
         if node_id in ids and verdict is not None and verdict.state == "stay":
@@ -399,8 +400,13 @@ def _verdict(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced: s
                                                                     for n, _s in an.ix.assigns[None][name])
     if an.classify(str_of(node) or "")[0] != "v1":
         return None  # not a v1 address (already v2, a path): nothing of it to keep
+    owner, _dot, attr = name.rpartition(".")  # `constants.REST_URL`: read on a module imported whole
     for scope_names in an.ix.names.values():
-        for ref in scope_names.get(name, ()):
+        for ref in scope_names.get(owner or name, ()):
+            if owner:
+                ref = an.parent(ref)
+                if not isinstance(ref, cst.Attribute) or ref.attr.value != attr:
+                    continue
             if id(ref) not in traced and _builds_url(an, ref):
                 return Verdict("stay", why="it builds a URL the rewrite cannot follow", line=an.where(ref)[0])
     return None

@@ -338,7 +338,7 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: d
             return None
     if not force and not _prefilter().search(data) and not MARKED.search(data):
         if passed_over is not None and ((suffix or rel).lower().endswith(parsed_mod.SUFFIXES)
-                                        or name == "__init__.py"):
+                                        or name.endswith(".py")):  # a client class may use another's base
             passed_over.append((path, rel))
         return None
     text = data.decode("utf-8", errors="replace")
@@ -397,6 +397,8 @@ def _helpers_of(results: list[FileResult], passed_over: list[tuple[str, str]]) -
         return []
     out = []
     for path, rel in passed_over:
+        if rel.endswith(".py") and not rel.endswith("__init__.py"):
+            continue  # Python modules are followed by constant (`_cross_file`)
         pattern = patterns.get(_family(rel))
         if pattern is None:
             continue
@@ -568,6 +570,14 @@ def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[s
     facts = [r.module_facts for r in results]
     if any(f is not None for f in facts):
         facts += project.package_facts(passed_over)
+    # a client class whose base is another file's constant (`base_url=constants.REST_URL`): read after all
+    by_rel = {rel: path for path, rel in passed_over if rel.endswith(".py")}
+    readers = set(crossfile.constant_readers(facts, sorted(by_rel), lambda rel: _text_of(by_rel[rel])))
+    for rel in sorted(readers):
+        found = _analyze_path(by_rel[rel], rel, {}, force=True, max_bytes=0)
+        if isinstance(found, FileResult):
+            results.append(found)
+            facts.append(found.module_facts)
     table = crossfile.Table(facts)
     if not table.involved():
         return
@@ -575,7 +585,7 @@ def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[s
     def run(batch):
         out = {}
         for path, ext, exp in batch:
-            again = _analyze_path(str(root / path), path, ext, exp, max_bytes=0)  # read once already
+            again = _analyze_path(str(root / path), path, ext, exp, force=path in readers, max_bytes=0)
             if isinstance(again, FileResult):
                 out[path] = again
         return out
@@ -584,6 +594,14 @@ def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[s
     for i, result in enumerate(results):
         if result.path in final:
             results[i] = final[result.path]
+
+
+def _text_of(path: str) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _warm() -> None:

@@ -526,14 +526,14 @@ def test_a_sibling_base_that_builds_a_url_elsewhere_stays() -> None:
     ''')
     out = _run(files)
     assert out["pkg/consts.py"] == (
-        "# v1bridge: L01 BASE is imported by other files of the run and stays v1 with them (pkg/b.py:4: it builds a "
+        "# v1bridge: L01 BASE is imported by other files of the run and stays v1 with them (b.py:4: it builds a "
         "URL the rewrite cannot follow); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before "
         "every path)\n" + files["pkg/consts.py"])
     assert out["pkg/a.py"] == files["pkg/a.py"].replace("    requests.post", "    # v1bridge: L04 left on v1 with "
-        "its client (L01 its constant BASE (from pkg/consts.py) stays v1: pkg/b.py:4: it builds a URL the rewrite "
+        "its client (L01 its constant BASE (from consts.py) stays v1: b.py:4: it builds a URL the rewrite "
         "cannot follow); use PATCH on the resource and POST /v2/pods/{id}/action {action}\n    requests.post")
     assert out["pkg/b.py"] == files["pkg/b.py"]
-    assert "pkg/b.py:4: it builds a URL" in rewrite_files(files)["pkg/consts.py"].manual[0].message
+    assert "(b.py:4: it builds a URL" in rewrite_files(files)["pkg/consts.py"].manual[0].message
 
 
 def test_cli_rewrite_and_audit_read_constants_across_files(tmp_path, capsys) -> None:

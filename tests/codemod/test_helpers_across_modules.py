@@ -361,3 +361,65 @@ def test_the_command_follows_a_class_a_package_init_hands_on(tmp_path, capsys):
              for s in json.loads(capsys.readouterr().out)["sites"]}
     assert set(sites) == {("report.py", 5), ("volumes.py", 5), ("volumes.py", 9)}
     assert sites[("report.py", 5)] == sites[("volumes.py", 5)]  # the same call, through the class imported directly
+
+
+ASYNC_CLIENT = '''import httpx
+
+from . import constants
+
+
+class RunPod:
+    def __init__(self, base_url=constants.REST_URL):
+        self._http = httpx.AsyncClient(base_url=base_url, timeout=30.0)
+
+    async def request(self, method, path, body=None, params=None):
+        kwargs = {"params": params}
+        if method in ("POST", "PATCH"):
+            kwargs["json"] = body or {}
+        resp = await self._http.request(method, path, **kwargs)
+        resp.raise_for_status()
+        return resp.json() if resp.content else None
+
+    async def get(self, path, params=None):
+        return await self.request("GET", path, params=params)
+'''
+
+
+def test_a_client_class_whose_base_is_a_constant_of_another_module_is_translated_and_the_constant_moves():
+    """modelhub's shape: the client's base is a constructor default read on a module imported whole
+    (`constants.REST_URL`, an environment default); neither the client module nor its callers spell an address.
+    The client's request goes through the run-time translation, the constant moves, the callers are state 2."""
+    files = {"pkg/__init__.py": "", "pkg/client.py": ASYNC_CLIENT,
+             "pkg/constants.py": 'import os\n\nREST_URL = os.environ.get("RP_URL", "https://rest.runpod.io/v1")\n',
+             "pkg/templates.py": 'from .client import RunPod\n\n\nasync def names(rp: RunPod):\n'
+                                 '    return [t["name"] for t in await rp.get("/templates")]\n'}
+    out = rewrite_files(files)
+    assert out["pkg/constants.py"].new_source == files["pkg/constants.py"].replace(
+        "https://rest.runpod.io/v1", "https://api.runpod.io/v2")
+    assert out["pkg/client.py"].new_source == ASYNC_CLIENT.replace(
+        "import httpx\n", "import httpx\n\nimport v1bridge_compat\n").replace(
+        "await self._http.request(method, path, **kwargs)", "await v1bridge_compat.acall_v1(lambda method, url, **kw: "
+        "self._http.request(method, url, **kw), method, path, **kwargs)")
+    assert out["pkg/templates.py"].new_source == files["pkg/templates.py"]
+    assert [(s.line, s.state, s.rule, s.cause) for s in out["pkg/templates.py"].states] == [
+        (5, 2, "Q02", "through RunPod.get() of client.py, whose request is translated at run time "
+                      "(v1bridge_compat.call_v1)")]
+    again = rewrite_files({path: r.new_source for path, r in out.items()})
+    assert all(r.new_source == out[path].new_source for path, r in again.items())
+
+
+def test_a_client_made_from_a_constant_another_module_moves_keeps_that_constant_on_v1():
+    """gpuctl's shape: `httpx.Client(base_url=config.REST_URL)` in a module with no address of its own; a call that
+    could move the constant must not, while that client's calls stay v1 (they would be sent to v2 unchanged)."""
+    files = {"pkg/__init__.py": "",
+             "pkg/config.py": 'import os\n\nREST_URL = os.environ.get("RP_URL", "https://rest.runpod.io/v1")\n',
+             "pkg/http.py": "import httpx\n\nfrom . import config\n\n\ndef rest():\n"
+                            "    return httpx.Client(base_url=config.REST_URL)\n",
+             "pkg/pods.py": 'import httpx\n\nfrom . import config\n\n\ndef pod(pod_id):\n'
+                            '    return httpx.get(f"{config.REST_URL}/pods/{pod_id}").json()\n'}
+    out = rewrite_files(files)
+    assert out["pkg/config.py"].new_source.splitlines()[2] == "# v1bridge: L01 REST_URL is imported by other files " \
+        "of the run and stays v1 with them (http.py:7: it builds a URL the rewrite cannot follow); use " \
+        "/v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)"
+    assert 'REST_URL = os.environ.get("RP_URL", "https://rest.runpod.io/v1")' in out["pkg/config.py"].new_source
+    assert [(s.line, s.state) for s in out["pkg/pods.py"].states] == [(7, 3)]
