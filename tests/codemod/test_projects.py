@@ -155,11 +155,7 @@ LEFT_ON_V1: dict[str, set[str]] = {
 
 # Projects whose rewritten code runs on v2 (nothing left on v1) while `audit --fail-on-legacy` still exits 1: a
 # ratchet like LEFT_ON_V1 (the test fails once the audit agrees, so the entry goes).
-AUDIT_STILL_FLAGS: dict[str, str] = {
-    # deploy.py:62 `endpoints.workers(rp, id)`: workers() reads constants.RUNPOD_V2_URL + a path (already v2), yet is
-    # taken for a helper whose request the rewrite translates (both before and after the rewrite)
-    "modelhub": "a function already on v2 that joins a parameter to a v2 base is counted as a translated v1 helper",
-}
+AUDIT_STILL_FLAGS: dict[str, str] = {}
 
 # Projects on which `rewrite --check` exits 0 although v1 calls remain (issue 21: it exits 1 while any v1 dependency
 # is left): a ratchet, the test fails once --check sees them.
