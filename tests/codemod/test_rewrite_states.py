@@ -29,7 +29,9 @@ import rewrite_states  # noqa: E402
 # 3: 106/121, 129/200. A create's fallback list and `locked` are kept by create_with_fallback around plain v2 code.
 # A query v2 cannot rebuild (templateId on /billing/endpoints) is decided on its own too: flagged and refused at
 # run time, the call beside it through call_v1 (107/121, 130/200).
-SHARE_AT_LEAST = {"corpus": 0.88, "all": 0.65}
+# A client class whose base is another module's constant (modelhub's RunPod, `base_url=constants.RUNPOD_REST_URL`)
+# is translated at run time with the constant moved: modelhub's 10 silent calls in state 2 (137/200).
+SHARE_AT_LEAST = {"corpus": 0.88, "all": 0.68}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites left silent (unchanged, no comment, still v1) by today's rewrite: issue 21 wants none. A ratchet,
@@ -42,12 +44,6 @@ SILENT_NOT_YET = {
     "labkit/labkit/storage.py:10", "labkit/labkit/storage.py:13", "labkit/labkit/storage.py:17",
     "labkit/labkit/storage.py:21", "labkit/labkit/storage.py:27", "labkit/labkit/storage.py:30",
     "labkit/labkit/storage.py:34",
-    # modelhub: every call goes through RunPod (modelhub/client.py), an httpx.AsyncClient wrapper whose base is a
-    # constructor keyword default taken from an env default in constants.py; the rewrite changes nothing at all
-    "modelhub/modelhub/billing.py:19", "modelhub/modelhub/endpoints.py:19", "modelhub/modelhub/endpoints.py:26",
-    "modelhub/modelhub/endpoints.py:34", "modelhub/modelhub/endpoints.py:45", "modelhub/modelhub/endpoints.py:56",
-    "modelhub/modelhub/templates.py:6", "modelhub/modelhub/templates.py:22", "modelhub/modelhub/templates.py:31",
-    "modelhub/modelhub/templates.py:36",
 }
 
 # Call sites of the multi-module projects (tests/codemod/projects/) not yet in the state their manifest names
@@ -70,6 +66,12 @@ PROJECTS_NOT_YET = {
     "opsbox/lifecycle.py:25", "opsbox/lifecycle.py:26", "opsbox/provision.py:17", "opsbox/spend.py:27",
     "opsbox/volumes.py:10", "opsbox/volumes.py:17", "opsbox/volumes.py:21", "opsbox/volumes.py:25",
     "opsbox/volumes.py:28", "opsbox/volumes.py:31",
+    # modelhub: RunPod.request() (client.py) is wrapped in acall_v1, so every call through it is state 2 translated
+    # at run time, with the v1 path left on the line (state 1 wanted for the readable ones)
+    "modelhub/modelhub/billing.py:19", "modelhub/modelhub/endpoints.py:19", "modelhub/modelhub/endpoints.py:26",
+    "modelhub/modelhub/endpoints.py:34", "modelhub/modelhub/endpoints.py:45", "modelhub/modelhub/endpoints.py:56",
+    "modelhub/modelhub/templates.py:6", "modelhub/modelhub/templates.py:22", "modelhub/modelhub/templates.py:31",
+    "modelhub/modelhub/templates.py:36",
 } | SILENT_NOT_YET
 
 
