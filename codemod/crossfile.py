@@ -232,12 +232,8 @@ class Table:
         # (its calls through the helper would be left with a v1 path on a v2 base): it stays translated at run time
         self.unfollowed: dict[tuple[str, str], str] = {}
         for key in [k for k in self.users if k[1].startswith(HELPER_KEY)]:
-            names = set(PurePosixPath(key[0]).with_suffix("").parts)
             for path, level, module in unfollowed:
-                parts = set(module.split(".")) if module else set()
-                if level:
-                    parts |= set(PurePosixPath(path).parent.parts[len(PurePosixPath(path).parent.parts) - (level - 1):])
-                if parts & names and path != key[0]:
+                if path != key[0] and _may_name(path, level, module, key[0]):
                     self.unfollowed[key] = (f"{path} imports {'.' * level}{module}, which the rewrite cannot follow "
                                             f"to the helper")
                     break
@@ -342,6 +338,21 @@ def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str
         return []
     spelled = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\b")
     return sorted(path for path in unparsed if spelled.search(read(path) or ""))
+
+
+def _may_name(importer: str, level: int, module: str, origin: str) -> bool:
+    """May `from <level dots><module> import ...` in IMPORTER name ORIGIN or a package holding it (the import
+    points into ORIGIN's folders, from a root that holds the importer for an absolute one)?"""
+    parts = PurePosixPath(origin).with_suffix("").parts
+    wanted = tuple(module.split(".")) if module else ()
+    folder = PurePosixPath(importer).parent.parts
+    if level:
+        if level - 1 > len(folder):
+            return False
+        target = folder[: len(folder) - (level - 1)] + wanted
+        return parts[: len(target)] == target
+    return any(parts[k: k + len(wanted)] == wanted and folder[:k] == parts[:k]
+               for k in range(len(parts) - len(wanted) + 1)) if wanted else False
 
 
 Runner = Callable[[list[tuple[str, dict, dict]]], dict[str, object]]

@@ -790,6 +790,14 @@ def _helpers_agreed(plan: "Plan", fam: _Families, sites: list, blocked: set) -> 
     from codemod.crossfile import HELPER_KEY, HELPERS, Verdict
 
     an = plan.an
+    untyped = next((site for site, _route in plan.facts.relative + plan.facts.unresolved), None)
+    if untyped is not None:  # a v1 call on a client the rewrite cannot type may go through any of them
+        line = an.where(untyped.call)[0]
+        for ref in an.helper_refs.values():
+            for sig in ref.sigs:
+                if sig.readable:
+                    plan.verdicts[(ref.origin, sig.key)] = Verdict(
+                        "stay", why=f"a v1 call on a client the rewrite cannot type may go through it", line=line)
     for u, site in enumerate(sites):
         inner = an.innermost(site.helper) if site.helper is not None else None
         if inner is None or inner.sig is None:

@@ -440,7 +440,7 @@ def rewrite_files(texts: dict[str, str], *, v2_base: str | None = None,
     for path in crossfile.constant_readers([r.module_facts for r in out.values()],
                                            [p for p, r in out.items() if not r.parsed], texts.get):
         out[path] = rewrite_source(texts[path], path, v2_base=v2_base, selected=selected, externals={})
-    table = crossfile.Table(r.module_facts for r in out.values())
+    table = crossfile.Table(_with_packages({path: r.module_facts for path, r in out.items()}, texts))
     if table.involved():
         results, _blocked = crossfile.resolve(table, lambda batch: {
             path: rewrite_source(texts[path], path, v2_base=v2_base, selected=selected, externals=ext, exports=exp)
@@ -455,12 +455,22 @@ def analyze_files(texts: dict[str, str], *, v2_base: str | None = None) -> dict[
     from codemod import crossfile
 
     out = {path: analyze_python(text, path, v2_base=v2_base, edits=False) for path, text in texts.items()}
-    table = crossfile.Table(a.module_facts for a in out.values())
+    table = crossfile.Table(_with_packages({path: a.module_facts for path, a in out.items()}, texts))
     if table.involved():
         results, _blocked = crossfile.resolve(table, lambda batch: {
             path: analyze_python(texts[path], path, v2_base=v2_base, externals=ext, exports=exp, edits=False)
             for path, ext, exp in batch})
         out.update(results)  # type: ignore[arg-type]
+    return out
+
+
+def _with_packages(facts: dict, texts: dict[str, str]) -> list:
+    """The files' cross-file facts, with those of the packages' `__init__` files the prefilter passed over
+    (`package_facts`), as the commands read them."""
+    out = list(facts.values())
+    if any(f is not None for f in out):
+        out += [package_facts(texts[path], path) for path, f in facts.items()
+                if f is None and path.endswith("__init__.py")]
     return out
 
 

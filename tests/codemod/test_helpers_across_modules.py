@@ -423,3 +423,20 @@ def test_a_client_made_from_a_constant_another_module_moves_keeps_that_constant_
         "/v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)"
     assert 'REST_URL = os.environ.get("RP_URL", "https://rest.runpod.io/v1")' in out["pkg/config.py"].new_source
     assert [(s.line, s.state) for s in out["pkg/pods.py"].states] == [(7, 3)]
+
+
+def test_a_v1_call_on_a_client_the_rewrite_cannot_type_keeps_the_helper_translated_at_run_time():
+    untyped = 'from .client import Client\n\n\ndef stop(client, pod_id):\n    client.post(f"/pods/{pod_id}/stop")\n'
+    files = {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "pkg/volumes.py": USES_CLIENT, "pkg/untyped.py": untyped}
+    out = rewrite_files(files)
+    # `client` may be a Client: moving its base plain would leave that call's v1 path on a v2 base
+    assert "v1bridge_compat.call_v1(" in out["pkg/client.py"].new_source
+    assert out["pkg/volumes.py"].new_source == USES_CLIENT
+
+
+def test_helpers_a_package_hands_on_are_read_through_the_package_imported_whole():
+    files = {"rp/__init__.py": "from .http import call\n", "rp/http.py": URLLIB,
+             "job.py": 'import rp\n\n\ndef stop(pod_id):\n    rp.call("POST", f"/pods/{pod_id}/stop")\n'}
+    out = rewrite_files(files)
+    assert out["job.py"].new_source.splitlines()[4] == '    rp.call("POST", f"/pods/{pod_id}/action", {"action": "stop"})'
+    assert 'BASE = "https://api.runpod.io/v2"' in out["rp/http.py"].new_source
