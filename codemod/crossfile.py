@@ -331,13 +331,24 @@ class Table:
 
 def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str],
                      read: Callable[[str], str | None]) -> list[str]:
-    """Files the prefilter skipped (no API sign of their own) that name a base constant of another file of the run
-    (`base_url=constants.REST_URL`): they are read with the run's constants, a client class among them."""
+    """Files the prefilter skipped (no API sign of their own) that read a base constant of another file of the run
+    (`base_url=constants.REST_URL`): they are read with the run's constants, a client class among them.
+
+    Another module's constant is read through an import: the name imported (`from .constants import REST_URL`,
+    parenthesised lists too), read on a module (`constants.REST_URL`), or bare after a star import. A name that
+    is only a word of the text (`API` in "no API calls") does not make a file worth a second parse."""
     names = {name for f in facts if f is not None for name, value in f.constants.items() if needs_parse(value)}
     if not names:
         return []
-    spelled = re.compile(r"\b(?:" + "|".join(re.escape(name) for name in sorted(names)) + r")\b")
-    return sorted(path for path in unparsed if spelled.search(read(path) or ""))
+    name = "(?:" + "|".join(re.escape(name) for name in sorted(names)) + ")"
+    imported = re.compile(rf"\.\s*{name}\b|\bimport\s+(?:\([^)]*|[^#\n]*)\b{name}\b")
+    spelled = re.compile(rf"\b{name}\b")
+    star = re.compile(r"\bimport\s+\*")
+
+    def reads(text: str) -> bool:
+        return bool(imported.search(text) or (star.search(text) and spelled.search(text)))
+
+    return sorted(path for path in unparsed if reads(read(path) or ""))
 
 
 def _may_name(importer: str, level: int, module: str, origin: str) -> bool:

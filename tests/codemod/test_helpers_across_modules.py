@@ -440,3 +440,21 @@ def test_helpers_a_package_hands_on_are_read_through_the_package_imported_whole(
     out = rewrite_files(files)
     assert out["job.py"].new_source.splitlines()[4] == '    rp.call("POST", f"/pods/{pod_id}/action", {"action": "stop"})'
     assert 'BASE = "https://api.runpod.io/v2"' in out["rp/http.py"].new_source
+
+
+def test_only_files_that_import_a_base_constant_are_read_again_with_the_run_s_constants():
+    """A file the prefilter skipped is parsed a second time only when it reads another module's base constant
+    through an import; the constant's name as a word of its text (`API` in a docstring) is not a read: on a tree
+    of ordinary modules that made every file a second parse."""
+    from codemod.crossfile import ModuleFacts, constant_readers
+
+    facts = [ModuleFacts(path="rp/constants.py", constants={"API": "https://rest.runpod.io/v1"})]
+    texts = {
+        "prose.py": '"""Ordinary code, no API calls."""\nAPI_TIMEOUT = 3\n',
+        "attribute.py": "from . import constants\n\nclient = make(base_url=constants.API)\n",
+        "named.py": "from .constants import API\n",
+        "listed.py": "from .constants import (\n    TIMEOUT,\n    API,\n)\n",
+        "star.py": "from .constants import *\n\nclient = make(base_url=API)\n",
+        "commented.py": "import os  # API keys come from the environment\n",
+    }
+    assert constant_readers(facts, sorted(texts), texts.get) == ["attribute.py", "listed.py", "named.py", "star.py"]
