@@ -121,6 +121,9 @@ class ModuleFacts:
     helpers: tuple[HelperSig, ...] = ()  # its v1 helpers (functions and methods)
     relative: bool = False  # it calls v1 routes on a client whose base it does not set (`rest().post("/pods")`)
     attributes: tuple[str, ...] = ()  # `constants.REST_URL`: the names it reads on a module it imports whole
+    # (`Settings.api_url`, the module constant it defaults to) of its classes' fields: an instance's
+    # `self.settings.api_url` in another file reads that constant
+    fields: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,10 @@ class Table:
                     value = self.facts[origin].constants.get(name)
                     if value is not None:
                         self.imported.setdefault(path, {})[local] = External(value, origin, name)
+                    for field_name, constant in self.facts[origin].fields:  # a class: its fields holding a constant
+                        if field_name.startswith(name + "."):
+                            self.imported.setdefault(path, {})[local + field_name[len(name):]] = External(
+                                self.facts[origin].constants[constant], origin, constant)
                     sigs = self.facts[origin].helpers
                     one = tuple(sig for sig in sigs if sig.name == name)
                     methods = tuple(sig for sig in sigs if sig.name.startswith(name + "."))
@@ -245,7 +252,8 @@ class Table:
         for _ in range(MAX_ROUNDS):
             facts = self.facts[origin]
             if name in facts.constants or any(sig.name == name or sig.name.startswith(name + ".")
-                                              for sig in facts.helpers):
+                                              for sig in facts.helpers) \
+                    or any(field_name.startswith(name + ".") for field_name, _constant in facts.fields):
                 break
             handed = next(((level, module, imported) for level, module, imported, local in facts.imports
                            if local == name and imported), None)
@@ -337,7 +345,10 @@ def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str
     Another module's constant is read through an import: the name imported (`from .constants import REST_URL`,
     parenthesised lists too), read on a module (`constants.REST_URL`), or bare after a star import. A name that
     is only a word of the text (`API` in "no API calls") does not make a file worth a second parse."""
-    names = {name for f in facts if f is not None for name, value in f.constants.items() if needs_parse(value)}
+    names = {name.split(".")[0] for f in facts if f is not None for name, value in f.constants.items()
+             if needs_parse(value)}
+    names |= {field_name.split(".")[0] for f in facts if f is not None for field_name, constant in f.fields
+              if needs_parse(f.constants[constant])}  # the class holding a base in a field (`Settings`)
     if not names:
         return []
     name = "(?:" + "|".join(re.escape(name) for name in sorted(names)) + ")"
@@ -418,6 +429,19 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
         finals.append((path, table.externals(path, blocked), exports))
     # the importers' results already hold the final blocked set (each was re-run when a constant it uses blocked)
     results.update(run(finals))
+    # a helper's base that is another file's constant (`self.settings.api_url`) moves once the run agreed on the
+    # helper, in the round above: the files defining such constants are written again with that word
+    verdicts = _verdicts(table, results)
+    again: list[tuple[str, dict, dict]] = []
+    for path, externals, exports in finals:
+        moved = {name: go[0] for name, given in exports.items()
+                 if isinstance(given, Verdict) and given.state == "same" and (path, name) not in blocked
+                 and _why_blocked(verdicts.get((path, name), []), path) is None
+                 and (go := [v for _p, v in verdicts.get((path, name), []) if v.state == "go"])}
+        if moved:
+            again.append((path, externals, {**exports, **moved}))
+    if again:
+        results.update(run(again))
     return results, blocked
 
 

@@ -280,9 +280,10 @@ def decide(plan: "Plan") -> None:
                 plan.findings[u] = [_unfixed(f) for f in plan.findings[u]]
         _flag_helpers(plan, fam, sites, reasons, n_calls)
 
-    _translate(plan, translating, translated)  # before the word on shared constants: a base it moves is one
-    _cross_file(plan, fam, sites, reasons, all_traced)
+    # before the word on shared constants: a base a translated or agreed helper moves is one
+    _translate(plan, translating, translated)
     _helpers_agreed(plan, fam, sites, blocked_roots)
+    _cross_file(plan, fam, sites, reasons, all_traced)
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
     _through_imported(plan)
     _on_clients_from_elsewhere(plan)
@@ -362,7 +363,6 @@ def _cross_file(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced
                                                       f"with them ({verdict.why}); " + plan.rule_text("L01"))
     from codemod.prefilter import needs_parse
 
-    plan.verdicts = {}
     for name, ext in an.externals.items():
         if not needs_parse(ext.value):
             continue  # a method or an image name: lends its value, never edited (codemod.crossfile.Table.users)
@@ -401,8 +401,11 @@ def _verdict(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced: s
     if an.classify(str_of(node) or "")[0] != "v1":
         return None  # not a v1 address (already v2, a path): nothing of it to keep
     owner, _dot, attr = name.rpartition(".")  # `constants.REST_URL`: read on a module imported whole
+    field_defaults = an.field_defaults() if not owner else set()  # the files reading the field give their word
     for scope_names in an.ix.names.values():
         for ref in scope_names.get(owner or name, ()):
+            if id(ref) in field_defaults:
+                continue
             if owner:
                 ref = an.parent(ref)
                 if not isinstance(ref, cst.Attribute) or ref.attr.value != attr:
@@ -849,7 +852,7 @@ def _move_helper_base(plan: "Plan", inner, why: str) -> None:
         plan.findings[unit] = [f for f in found if not (f.rule == "L01" and f.kind == "base-url" and not f.fixable)]
     plan.unit = "helper"
     base = _move_base(plan, inner.inner)
-    if base is not None:
+    if base is not None and an.where(base)[0]:  # another file's constant says so in its own file
         plan.seen.discard((*an.where(base)[:2], "L01", "base-url"))  # its unfixable finding went above
         plan.find(base, "L01", "base-url", why, True)
 

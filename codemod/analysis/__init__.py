@@ -15,7 +15,7 @@ import functools
 
 import libcst as cst
 
-from codemod.analysis.calls import CallSite, Calls, HelperInfo, UrlInfo
+from codemod.analysis.calls import VERBS, CallSite, Calls, HelperInfo, UrlInfo
 from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Source, Typed, VerbChoice
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
@@ -159,8 +159,34 @@ class Analyzer(Strings, Calls, Flow):
                 params = [p for p in info.params if not ("." in name and p in ("self", "cls"))]
                 out.append(HelperSig(name, tuple(params), info.path_param, info.method, info.method_param,
                                      info.body_param, info.slash_join, why, **self._sig_reading(fn, info)))
+        out += self._inherited_verbs(out)
         out += self._translated_helpers({sig.name for sig in out})
         return tuple(sorted(out, key=lambda sig: sig.name))
+
+    def _inherited_verbs(self, sigs: list) -> list:
+        """`s.get("pods")` on a `requests.Session` (or httpx client) subclass whose `request()` this module
+        overrides: the verbs it inherits send through that override, so each is a helper of the class too (its
+        method fixed, the path its first parameter, everything else handed on as keywords)."""
+        from dataclasses import replace
+
+        out = []
+        for sig in sigs:
+            cls_name, _dot, method = sig.name.rpartition(".")
+            cls = self.ix.classes.get(cls_name)
+            if method != "request" or sig.method_param is None or cls is None or self.client_base(cls) is None:
+                continue
+            own = {fn.name.value for fn in self.ix.functions.get("request", ()) if self.ix.class_of_fn.get(id(fn))
+                   is cls}
+            defined = {name for name, fns in self.ix.functions.items() for fn in fns
+                       if self.ix.class_of_fn.get(id(fn)) is cls}
+            if not own:
+                continue
+            for verb in sorted(VERBS - defined - {"head", "options"}):
+                out.append(replace(sig, name=f"{cls_name}.{verb}", params=("url",), path_param="url",
+                                   method=verb.upper(), method_param=None, body_param=None, kwargs_param="kwargs",
+                                   defaults=(), returns="response", forwards_params=True, query_param=None,
+                                   group=sig.group or sig.name))
+        return out
 
     def _sends_through_compat(self, fn: cst.FunctionDef) -> bool:
         from codemod.compat_call import ACALL_V1, CALL_V1, MODULE_NAME
@@ -447,6 +473,7 @@ class Analyzer(Strings, Calls, Flow):
                         if module and (alias.asname is not None or "." not in module) and not _installed(module):
                             imports.append((0, module, "", local))
         helpers = self._module_helpers()
+        fields = self._class_fields(constants)
         if not constants and not imports and not helpers:
             return None
         whole = {local for _level, _module, name, local in imports if not name} | {
@@ -455,7 +482,49 @@ class Analyzer(Strings, Calls, Flow):
                              for local in whole for use in scope.get(local, ())
                              if isinstance(parent := self.parent(use), cst.Attribute) and parent.value is use})
         return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative),
-                           attributes=tuple(attributes))
+                           attributes=tuple(attributes), fields=fields)
+
+    def class_field_constant(self, name: str) -> cst.Name | None:
+        """The module constant `Class.field` defaults to, a field of a module-level class: `api_url: str =
+        DEFAULT_URL`, `field(default=...)`, `field(default_factory=lambda: os.environ.get("VAR", DEFAULT_URL))`
+        (the value a run without the variable uses)."""
+        cls_name, _, attr = name.partition(".")
+        cls = self.ix.classes.get(cls_name)
+        values = self.ix.class_attrs.get(id(cls), {}).get(attr, ()) if cls is not None \
+            and isinstance(self.parent(cls), cst.Module) else ()
+        if len(values) != 1:
+            return None
+        value = values[0]
+        if isinstance(value, cst.Call) and self._origin(dotted(value.func) or "") == "dataclasses.field":
+            given = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
+            value = given.get("default")
+            factory = given.get("default_factory")
+            if value is None and isinstance(factory, cst.Lambda):
+                value = factory.body
+        if isinstance(value, cst.Call) and self._origin(dotted(value.func) or "") in ("os.getenv", "os.environ.get") \
+                and len(value.args) == 2 and value.args[1].keyword is None:
+            value = value.args[1].value
+        return value if isinstance(value, cst.Name) else None
+
+    def field_defaults(self) -> set[int]:
+        """id() of the module-constant reads that are a class field's default (`field(default_factory=lambda:
+        os.environ.get("VAR", DEFAULT_URL))`): the files that read the field decide on the constant."""
+        return {id(constant) for field_name, _constant in (self.facts.module_facts.fields
+                                                            if self.facts.module_facts is not None else ())
+                if (constant := self.class_field_constant(field_name)) is not None}
+
+    def _class_fields(self, constants: dict) -> tuple:
+        """(`Class.field`, the module constant it defaults to) of this module's classes: another file reads
+        `self.settings.api_url` of an instance made there as it reads the constant (codemod.crossfile)."""
+        out = []
+        for cls_name, cls in self.ix.classes.items():
+            if not isinstance(self.parent(cls), cst.Module):
+                continue
+            for attr in self.ix.class_attrs.get(id(cls), {}):
+                constant = self.class_field_constant(f"{cls_name}.{attr}")
+                if constant is not None and constant.value in constants:
+                    out.append((f"{cls_name}.{attr}", constant.value))
+        return tuple(sorted(out))
 
     # ------------------------------------------------------------- positions
     def where(self, node: cst.CSTNode) -> tuple[int, int, str]:

@@ -218,6 +218,10 @@ class Calls:
 
     def _client_of(self, receiver: cst.CSTNode, scope) -> tuple[str | None, UrlInfo | None, list]:
         """(library, base) of a client object: httpx.Client(base_url=...), requests.Session(), ..."""
+        if isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super":
+            # `super().request(method, url)` in a `requests.Session` subclass: the library's own request
+            cls = self._class_of(scope)
+            return (self.client_base(cls), None, []) if cls is not None else (None, None, [])
         value, scope = self._receiver_value(receiver, scope)
         if not isinstance(value, cst.Call):
             return None, None, []
@@ -235,6 +239,14 @@ class Calls:
         flat = flatten(pieces)
         kind, start, host_edit = self.classify(flat)
         return parts[0], UrlInfo(kind, pieces, start, len(flat), host_edit, ours=self.is_ours(flat)), refs
+
+    def client_base(self, cls: cst.ClassDef) -> str | None:
+        """The library of the client class CLS subclasses (`class RunPodSession(requests.Session)`), or None."""
+        for arg in cls.bases:
+            parts = self._factory_name(dotted(arg.value) or "")
+            if parts in CLIENT_FACTORIES:
+                return parts[0]
+        return None
 
     def _is_opener(self, receiver: cst.CSTNode, scope) -> bool:
         """Is the receiver a urllib opener (`opener = urllib.request.build_opener(...)`, `self.opener = ...`)?"""
@@ -269,7 +281,10 @@ class Calls:
         return value, scope
 
     def _factory(self, call: cst.Call) -> tuple[str, str]:
-        origin = self._origin(dotted(call.func) or "")
+        return self._factory_name(dotted(call.func) or "")
+
+    def _factory_name(self, name: str) -> tuple[str, str]:
+        origin = self._origin(name)
         return tuple(origin.rsplit(".", 1)) if "." in origin else ("", origin)  # type: ignore[return-value]
 
     def is_client_factory(self, call: cst.Call) -> bool:

@@ -490,6 +490,12 @@ class Flow:
             # `data if isinstance(data, list) else []`, `data or []`: the answer flows on
             self._flow(p, typed, depth + 1)
             return
+        if isinstance(p, cst.Arg) and p.keyword is None and typed.shape == "list":
+            call = self.parent(p)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.args[0] is p \
+                    and call.func.value in ("sorted", "list", "reversed") and call.func.value not in self.ix.functions:
+                self._flow(call, typed, depth + 1)  # `sorted(pods, key=...)`: the same records, in another order
+                return
         if isinstance(p, cst.Arg) and p.keyword is None and typed.shape == "object":
             holder = self._appended_to(p)
             if holder is not None:  # `created.append(resp.json())`: a list of answers

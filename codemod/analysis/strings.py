@@ -325,6 +325,9 @@ class Strings:
             # "/" added when missing): only straight-line concatenation is evaluated
             assigned = [a for a in self.ix.assigns.get(id(fn), {}).get(name, ())
                         if not isinstance(a[0], cst.AugAssign) or self._top_level(a[1], fn)]
+            if assigned and not isinstance(assigned[0][0], cst.AugAssign):
+                # `url = f"{self.base_url}/{url.lstrip('/')}"`: the `url` it reads is the value before (a parameter)
+                assigned = [a for a in assigned if not self._within(node, a[0])]
             if assigned:
                 one = self._single(assigned) or self._reaching(assigned, node, fn)
                 if one is None:
@@ -354,6 +357,17 @@ class Strings:
         if ext is not None and self.ix.imports.get(name):
             return [Piece(ext.value, self.external_node(name), 0)]
         return [Piece(None)]
+
+    def _within(self, node: cst.CSTNode, value: cst.CSTNode) -> bool:
+        """Is NODE part of the expression VALUE?"""
+        cur: cst.CSTNode | None = node
+        while cur is not None:
+            if cur is value:
+                return True
+            if isinstance(cur, (cst.BaseStatement, cst.BaseSmallStatement)):
+                return False
+            cur = self.parent(cur)
+        return False
 
     def _reaching(self, assigned: list, use: cst.CSTNode, fn) -> tuple | None:
         """The definition of a name that reaches `use` in straight-line code: every definition a statement of
@@ -432,7 +446,10 @@ class Strings:
             else:
                 cls = self.ix.classes.get(owner.value)
         elif isinstance(owner, cst.Attribute) and isinstance(owner.value, cst.Name) and owner.value.value == "self":
-            cls = self._class_held(owner, scope)  # `self.settings.rest_url`
+            held = self._class_held(owner, scope)  # `self.settings.rest_url`
+            cls = self.ix.classes.get(held) if held is not None else None
+            if cls is None and f"{held}.{attr}" in self.externals:  # a class another file of the run defines
+                return [Piece(self.externals[f"{held}.{attr}"].value, self.external_node(f"{held}.{attr}"), 0)]
         if cls is None:
             if isinstance(owner, cst.Name) and f"{owner.value}.{attr}" in self.externals \
                     and not self.ix.assigns.get(None, {}).get(owner.value):  # `constants.REST_URL`: a module
@@ -449,22 +466,27 @@ class Strings:
                 return self.evaluate(chosen[0], chosen[1], depth + 1)
         return [Piece(None)]
 
-    def _class_held(self, attr: cst.Attribute, scope) -> cst.ClassDef | None:
-        """The one class of this module an instance attribute holds: `self.settings = settings or Settings()`
-        (an instance made here), or a parameter annotated with the class (`settings: Settings | None`)."""
+    def _class_held(self, attr: cst.Attribute, scope) -> str | None:
+        """The name of the one class an instance attribute holds, defined in this module or imported from another
+        file of the run: `self.settings = settings or Settings()` (an instance made here), or a parameter annotated
+        with the class (`settings: Settings | None`)."""
         owner = self._class_of(scope)
         found = set()
+
+        def known(name: str) -> bool:
+            return name in self.ix.classes or name in self.ix.imports
+
         for value, fn in self.ix.self_attrs.get(id(owner), {}).get(attr.attr.value, ()) if owner else ():
             for part in (value.left, value.right) if isinstance(value, cst.BooleanOperation) else (value,):
-                if isinstance(part, cst.Call) and isinstance(part.func, cst.Name) and part.func.value in self.ix.classes:
+                if isinstance(part, cst.Call) and isinstance(part.func, cst.Name) and known(part.func.value):
                     found.add(part.func.value)
                 elif isinstance(part, cst.Name):
                     param = self._param(fn, part.value)
                     ann = param.annotation.annotation if param is not None and param.annotation else None
                     for name in (ann.left, ann.right) if isinstance(ann, cst.BinaryOperation) else (ann,):
-                        if isinstance(name, cst.Name) and name.value in self.ix.classes:
+                        if isinstance(name, cst.Name) and known(name.value):
                             found.add(name.value)
-        return self.ix.classes[found.pop()] if len(found) == 1 else None
+        return found.pop() if len(found) == 1 else None
 
     # --------------------------------------------------------- URL classes
     def _string_is_v1_base(self, node: cst.CSTNode) -> bool:

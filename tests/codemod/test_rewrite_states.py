@@ -31,20 +31,11 @@ import rewrite_states  # noqa: E402
 # run time, the call beside it through call_v1 (107/121, 130/200).
 # A client class whose base is another module's constant (modelhub's RunPod, `base_url=constants.RUNPOD_REST_URL`)
 # is translated at run time with the constant moved: modelhub's 10 silent calls in state 2 (137/200).
-SHARE_AT_LEAST = {"corpus": 0.88, "all": 0.68}
+# A requests.Session subclass is a client class (its request(), its own call(), the verbs it inherits) whose base
+# is followed through an imported dataclass field's env default: labkit's 15 silent calls in states 1 and 2
+# (148/200).
+SHARE_AT_LEAST = {"corpus": 0.88, "all": 0.74}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
-
-# Call sites left silent (unchanged, no comment, still v1) by today's rewrite: issue 21 wants none. A ratchet,
-# the set may only shrink.
-SILENT_NOT_YET = {
-    # labkit: every call goes through a requests.Session subclass (RunPodSession.call / its own get()) whose base
-    # is a dataclass field's env default; the rewrite comments the base constant and leaves every call as it was
-    "labkit/labkit/pods.py:29", "labkit/labkit/pods.py:36", "labkit/labkit/pods.py:43", "labkit/labkit/pods.py:53",
-    "labkit/labkit/pods.py:57", "labkit/labkit/pods.py:62", "labkit/labkit/pods.py:66", "labkit/labkit/pods.py:71",
-    "labkit/labkit/storage.py:10", "labkit/labkit/storage.py:13", "labkit/labkit/storage.py:17",
-    "labkit/labkit/storage.py:21", "labkit/labkit/storage.py:27", "labkit/labkit/storage.py:30",
-    "labkit/labkit/storage.py:34",
-}
 
 # Call sites of the multi-module projects (tests/codemod/projects/) not yet in the state their manifest names
 # (state 2 where the manifest wants 1, a v1 spelling left on a line translated at run time, nightly and gpuctl
@@ -72,7 +63,13 @@ PROJECTS_NOT_YET = {
     "modelhub/modelhub/endpoints.py:34", "modelhub/modelhub/endpoints.py:45", "modelhub/modelhub/endpoints.py:56",
     "modelhub/modelhub/templates.py:6", "modelhub/modelhub/templates.py:22", "modelhub/modelhub/templates.py:31",
     "modelhub/modelhub/templates.py:36",
-} | SILENT_NOT_YET
+    # labkit: answers returned to another module keep the v1 view through call_v1 at the call site, the v1 path on
+    # the line (reset, update, the two volume lists); the judge counts the unchanged v2 lines of a module that calls
+    # call_v1 elsewhere as state 2 (the DELETE and the registry POST/DELETE, state 1 wanted)
+    "labkit/labkit/pods.py:62", "labkit/labkit/pods.py:66", "labkit/labkit/pods.py:71",
+    "labkit/labkit/storage.py:10", "labkit/labkit/storage.py:17", "labkit/labkit/storage.py:30",
+    "labkit/labkit/storage.py:34",
+}
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +92,7 @@ def test_the_manifests_list_the_issue_21_call_sites():
 def test_no_v1_call_site_is_left_silent_or_half_migrated(sites):
     """Issue 21: nothing silent, in the corpus and in the multi-module projects."""
     left = [f"{s.corpus}/{s.file}:{s.line} {s.route} [{s.state}]: {s.after}" for s in sites
-            if s.state in ("silent", "v1-left") and not (s.corpus == "projects" and s.state == "silent"
-                                                          and f"{s.file}:{s.line}" in SILENT_NOT_YET)]
+            if s.state in ("silent", "v1-left")]
     assert left == []
 
 

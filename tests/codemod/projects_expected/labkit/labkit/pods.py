@@ -1,0 +1,87 @@
+"""Experiment pods: one per run, named after the experiment."""
+import time
+
+import v1bridge_compat
+
+from .session import ApiError, RunPodSession
+
+# what we are happy to train on, best first (the H100 NVL is almost never free)
+GPU_FALLBACK = ["NVIDIA H100 NVL", "NVIDIA L40S", "NVIDIA RTX A6000"]
+TRAIN_IMAGE = "ghcr.io/acme-lab/train:cu121"
+
+
+def create(s: RunPodSession, name, gpus=None, gpu_count=1, volume_id=None, registry_auth_id=None, env=None):
+    body = {
+        "name": name,
+        "imageName": TRAIN_IMAGE,
+        "gpuTypeIds": gpus or GPU_FALLBACK,
+        "gpuCount": gpu_count,
+        "cloudType": "SECURE",
+        "containerDiskInGb": 40,
+        "ports": ["8888/http", "22/tcp"],
+        "env": {"EXPERIMENT": name, **(env or {})},
+        "supportPublicIp": True,
+    }
+    if volume_id:
+        body["networkVolumeId"] = volume_id
+        body["volumeMountPath"] = "/datasets"
+        body["dataCenterIds"] = [s.settings.data_center]
+    if registry_auth_id:
+        body["containerRegistryAuthId"] = registry_auth_id
+    return v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "POST", "pods", json=body)
+
+
+def list_pods(s: RunPodSession, status=None, name_prefix=None):
+    params = {}
+    if status:
+        params["desiredStatus"] = status
+    pods = v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "GET", "pods", params=params)
+    if name_prefix:
+        pods = [p for p in pods if p["name"].startswith(name_prefix)]
+    return pods
+
+
+def get(s: RunPodSession, pod_id):
+    r = v1bridge_compat.call_v1(v1bridge_compat.by_method(delete=s.delete, get=s.get, patch=s.patch, post=s.post, put=s.put), "GET", f"pods/{pod_id}")
+    r.raise_for_status()
+    return r.json()
+
+
+def find(s: RunPodSession, name):
+    return next((p for p in list_pods(s) if p["name"] == name), None)
+
+
+def stop(s: RunPodSession, pod_id):
+    s.call("POST", f"pods/{pod_id}/action", {"action": "stop"})
+
+
+def start(s: RunPodSession, pod_id):
+    s.call("POST", f"pods/{pod_id}/action", {"action": "start"})
+
+
+def reset(s: RunPodSession, pod_id):
+    # fresh container, same GPU and volume: what we do when a run wedges the driver
+    v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "POST", f"pods/{pod_id}/reset")
+
+
+def retag(s: RunPodSession, pod_id, image):
+    return v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "POST", f"pods/{pod_id}/update", json={"imageName": image})
+
+
+def terminate(s: RunPodSession, pod_id):
+    try:
+        s.call("DELETE", f"pods/{pod_id}")
+    except ApiError as e:
+        if e.status != 404:
+            raise
+
+
+def wait_until(s: RunPodSession, pod_id, status="RUNNING", timeout=900, every=10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        pod = get(s, pod_id)
+        if pod["desiredStatus"] == status:
+            return pod
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{pod_id} is {pod['desiredStatus']}, wanted {status}")
+        time.sleep(every)
