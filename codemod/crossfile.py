@@ -98,12 +98,13 @@ HELPER_KEY = "<helper>"  # a helper's key in the run's agreement: (defining file
 class HelperRef:
     """Helpers of another file of the run one local name reaches: a function imported by name ("function"), a
     module imported whole ("module": its functions, and its classes' methods as "Class.method"), a class ("class":
-    its methods by name)."""
+    its methods by name), an instance of a class made there ("instance") or a function returning one ("factory")."""
 
     origin: str
     kind: str
     sigs: tuple[HelperSig, ...]
     blocked: frozenset = frozenset()  # names of its helpers the run keeps on v1 (calls through them are not planned)
+    class_name: str = ""  # "instance" (a module-level instance) and "factory" (a function returning one): its class
 
     def find(self, name: str) -> HelperSig | None:
         return next((s for s in self.sigs if s.name == name or s.name.endswith("." + name)
@@ -124,6 +125,9 @@ class ModuleFacts:
     # (`Settings.api_url`, the module constant it defaults to) of its classes' fields: an instance's
     # `self.settings.api_url` in another file reads that constant
     fields: tuple[tuple[str, str], ...] = ()
+    # (name, "instance" | "factory", class) of its module-level instances of its client classes (`SESSION =
+    # RunPodSession()`) and of its functions returning one (`def session() -> RunPodSession`)
+    instances: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,6 +190,12 @@ class Table:
                             self.imported.setdefault(path, {})[local + field_name[len(name):]] = External(
                                 self.facts[origin].constants[constant], origin, constant)
                     sigs = self.facts[origin].helpers
+                    made = next(((kind, cls) for made_name, kind, cls in self.facts[origin].instances
+                                 if made_name == name), None)
+                    if made is not None:  # `from .session import SESSION` / `make_session`: calls on its class
+                        self._reach(path, local, HelperRef(origin, made[0], tuple(
+                            sig for sig in sigs if sig.name.startswith(made[1] + ".")), class_name=made[1]))
+                        continue
                     one = tuple(sig for sig in sigs if sig.name == name)
                     methods = tuple(sig for sig in sigs if sig.name.startswith(name + "."))
                     if one or methods:
@@ -253,7 +263,8 @@ class Table:
             facts = self.facts[origin]
             if name in facts.constants or any(sig.name == name or sig.name.startswith(name + ".")
                                               for sig in facts.helpers) \
-                    or any(field_name.startswith(name + ".") for field_name, _constant in facts.fields):
+                    or any(field_name.startswith(name + ".") for field_name, _constant in facts.fields) \
+                    or any(made == name for made, _kind, _cls in facts.instances):
                 break
             handed = next(((level, module, imported) for level, module, imported, local in facts.imports
                            if local == name and imported), None)

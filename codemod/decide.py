@@ -1027,20 +1027,28 @@ def _on_clients_from_elsewhere(plan: "Plan") -> None:
     `.http`): its base is set there, where the rewrite cannot follow it to this call. Flagged with that cause
     (state 3), never left silent."""
     an = plan.an
-    if not an.run_imports:
+    if not an.run_imports and not plan.facts.untyped:
         return
     for site, route in plan.facts.relative:
         root = site.call.func
         while isinstance(root, (cst.Attribute, cst.Call)):
             root = root.value if isinstance(root, cst.Attribute) else root.func
+        untyped = plan.facts.untyped.get(id(site.call))
         origin = an.run_imports.get(root.value) if isinstance(root, cst.Name) else None
-        if origin is None:
+        if origin is None and untyped is None:
             continue
         line = an.where(site.call)[0]
         rule = _route_rule(route, site)
-        where = origin if origin.startswith(".") else posixpath.relpath(origin, posixpath.dirname(an.path) or ".")
-        why = (f"{route.label()} on a client made in {where} ({root.value}), whose base the rewrite cannot follow to "
-               f"this call: migrate the client's base and this path together by hand ({plan.rule_text(rule)})")
+        where = posixpath.relpath((untyped or (origin,))[0], posixpath.dirname(an.path) or ".") \
+            if not (origin or "").startswith(".") else origin
+        if untyped is not None:  # `def f(s): s.call(...)` in a file that imports a client class with that helper
+            why = (f"{route.label()} on `{root.value}`, which the rewrite cannot type (it may be a {untyped[1]}() "
+                   f"of {where}): give it a type (`{root.value}: {untyped[1].split('.')[0]}`) and run the rewrite "
+                   f"again ({plan.rule_text(rule)})")
+        else:
+            why = (f"{route.label()} on a client made in {where} ({root.value}), whose base the rewrite cannot "
+                   f"follow to this call: migrate the client's base and this path together by hand "
+                   f"({plan.rule_text(rule)})")
         plan.unit = "through"
         plan.flag(site.call, rule, "call", route, why)
         plan.states.append(CallState(line, 3, rule, why))

@@ -172,6 +172,7 @@ class _Merged:
         self.imports: dict = {}  # in the order first found (a dict: a set that keeps it)
         self.helpers: dict = {}
         self.fields: dict = {}
+        self.instances: dict = {}
         self.v1_left = self.uses_v2 = self.serverless_runtime = False
         self.shared: list | None = None  # what the first piece found in the shared statements
 
@@ -205,6 +206,7 @@ class _Merged:
             self.imports.update(dict.fromkeys(a.module_facts.imports))
             self.helpers.update(dict.fromkeys(a.module_facts.helpers))
             self.fields.update(dict.fromkeys(a.module_facts.fields))
+            self.instances.update(dict.fromkeys(a.module_facts.instances))
         self.v1_left |= a.v1_left
         self.uses_v2 |= a.uses_v2
         self.serverless_runtime |= a.serverless_runtime
@@ -218,7 +220,7 @@ class _Merged:
         if not self.constants and not self.imports and not self.helpers:
             return None
         return ModuleFacts(self.path, self.constants, tuple(self.imports), tuple(self.helpers),
-                           fields=tuple(self.fields))
+                           fields=tuple(self.fields), instances=tuple(self.instances))
 
     def agreed_verdicts(self) -> dict:
         """Each piece's word on a constant shared with other files, as one file's: kept when a piece keeps it."""

@@ -328,7 +328,9 @@ class Analyzer(Strings, Calls, Flow):
         target = func.value
         if isinstance(target, cst.Name) and target.value in self.helper_refs:
             ref = self.helper_refs[target.value]
-            sig = next((s for s in ref.sigs if s.name == func.attr.value), None) if ref.kind == "module" else None
+            name = func.attr.value if ref.kind == "module" else (
+                f"{ref.class_name}.{func.attr.value}" if ref.kind == "instance" else None)
+            sig = next((s for s in ref.sigs if s.name == name), None)
             return (ref, sig) if sig is not None else None
         cls = self._imported_instance(target, call)
         if cls is None:
@@ -342,6 +344,9 @@ class Analyzer(Strings, Calls, Flow):
         it (`client: RunPodClient`, `c: rp.RunPodClient`) or a name bound once to `RunPodClient(...)`, in the
         function or, when the function neither takes nor binds the name, at module level (`client =
         RunPodClient()` used inside `main()`)."""
+        if isinstance(target, cst.Call) and isinstance(target.func, cst.Name):  # `make_session().get(...)`
+            ref = self.helper_refs.get(target.func.value)
+            return (ref, ref.class_name) if ref is not None and ref.kind == "factory" else None
         if not isinstance(target, cst.Name):
             return None
         fn = self.scope_of(call)
@@ -359,6 +364,8 @@ class Analyzer(Strings, Calls, Flow):
             expr = cst.parse_expression(expr.evaluated_value) if isinstance(expr.evaluated_value, str) else None
         if isinstance(expr, cst.Name):
             ref = self.helper_refs.get(expr.value)
+            if ref is not None and ref.kind == "factory" and param is None:  # `s = make_session()`
+                return ref, ref.class_name
             return (ref, expr.value) if ref is not None and ref.kind == "class" else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
             ref = self.helper_refs.get(expr.value.value)
@@ -404,6 +411,7 @@ class Analyzer(Strings, Calls, Flow):
             self.facts.through.append(through)
             if route is not None:
                 self._through_reads(through)
+        self._untyped_calls()
         for _ in range(3):  # `return client.get(...)` in a function of this module: its callers read the answer
             if not self._propagate_returns():
                 break
@@ -415,6 +423,55 @@ class Analyzer(Strings, Calls, Flow):
             self.facts.unresolved = [(site, r) for site, r in self.facts.unresolved if id(site.call) not in through]
             self.facts.unmatched = [u for u in self.facts.unmatched if id(u[0].call) not in through]
             self.facts.foreign = [site for site in self.facts.foreign if id(site.call) not in through]
+
+    def _untyped_calls(self) -> None:
+        """`s.call("DELETE", "pods/x")` on an object the rewrite cannot type, in a file that imports a client class
+        whose helper of that name takes that path to a v1 route: `s` may be one (a parameter with no annotation).
+        Such a call is on a client the rewrite cannot follow (`facts.relative`, with `untyped` naming the class):
+        the class's base stays where it is and the call is flagged, never moved silently under it. A `get` of one
+        bare word is left out: `page.get("pods")` reads a dict far more often than it calls an API."""
+        refs = [ref for ref in self.helper_refs.values() if ref.kind in ("class", "instance", "factory")]
+        if not refs:
+            return
+        known = {id(t.call) for t in self.facts.through} | self.planned_through | {
+            id(site.call) for site in (*(cf.site for cf in self.facts.calls), *(s for s, _r in self.facts.relative),
+                                       *(s for s, _r in self.facts.unresolved), *(u[0] for u in self.facts.unmatched),
+                                       *self.facts.foreign)}
+        for call in self.ix.calls:
+            func = call.func
+            if id(call) in known or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) \
+                    or func.value.value in ("self", "cls") or func.value.value in self.helper_refs:
+                continue
+            for ref in refs:
+                sig = next((s for s in ref.sigs if s.name.rpartition(".")[2] == func.attr.value), None)
+                found = self._untyped_route(call, sig) if sig is not None and sig.api == "v1" else None
+                if found is not None:
+                    self.facts.relative.append(found)
+                    self.facts.untyped[id(call)] = (ref.origin, sig.name)
+                    break
+
+    def _untyped_route(self, call: cst.Call, sig):
+        """(CallSite, route) of CALL read as a call through SIG, when its path reads as one v1 route."""
+        from codemod.analysis.syntax import Piece
+
+        bound = dict(zip(sig.params, (a.value for a in call.args if a.keyword is None and not a.star)))
+        bound.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+        path_expr = bound.get(sig.path_param)
+        if path_expr is None:
+            return None
+        method = sig.method or (str_of(bound.get(sig.method_param)) or "").upper() or None
+        pieces = self.evaluate(path_expr, self.scope_of(call))
+        flat = flatten(pieces)
+        if sig.method == "GET" and isinstance(path_expr, cst.SimpleString) and "/" not in flat.strip("/"):
+            return None
+        if sig.slash_join and flat and not flat.startswith("/"):
+            pieces, flat = [Piece("/")] + pieces, "/" + flat
+        path = flat.split("?")[0]
+        routes = self.kb.match(path.rstrip("/") or "/", method) if path.startswith("/") else []
+        if not routes or method is None and len({r.method for r in routes}) > 1:
+            return None
+        site = CallSite(call, method, None, path_expr, UrlInfo("relative", pieces, 0, len(path)), "client")
+        return site, routes[0]
 
     def _through_reads(self, through) -> None:
         """The answer of a call through another file's helper is the route's JSON (what the helper returns):
@@ -482,7 +539,39 @@ class Analyzer(Strings, Calls, Flow):
                              for local in whole for use in scope.get(local, ())
                              if isinstance(parent := self.parent(use), cst.Attribute) and parent.value is use})
         return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative),
-                           attributes=tuple(attributes), fields=fields)
+                           attributes=tuple(attributes), fields=fields, instances=self._instances(helpers))
+
+    def _instances(self, helpers: tuple) -> tuple:
+        """(name, "instance" | "factory", class) of the module-level instances of this module's client classes
+        (`SESSION = RunPodSession()`) and of its functions that return one (annotated `-> RunPodSession`, or every
+        `return RunPodSession(...)`): another file calls the class's helpers on what it imports."""
+        classes = {sig.name.split(".")[0] for sig in helpers if "." in sig.name}
+        if not classes:
+            return ()
+
+        def made(value) -> str | None:
+            return value.func.value if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) \
+                and value.func.value in classes else None
+
+        out = []
+        for name, entries in self.ix.assigns.get(None, {}).items():
+            if len(entries) == 1 and made(entries[0][0]) is not None:
+                out.append((name, "instance", made(entries[0][0])))
+        for name, fns in self.ix.functions.items():
+            fn = fns[0] if len(fns) == 1 and isinstance(self.parent(fns[0]), cst.Module) else None
+            if fn is None:
+                continue
+            returned = fn.returns.annotation if fn.returns is not None else None
+            if isinstance(returned, cst.SimpleString):  # `-> "RunPodSession"`
+                returned = cst.Name(returned.evaluated_value) if returned.evaluated_value in classes else None
+            cls = returned.value if isinstance(returned, cst.Name) and returned.value in classes else None
+            if cls is None:
+                values = {made(node.value) for node in descendants(fn, lambda n: isinstance(n, (
+                    cst.Lambda, cst.FunctionDef, cst.ClassDef)) and n is not fn) if isinstance(node, cst.Return)}
+                cls = values.pop() if len(values) == 1 and None not in values else None
+            if cls is not None:
+                out.append((name, "factory", cls))
+        return tuple(sorted(out))
 
     def class_field_constant(self, name: str) -> cst.Name | None:
         """The module constant `Class.field` defaults to, a field of a module-level class: `api_url: str =

@@ -227,6 +227,9 @@ class FileFacts:
     serverless_runtime: bool = False
     compat_calls: list[tuple[int, str]] = field(default_factory=list)  # (line, function) of v1bridge_compat calls
     through: list[ThroughCall] = field(default_factory=list)  # calls through helpers of other files of the run
+    # id(call) -> (file, helper) of the `relative` calls on an object the rewrite cannot type that read as calls
+    # through a helper of a client class this file imports (`def f(s): s.call("DELETE", "pods/x")`)
+    untyped: dict[int, tuple[str, str]] = field(default_factory=dict)
     error: str | None = None
     module_facts: object = None  # codemod.crossfile.ModuleFacts: constants and imports other files may read
     source: Source | None = None  # the parsed file as a rule reads it (None: it did not parse)

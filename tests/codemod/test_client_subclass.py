@@ -108,3 +108,46 @@ def test_calls_on_a_session_subclass_are_v2_at_their_call_site_and_the_field_s_c
     assert [(s.line, s.state, s.rule) for s in out["lab/volumes.py"].states] == [(5, 1, "Q02"), (9, 1, "L01")]
     again = rewrite_files({path: r.new_source for path, r in out.items()})
     assert all(r.new_source == out[path].new_source for path, r in again.items())
+
+
+MADE_ELSEWHERE = '''from .session import SHARED, make_session
+
+
+def by_factory():
+    s = make_session()
+    return s.call("DELETE", "networkvolumes/x")
+
+
+def by_instance():
+    SHARED.delete("networkvolumes/y")
+'''
+
+
+def test_an_instance_from_a_factory_or_a_module_level_instance_of_another_module_is_the_class_s():
+    """However the instance is obtained: a function returning one, an instance made at module level."""
+    files = dict(FILES, **{"lab/session.py": SESSION + "\n\ndef make_session() -> Session:\n    return Session()\n\n\n"
+                                                       "SHARED = Session()\n", "lab/made.py": MADE_ELSEWHERE})
+    out = rewrite_files(files)
+    assert out["lab/made.py"].new_source == MADE_ELSEWHERE.replace('"networkvolumes/', '"network-volumes/')
+    assert [(s.line, s.state) for s in out["lab/made.py"].states] == [(6, 1), (10, 1)]
+    assert "https://api.runpod.io/v2" in out["lab/settings.py"].new_source
+
+
+def test_a_call_on_an_object_the_rewrite_cannot_type_keeps_the_base_and_says_why():
+    """`def drop(s): s.call(...)` in a file that imports the class: `s` may be a Session. The base must not move
+    under it (its v1 path would go to v2), and the line is flagged with that cause, not left silent."""
+    untyped = 'from .session import Session\n\n\ndef drop(s, volume_id):\n    s.call("DELETE", f"networkvolumes/{volume_id}")\n'
+    out = rewrite_files(dict(FILES, **{"lab/untyped.py": untyped}))
+    assert 'DEFAULT_URL = "https://rest.runpod.io/v1"' in out["lab/settings.py"].new_source
+    assert [(s.line, s.state, s.cause) for s in out["lab/untyped.py"].states] == [
+        (5, 3, "DELETE /networkvolumes/{networkVolumeId} on `s`, which the rewrite cannot type (it may be a "
+               "Session.call() of session.py): give it a type (`s: Session`) and run the rewrite again (use "
+               "/v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path))")]
+    assert all(s.state == 3 for s in out["lab/volumes.py"].states)  # the class stays v1: flagged with it
+
+
+def test_a_dict_read_with_a_list_key_is_not_a_call_on_an_untyped_client():
+    reads = 'from .session import Session\n\n\ndef count(page):\n    return len(page.get("pods") or [])\n'
+    out = rewrite_files(dict(FILES, **{"lab/reads.py": reads}))
+    assert out["lab/reads.py"].states == [] and out["lab/reads.py"].new_source == reads
+    assert "https://api.runpod.io/v2" in out["lab/settings.py"].new_source
