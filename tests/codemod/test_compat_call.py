@@ -120,3 +120,27 @@ def test_the_run_says_which_names_are_the_projects_own(tmp_path) -> None:
     (tmp_path / "tools.py").write_text("")
     line = compat.import_statement(tmp_path / "podctl" / "api.py", tmp_path / "podctl" / "v1bridge_compat.py")
     assert line == "from . import v1bridge_compat" and {"podctl", "tools"} <= line.first_party
+
+
+RETURNS = {
+    "a tuple returned in a branch": ("def get(path):\n    r = s.get(path)\n    if r.ok:\n"
+                                     "        return r.status_code, r.json()\n    return None\n", True),
+    "a parenthesised tuple in a loop's else": ("def get(path):\n    for _ in range(3):\n        pass\n    else:\n"
+                                               "        return (1, 2)\n", True),
+    "a tuple only in a nested function": ("def get(path):\n    def inner():\n        return 1, 2\n"
+                                          "    return inner()\n", False),
+    "a tuple only in a lambda's body, a list returned": ("def get(path):\n    f = lambda: (1, 2)\n"
+                                                         "    return [f()]\n", False),
+    "a tuple in a nested class's method": ("def get(path):\n    class C:\n        def m(self):\n"
+                                           "            return 1, 2\n    return C\n", False),
+    "a bare return": ("def get(path):\n    return\n", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RETURNS))
+def test_a_helper_answers_a_tuple_when_its_own_body_returns_one(name: str) -> None:
+    from codemod.compat_call import _returns_tuple
+
+    source, expected = RETURNS[name]
+    fn = cst.parse_module(source).body[0]
+    assert _returns_tuple(fn) is expected
