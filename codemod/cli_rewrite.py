@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable
 
 from codemod import safe_write, selection, workers
-from codemod.walk import Skipped, SourceFile, iter_files
+from codemod.walk import Skipped, SourceFile, iter_files, read_file
 from mappings.errors import V1bridgeError
 
 EXIT_OK, EXIT_CHANGES, EXIT_ERROR = 0, 1, 2
@@ -81,7 +81,7 @@ def process_file(path: str, rel: str, write: bool, want_diff: bool, v2_base: str
 
     out = Outcome(rel)
     try:
-        data = Path(path).read_bytes()
+        data = read_file(path)
     except OSError as exc:
         out.error = f"unreadable: {exc.strerror or exc}"
         return out
@@ -251,7 +251,7 @@ def _text_of(path: str) -> str | None:
     from codemod.engine import decode
 
     try:
-        return decode(Path(path).read_bytes())[0]
+        return decode(read_file(path))[0]
     except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
         return None
 

@@ -10,6 +10,7 @@ are read as text, and each one importing a moved module (`import rp.api`, `from 
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,17 +33,27 @@ def _project_root(start: Path) -> Path | None:
     return None
 
 
-def _module_name(path: Path) -> tuple[Path, str]:
-    """(the folder the program runs from, the dotted name the module is imported by), up its packages (an
-    __init__.py, or a namespace package its neighbours import as one)."""
-    from codemod.compat import is_package
+class _Folders:
+    """What one run asks of folders, asked once per folder, not once per moved module: the project's folder and
+    the packages above (a namespace package is known by reading its folder's modules)."""
 
-    parts = [path.stem]
-    folder = path.parent
-    while is_package(folder):
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return folder, ".".join(parts)
+    def __init__(self) -> None:
+        self.project_root = functools.lru_cache(maxsize=None)(_project_root)
+        self._packages = functools.lru_cache(maxsize=None)(self._packages_above)
+
+    def module_name(self, path: Path) -> tuple[Path, str]:
+        """(the folder the program runs from, the dotted name the module is imported by), up its packages (an
+        __init__.py, or a namespace package its neighbours import as one)."""
+        home, packages = self._packages(path.parent)
+        return home, ".".join((*packages, path.stem))
+
+    def _packages_above(self, folder: Path) -> tuple[Path, tuple[str, ...]]:
+        from codemod.compat import is_package
+
+        if not is_package(folder):
+            return folder, ()
+        home, packages = self._packages(folder.parent)
+        return home, (*packages, folder.name)
 
 
 def _pattern(module: str) -> re.Pattern:
@@ -61,15 +72,26 @@ def importers(moved: Iterable[Path], given: Iterable[Path], run: Iterable[Path])
     moved = [Path(p).resolve() for p in moved]
     if not moved:
         return []
-    inside = {Path(p).resolve() for p in run}
     given = [Path(p).resolve() for p in given]
     targets: dict[Path, list[tuple[str, re.Pattern]]] = {}
+    folders = [folder for folder in given if folder.is_dir()]
+
+    def whole(root: Path) -> bool:  # the run was given the whole project: nothing of it is outside
+        return any(root == folder or folder in root.parents for folder in folders)
+
+    folders_of = _Folders()
     for path in moved:
-        home, name = _module_name(path)
-        root = _project_root(path.parent) or home
-        if any(folder.is_dir() and (root == folder or folder in root.parents) for folder in given):
-            continue  # the run was given the whole project: nothing of it is outside
+        root = folders_of.project_root(path.parent)
+        if root is not None and whole(root):
+            continue  # known without the module's name (finding its packages reads their folders)
+        home, name = folders_of.module_name(path)
+        root = root or home
+        if whole(root):
+            continue
         targets.setdefault(root, []).append((name, _pattern(name)))
+    if not targets:
+        return []
+    inside = {Path(p).resolve() for p in run}
     found: list[OutsideImporter] = []
     for root, patterns in sorted(targets.items()):
         for source in iter_files([root], include_suffixes=(".py",), check_generated=False):

@@ -25,7 +25,7 @@ from mappings.index import index
 from codemod.audit.model import AuditReport, FileResult, Signals
 from codemod.audit.scan_text import SUFFIXES, Language, language_for, scan_text
 from codemod.audit.status import enrich, finish
-from codemod.walk import Skipped, iter_files
+from codemod.walk import Skipped, iter_files, read_file
 from codemod.project_model import ProjectIndex
 
 PY_SUFFIXES = (".py", ".pyi")
@@ -312,17 +312,6 @@ def _too_large(size: int, max_bytes: int) -> str:
     return f"too large: {size:,} bytes (over --max-target-bytes {max_bytes:,})"
 
 
-def _read_up_to(handle, limit: int) -> bytes:
-    """At most LIMIT bytes of HANDLE. `read(LIMIT)` allocates LIMIT bytes first: with the 2 MB default that was
-    most of the cost of a small file passed over (a third of a 10,000-file audit's reading); a file that grew
-    since its size was taken is read on to LIMIT."""
-    size = os.fstat(handle.fileno()).st_size
-    if not 0 < size < limit:
-        return handle.read(limit)
-    data = handle.read(size + 1)
-    return data if len(data) <= size else data + handle.read(limit - len(data))
-
-
 def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: dict | None = None,
                   passed_over: list | None = None, force: bool = False,
                   max_bytes: int = MAX_BYTES) -> FileResult | NotRead | Skipped | None:
@@ -330,10 +319,9 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: d
     None when it is not worth scanning. A parsed-language file the prefilter passes over is added to
     PASSED_OVER: it may still define a helper other files call (read again by `_helpers_of`)."""
     try:
-        with open(path, "rb") as handle:
-            data = _read_up_to(handle, max_bytes + 1) if max_bytes else handle.read()
-            if max_bytes and len(data) > max_bytes:
-                return NotRead(rel, _too_large(os.fstat(handle.fileno()).st_size, max_bytes))
+        data = read_file(path, max_bytes + 1 if max_bytes else 0)
+        if max_bytes and len(data) > max_bytes:
+            return NotRead(rel, _too_large(os.stat(path).st_size, max_bytes))
     except OSError as exc:  # an error of the run, and not read (audit_paths lists it under both)
         return FileResult(rel, "unknown", error=f"unreadable: {exc.strerror or exc}")
     if b"\x00" in data[:1024]:
@@ -414,8 +402,7 @@ def _helpers_of(results: list[FileResult], passed_over: list[tuple[str, str]]) -
         if pattern is None:
             continue
         try:
-            with open(path, "rb") as handle:
-                data = _read_up_to(handle, MAX_BYTES + 1)
+            data = read_file(path, MAX_BYTES + 1)
         except OSError:
             continue
         if pattern.search(data):
@@ -609,8 +596,7 @@ def _cross_file(results: list[FileResult], root: Path, passed_over: list[tuple[s
 
 def _text_of(path: str) -> str | None:
     try:
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace")
+        return read_file(path).decode("utf-8", errors="replace")
     except OSError:
         return None
 

@@ -24,6 +24,7 @@ from mappings import converters, records
 from mappings.loader import Mappings, default_mappings
 
 from codemod import safe_write
+from codemod.walk import read_file
 from codemod.compat_call import ImportLine
 from codemod.compat import tables
 from codemod.compat.source import ConverterSource
@@ -144,8 +145,7 @@ def _imports_text(module: Path) -> str:
     try:
         if not stat.S_ISREG(module.stat().st_mode):
             return ""
-        with open(module, "rb") as handle:
-            return handle.read(_IMPORTS_READ).decode("utf-8", errors="replace")
+        return read_file(module, _IMPORTS_READ).decode("utf-8", errors="replace")
     except OSError:
         return ""
 

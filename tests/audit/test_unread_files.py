@@ -120,37 +120,3 @@ def test_an_unreadable_file_is_not_read_and_blocks_clean(tmp_path):  # pragma: n
         locked.chmod(0o644)
     assert report.not_read == [("locked.py", "unreadable: Permission denied")]
     assert report.verdict()[0] == "incomplete"
-
-
-@pytest.mark.parametrize("size", [0, 1, 99, 100, 101, 5_000])
-def test_a_file_is_read_up_to_the_limit_whatever_its_size(tmp_path, size):
-    from codemod.audit.engine import _read_up_to
-
-    path = tmp_path / "f.py"
-    data = bytes(i % 251 for i in range(size))
-    path.write_bytes(data)
-    with open(path, "rb") as handle:
-        assert _read_up_to(handle, 101) == data[:101]
-
-
-def test_a_file_that_grows_while_read_is_read_on_to_the_limit(tmp_path, monkeypatch):
-    """Its size is taken before the read: what was appended since is read too, up to the limit."""
-    from codemod.audit.engine import _read_up_to
-
-    path = tmp_path / "f.py"
-    path.write_bytes(b"a" * 10)
-    real_fstat = os.fstat
-    with open(path, "rb") as handle:
-        fileno, size_before = handle.fileno(), os.fstat(handle.fileno()).st_size
-        path.write_bytes(b"a" * 10 + b"b" * 500)  # same inode, grown after its size was taken
-        monkeypatch.setattr(os, "fstat", lambda fd: os.stat_result(
-            real_fstat(fd)[:6] + (size_before,) + real_fstat(fd)[7:]) if fd == fileno else real_fstat(fd))
-        assert _read_up_to(handle, 101) == b"a" * 10 + b"b" * 91
-        monkeypatch.undo()
-
-
-def test_a_special_file_with_no_size_is_read_up_to_the_limit():
-    from codemod.audit.engine import _read_up_to
-
-    with open("/dev/zero", "rb") as handle:
-        assert _read_up_to(handle, 101) == b"\0" * 101

@@ -98,3 +98,43 @@ def test_unparsable_file_is_left_as_is() -> None:
     before = 'import requests\nrequests.get("https://rest.runpod.io/v1/pods"\n'
     result = rewrite_source(before)
     assert result.error and result.new_source == before and not result.changed
+
+
+ENCODED = {
+    "empty": b"",
+    "plain UTF-8": "x = 'é'\n".encode(),
+    "a BOM": b"\xef\xbb\xbfx = 1\n",
+    "a cookie on the first line": b"# -*- coding: latin-1 -*-\nx = '\xe9'\n",
+    "a cookie on the second line": b"#!/usr/bin/env python\n# coding=cp1252\nx = '\x80'\n",
+    "a cookie on the third line (not one)": b"#\n#\n# coding: latin-1\n\xe9",
+    "an unknown cookie": b"# coding: nope\n",
+    "a BOM and another cookie": b"\xef\xbb\xbf# coding: latin-1\n",
+    "not UTF-8 on the first line": b"\xff\xfe\n",
+    "not UTF-8 further down": b"x = 1\n\xff\n",
+    "CR line ends, a cookie after the first CR": b"x\ry\r# coding: latin-1\n\xe9",
+    "'coding' in a comment that is no cookie": b"# decoding stuff\n\xe9",
+    "'coding' in a comment, UTF-8": "# decoding\nx = 'é'\n".encode(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ENCODED))
+def test_decode_answers_as_pep_263_detection_does(name: str) -> None:
+    """`decode` skips tokenize's detection for plain UTF-8; every file gets the same text, encoding or error."""
+    import io
+    import tokenize
+
+    from codemod.engine import decode
+
+    data = ENCODED[name]
+
+    def outcome(read):
+        try:
+            return read()
+        except (UnicodeDecodeError, SyntaxError, LookupError) as exc:
+            return type(exc), str(exc)
+
+    def by_tokenize():
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding), encoding
+
+    assert outcome(lambda: decode(data)) == outcome(by_tokenize)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codemod.walk import Skipped, iter_files, is_generated
+from codemod.walk import Skipped, is_generated, iter_files, read_file
 
 
 def _touch(root: Path, rel: str, text: str = "x = 1\n") -> Path:
@@ -98,3 +98,43 @@ def test_suffixes_are_configurable(tmp_path: Path) -> None:
     _touch(tmp_path, "b.ts")
     files, _ = _walk(tmp_path, include_suffixes=(".ts",))
     assert [Path(f).name for f in files] == ["b.ts"]
+
+
+@pytest.mark.parametrize("size", [0, 1, 99, 100, 101, 5_000, 200_000])
+@pytest.mark.parametrize("limit", [0, 101, 150_000])
+def test_a_file_is_read_whole_or_up_to_the_limit_whatever_its_size(tmp_path, size, limit):
+    path = tmp_path / "f.py"
+    data = bytes(i % 251 for i in range(size))
+    path.write_bytes(data)
+    assert read_file(path, limit) == (data[:limit] if limit else data)
+    assert read_file(str(path), limit) == (data[:limit] if limit else data)
+
+
+def test_a_file_that_grows_while_read_is_read_on_to_the_limit(tmp_path, monkeypatch):
+    """Its size is taken before the read: what was appended since is read too, up to the limit."""
+    path = tmp_path / "f.py"
+    path.write_bytes(b"a" * 10)
+    real_fstat = os.fstat
+
+    def fstat_then_grow(fd):
+        result = real_fstat(fd)
+        path.write_bytes(b"a" * 10 + b"b" * 500)  # same inode, grown after its size was taken
+        return result
+
+    monkeypatch.setattr(os, "fstat", fstat_then_grow)
+    assert read_file(path, 101) == b"a" * 10 + b"b" * 91
+    path.write_bytes(b"a" * 10)
+    assert read_file(path) == b"a" * 10 + b"b" * 500
+
+
+def test_a_special_file_with_no_size_is_read_up_to_the_limit():
+    assert read_file("/dev/zero", 70_000) == b"\0" * 70_000
+
+
+def test_an_unreadable_path_raises_what_open_raises(tmp_path):
+    with pytest.raises(FileNotFoundError) as missing:
+        read_file(tmp_path / "nope.py")
+    assert missing.value.strerror == "No such file or directory"
+    with pytest.raises(IsADirectoryError) as folder:
+        read_file(tmp_path)
+    assert folder.value.strerror == "Is a directory"
