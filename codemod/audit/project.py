@@ -535,14 +535,14 @@ def _run_trees(text: str):
         start = end
 
 
-def _v1_only_candidates(text: str) -> list[tuple[str, ast.expr, object]]:
-    """(callee, argument, route) of each call handing a path only v1 spells as an argument, in `ast.walk` order
-    on each line (the order that counts: the first on a line takes it).
+def _v1_only_candidates(text: str) -> list[tuple[str, ast.expr, object, int]]:
+    """(callee, argument, route, the call's first line) of each call handing a path only v1 spells as an argument,
+    in `ast.walk` order on each line (the order that counts: the first on a line takes it).
     A large module is parsed a run of statements at a time (`_run_trees`: the tree of a 5 MB module is most of a
     gigabyte); the whole module when runs cannot stand for it. Raises as `ast.parse(text)` does."""
     cat = catalogue()
 
-    def found_in(tree: ast.Module) -> list[tuple[str, ast.expr, object]]:
+    def found_in(tree: ast.Module) -> list[tuple[str, ast.expr, object, int]]:
         out = []
         routes_served = {id(d) for node in ast.walk(tree) if isinstance(
             node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for d in node.decorator_list}
@@ -559,7 +559,7 @@ def _v1_only_candidates(text: str) -> list[tuple[str, ast.expr, object]]:
                     continue
                 route = cat.match_route(segs)
                 if route is not None and route.v1_only:
-                    out.append((callee, arg, route))
+                    out.append((callee, arg, route, node.lineno))
         return out
 
     if len(text) >= pieces.LARGE_BYTES:
@@ -590,8 +590,9 @@ def python_v1_only_paths(results: list[FileResult], read, markers_of) -> None:
         lines = Lines(text)
         routed = {f.line for f in result.findings if f.route and f.kind != "indirect"}
         found: list[AuditFinding] = []
-        for callee, arg, route in candidates:
-            if arg.lineno not in routed:
+        for callee, arg, route, call_line in candidates:
+            # a call the analysis read is reported on its first line, the path maybe lines below (`post(\n"/x",`)
+            if arg.lineno not in routed and call_line not in routed:
                 verb = callee.rsplit(".", 1)[-1].upper()
                 method = verb if verb in route.methods() else method_near(lines, arg.lineno, route)
                 if method is None and len(route.methods()) == 1:

@@ -107,3 +107,19 @@ def test_a_v1_only_path_is_a_call_wherever_its_base_is(tmp_path):
     data = audit_json(tmp_path)
     assert {f["path"]: f["status"] for f in data["files"]} == {"registry.go": "needs-migration"}
     assert {(f["rule"], f["line"], f["kind"]) for f in data["findings"]} >= {("L01", 4, "call")}
+
+
+def test_a_call_the_analysis_read_is_not_reported_again_on_the_line_of_its_path(tmp_path):
+    """`self.http.post(\n    "/endpoints", ...)`: the Python analysis reads the call (its first line); the pass
+    for paths handed to code out of sight reported the path's own line again, as a call it could not follow (one
+    fixable and one unfixable L01 for the same create, corpus httpx_client_base_url_endpoints.py)."""
+    from tests.audit.conftest import audit_json
+
+    (tmp_path / "client.py").write_text(
+        'import httpx\n\n\nclass C:\n    def __init__(self):\n'
+        '        self.http = httpx.Client(base_url="https://rest.runpod.io/v1")\n\n'
+        '    def create(self, name):\n        return self.http.post(\n            "/endpoints",\n'
+        '            json={"name": name, "templateId": "t"},\n        ).json()\n')
+    data = audit_json(tmp_path)
+    assert {(f["rule"], f["line"]) for f in data["findings"] if f["rule"] == "L01" and f["kind"] == "call"} == {
+        ("L01", 9)}

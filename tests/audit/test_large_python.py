@@ -63,7 +63,7 @@ def _found(text: str) -> list[tuple[str, int, int, str]]:
     """What the audit makes of the candidates: by line, `ast.walk`'s order kept on a line (the first call on a
     line takes it)."""
     return sorted(((callee, arg.lineno, arg.col_offset, route.path)
-                   for callee, arg, route in project._v1_only_candidates(text)), key=lambda c: c[1])
+                   for callee, arg, route, _line in project._v1_only_candidates(text)), key=lambda c: c[1])
 
 
 def test_runs_find_what_the_whole_module_finds_with_no_tree_of_the_whole(monkeypatch):
