@@ -134,6 +134,15 @@ class Plan:
         r = self.kb.mappings.rules.get(rule)
         return r.remedy if r else ""
 
+    def param_text(self, code: str, spec) -> str | None:
+        """`<cause>: <remedy>` for a v1 query parameter v2 cannot rebuild whose queries.yaml `note` says why and
+        what to do (`<why>; <what to do>`); None without one (its rule's remedy stands)."""
+        if not spec.unsupported or not spec.note or "; " not in spec.note:
+            return None
+        why, _, remedy = spec.note.partition("; ")
+        general = self.rule_text(spec.rule or "Q03")
+        return f"v1 query parameter {code} has no v2 form, as {why}: {remedy}" + (f" ({general})" if general else "")
+
     def find(self, node: cst.CSTNode, rule: str, kind: str, message: str, fixable: bool, route: Route | None = None,
              attributed: bool = True, unit: Any = None) -> None:
         line, col, text = self.an.where(node)

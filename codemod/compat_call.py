@@ -21,6 +21,7 @@ module's import once.
 """
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 
@@ -240,7 +241,10 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
     bound = an._bind(helper, call)
     by_node = {id(v): p for p, v in bound.items()}
     if any(by_node.get(id(a.value)) not in taken for a in call.args if a.keyword is None):
-        return None, "its helper takes positional arguments the run-time translation cannot pass on"
+        send = _bound_verb_send(an, site, head + name)
+        if send is None:
+            return None, "its helper takes positional arguments the run-time translation cannot pass on"
+        return _wrap(call, send, site, ())
     others = tuple(a for a in call.args if a.keyword is not None and a.keyword.value not in taken)
     if site.params_expr is not None and helper.kwargs_param is None and "params" not in helper.params \
             and not (helper.sig is not None and helper.sig.query_param):
@@ -262,6 +266,29 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
         return None, "its per-verb helper takes other arguments the run-time translation cannot pass on"
     send = f"{MODULE_NAME}.by_method(" + ", ".join(f"{v}={head}{fn}" for v, fn in sorted(verbs.items())) + ")"
     return _wrap(call, send, site, ())
+
+
+def _bound_verb_send(an, site, callee: str) -> str | None:
+    """`v1bridge_compat.by_method(get=lambda path: _get(path, api_key))`: a per-verb helper with no body whose other
+    arguments are the caller's own (a key, a timeout), given again on each call the translation makes with the
+    helper's one method (None: another shape)."""
+    helper, call = site.helper, site.call
+    v2_method = site.route.v2_method if site.route is not None and site.route.v2_method else site.method
+    if helper.method_param or helper.method not in ("GET", "DELETE") or v2_method != helper.method \
+            or helper.body_param or site.body_expr is not None or site.params_expr is not None:
+        return None
+    args = []
+    for arg in call.args:
+        if arg.value is site.url_expr:
+            args.append(("" if arg.keyword is None else arg.keyword.value + "=") + "path")
+            continue
+        code = an.code_of(arg).strip().rstrip(",").strip()
+        if "\n" in code or arg.star or re.search(r"\bpath\b", code):
+            return None
+        args.append(code)
+    if len(args) == len(call.args) and "path" not in " ".join(args):
+        return None
+    return f"{MODULE_NAME}.by_method({helper.method.lower()}=lambda path: {callee}({', '.join(args)}))"
 
 
 def _path_ends_url(helper) -> bool:

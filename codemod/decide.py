@@ -704,8 +704,10 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
     rule it stays or moves under and, for states 2 and 3, the cause."""
     an = plan.an
     why_not = plan.scratch.get("unwrapped", {})
-    # creates kept plain v2 inside create_with_fallback (codemod.rules.l02): state 2 while their change stands
-    kept = {u for key, units in plan.change_units.items() if key[0] == "compat-create" for u in units}
+    # plain v2 calls with what v2 lacks kept around them (create_with_fallback, codemod.rules.l02; regroup_billing,
+    # codemod.rules.q25): state 2 while their change stands
+    kept = {u for key, units in plan.change_units.items() if key[0] in ("compat-create", "compat-regroup")
+            for u in units}
     created = {u: why for u, why in plan.scratch.get("compat-created", {}).items() if u in kept}
     for u, site in enumerate(sites):
         line = an.where(site.call)[0]
@@ -1128,14 +1130,14 @@ def _refused_query(plan: "Plan", call: cst.Call) -> None:
         key = str_of(element.key) if isinstance(element, cst.DictElement) else None
         if key in spec and spec[key].unsupported == "strict":
             rule = spec[key].rule or "Q03"
-            message = (f"v1 query parameter {an.code_of(element.key)} has no v2 form the rewrite can write here: "
-                       + plan.rule_text(rule))
+            message = plan.param_text(an.code_of(element.key), spec[key]) or (
+                f"v1 query parameter {an.code_of(element.key)} has no v2 form the rewrite can write here: "
+                + plan.rule_text(rule))
             plan.unit = "refused"
             plan.flag(element.key, rule, "param", routes[0], message)
             plan.flag(call, rule, "call", None, message)  # the call left to the user, for the audit's gate
-            plan.states.append(CallState(an.where(call)[0], 3, rule, f"v1 query parameter {key!r} has no v2 form "
-                                         "(sent to v2 through v1bridge_compat.call_v1, which refuses it in the "
-                                         "mapping's words)"))
+            plan.states.append(CallState(an.where(call)[0], 3, rule, message + " (sent to v2 through "
+                                         "v1bridge_compat.call_v1, which refuses it in the mapping's words)"))
             return
 
 

@@ -49,7 +49,8 @@ STAGE_FUNCTIONS = {"call": "plan_call", "read": "plan_read", "param": "plan_para
 ORDER = {kind: i for i, kind in enumerate(
     ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
      "drop-statement", "subscript",
-     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-create", "compat-import", "uncomment",
+     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-create", "compat-regroup",
+     "compat-import", "uncomment",
      "comment"])}
 
 

@@ -117,6 +117,14 @@ class WalkAnswer(Strict):
     detail: str | None = None
     media_type: str | None = None
     meaning: str
+    # the words v1 refused the same create with: v1 clients match them to try their next type themselves, so a v1
+    # answer (the proxy's, the compat module's) says them before v2's detail
+    v1_message: str | None = None
+
+    def matches(self, status: int, media_type: str, detail: str) -> bool:
+        """Is a v2 answer (its status, media type and problem detail) this refusal?"""
+        return status == self.status and (not self.media_type or self.media_type == media_type) and (
+            not self.detail or self.detail.lower() in detail.lower())
 
 
 class WalkWait(Strict):
@@ -343,6 +351,7 @@ class Aggregate(Strict):
 
     by: str
     sum: list[str]
+    per: str | None = None  # the v2 key of the resource a record is split by: no key of a v1 bucket
 
 
 class ResponseMap(Strict):

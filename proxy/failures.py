@@ -29,11 +29,23 @@ class Failures:
     def __init__(self, forward: Forward, backward: Backward) -> None:
         self.forward = forward
         self.backward = backward
+        # by request map: the create refusals v1 said in words of its own (policies.yaml walk_on v1_message)
+        m = backward.m
+        self.v1_words: dict[str, list] = {}
+        for request_id, request in m.requests.items():
+            for spec in request.fields.values():
+                policy = m.policies.get(spec.policy) if spec.policy else None
+                for rule in policy.walk_on if policy is not None else ():
+                    if rule.v1_message and rule not in self.v1_words.setdefault(request_id, []):
+                        self.v1_words[request_id].append(rule)
 
     def error_from(self, resp: UpstreamResponse, call: Call | None, route: Route) -> UpstreamError:
         """A v2 answer that is not a success, as the v1 error (`call` is None for a read made before the plan)."""
         plan = call.plan if call is not None else None
         message = self.backward.problem_message(resp.body, plan, resp.status)
+        words = self._v1_words(resp, route)
+        if words:  # v1's words first, v2's after them (a loop may match either)
+            message = f"{words} ({message})"
         status = resp.status
         if status >= 500:
             # the upstream failed, not the request: a gateway error, named as such (504 stays a timeout)
@@ -47,6 +59,16 @@ class Failures:
                 call.engage(route.status_policy)
             status = v1_status
         return UpstreamError(message, status=status, upstream_status=resp.status, headers=upstream_headers(resp))
+
+    def _v1_words(self, resp: UpstreamResponse, route: Route) -> str | None:
+        """v1's own message for a refusal v1 clients match by its words (no capacity for a create)."""
+        rules = self.v1_words.get(route.op.request or "")
+        if not rules:
+            return None
+        media = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        data = resp.json()
+        detail = str(data.get("detail") or "") if isinstance(data, dict) else ""
+        return next((r.v1_message for r in rules if r.matches(resp.status, media, detail)), None)
 
     def lookup_error(self, what: str, got: UpstreamResponse) -> UpstreamError:
         """A read the proxy makes on the client's behalf failed. Refused credentials or rate (401, 403, 429) are

@@ -39,6 +39,7 @@ FUNCTIONS = (
     "create_with_fallback", "acreate_with_fallback",
     "reset_pod", "areset_pod",
     "v1_view", "av1_view",
+    "regroup_billing", "aregroup_billing",
     "all_pages", "aall_pages",
     "call_v1", "acall_v1",
     "with_v1_body", "awith_v1_body",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemod.analysis.facts import CallFact
-from codemod.analysis.syntax import flatten, str_of
+from codemod.analysis.syntax import flatten, span_origin, str_of
 from codemod.knowledge import HOLE
 
 
@@ -29,13 +29,17 @@ def plan_call(cf: CallFact, plan) -> None:
     flat = flatten(site.url.pieces) if site.url else ""
     encoded: list = []  # query mappings encoded into the URL (`"?" + urlencode({...})`)
     if "?" in flat[site.url.path_start:]:
-        query = flat[flat.find("?", site.url.path_start) + 1:]
+        at = flat.find("?", site.url.path_start) + 1
+        query = flat[at:]
         for pair in query.split("&"):
             name = pair.split("=")[0]
             spec = qmap.params.get(name)
-            if spec is not None and spec.to != name:
+            if spec is not None and spec.to and spec.to != name and _rename_in_url(cf, plan, at, name, spec):
+                pass  # renamed where it is spelled (`?endpointId=` -> `?serverlessId=`)
+            elif spec is not None and spec.to != name:
                 for rule_id in _param_flag_rules(name, spec, plan):
                     plan.flag(cf.call, rule_id, "param", route)
+            at += len(pair) + 1
         unknown = any(HOLE in pair.split("=")[0] for pair in query.split("&"))  # a parameter name not known
         encoded = plan.facts.source.url_queries(site.url_expr, plan.facts.source.scope_of(cf.call)) if unknown else []
         if encoded is None or unknown and not encoded:
@@ -56,8 +60,21 @@ def plan_call(cf: CallFact, plan) -> None:
         if spec.to and owner is not None and owner.plan_param is not None:
             owner.plan_param(cf, key_node, name, spec, plan)
         else:
+            message = plan.param_text(plan.facts.source.code_of(key_node), spec)
             for rule_id in _param_flag_rules(name, spec, plan):
-                plan.flag(key_node, rule_id, "param", route)
+                plan.flag(key_node, rule_id, "param", route, message)
+
+
+def _rename_in_url(cf: CallFact, plan, at: int, name: str, spec) -> bool:
+    """A v1 query parameter v2 takes under another name, spelled in the URL's query string: respelled in its literal
+    (False: the name is not in one literal)."""
+    origin = span_origin(cf.site.url.pieces, at, at + len(name))
+    if origin is None:
+        return False
+    rule_id = spec.rule or "Q03"
+    plan.string_edit(origin[0], origin[1], origin[2], spec.to, rule_id)
+    plan.find(cf.call, rule_id, "param", f"query parameter {name} -> {spec.to}", True, cf.route)
+    return True
 
 
 def _param_flag_rules(name: str, spec, plan) -> list[str]:

@@ -133,20 +133,10 @@ class Walk:
         """Does this answer mean "this choice cannot be had" for one of the walks (policies.yaml walk_on)?"""
         if resp.ok:
             return False
-        detail: str | None = None
         media = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-        for path in alternatives:
-            for rule in self.walk_on.get(path, ()):
-                if rule.status != resp.status or (rule.media_type and rule.media_type != media):
-                    continue
-                if rule.detail:
-                    if detail is None:
-                        data = resp.json()
-                        detail = str(data.get("detail") or "") if isinstance(data, dict) else ""
-                    if rule.detail.lower() not in detail.lower():
-                        continue
-                return True
-        return False
+        data = resp.json()
+        detail = str(data.get("detail") or "") if isinstance(data, dict) else ""
+        return any(rule.matches(resp.status, media, detail) for path in alternatives for rule in self.walk_on.get(path, ()))
 
     async def _rank(self, call: Call, plan: Plan, alternatives: dict[str, list[Any]], body: Any) -> None:
         """v1's default priority (gpuTypePriority: availability): walk the choices most available first,

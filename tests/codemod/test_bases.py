@@ -159,7 +159,7 @@ CASES = {
         def storage(month):
             return [(r["startTime"], r["totalAmount"]) for r in _get("/network-volumes", {"bucketSize": month})["records"]]
     '''),
-    "a partial billing base: base, path, records envelope and record fields move": _case('''
+    "a partial billing base: base, path, record fields move; a row per record keeps v1's one record a bucket": _case('''
         import requests
         BILLING = "https://rest.runpod.io/v1/billing"
         def _get(path, params):
@@ -170,13 +170,34 @@ CASES = {
             return [(r["time"], r["amount"]) for r in _get("/networkvolumes", {"bucketSize": month})]
     ''', '''
         import requests
+
+        import v1bridge_compat
         BILLING = "https://api.runpod.io/v2/billing"
         def _get(path, params):
             r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
             r.raise_for_status()
             return r.json()
         def storage(month):
-            return [(r["startTime"], r["totalAmount"]) for r in _get("/network-volumes", {"bucketSize": month})["records"]]
+            return [(r["startTime"], r["totalAmount"]) for r in v1bridge_compat.regroup_billing("billing_network_volume", _get("/network-volumes", {"bucketSize": month}))]
+    '''),
+    "a partial billing base, the records only summed: plain v2 (a total is the same over v1's buckets)": _case('''
+        import requests
+        BILLING = "https://rest.runpod.io/v1/billing"
+        def _get(path, params):
+            r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def storage(month):
+            return sum(r["amount"] for r in _get("/networkvolumes", {"bucketSize": month}))
+    ''', '''
+        import requests
+        BILLING = "https://api.runpod.io/v2/billing"
+        def _get(path, params):
+            r = requests.get(f"{BILLING}{path}", params=params, timeout=30)
+            r.raise_for_status()
+            return r.json()
+        def storage(month):
+            return sum(r["totalAmount"] for r in _get("/network-volumes", {"bucketSize": month})["records"])
     '''),
     "a partial billing base with a grouping v2 cannot rebuild: the helper and its caller flagged R10": _case('''
         import requests

@@ -24,7 +24,8 @@ def billed():
     for n in range(3):
         client.create_pod(pod_body(name=f"bill-{n}"))
     client.create_pod(pod_body(name="bill-cpu", gpu=None, cpu={"id": "cpu3c", "vcpuCount": 2}))
-    client.send("POST", "/network-volumes", json={"name": "nv", "size": 10, "dataCenter": "EU-RO-1"})
+    for name in ("nv", "nv-2"):
+        client.send("POST", "/network-volumes", json={"name": name, "size": 10, "dataCenter": "EU-RO-1"})
     clock.advance(3 * 86400)
     yield client, V1Client(proxy.url)
     proxy.close()
@@ -45,3 +46,49 @@ def test_billing_reports_equal_the_proxys(cm, billed, path, query):
     assert answer.json() == v1.get(path, params=query)
     if path == "/billing/pods" and not query:
         assert answer.json() and all("gpuTypeId" in r and "podId" not in r for r in answer.json())
+
+
+# v1 record field -> the v2 field regroup_billing keeps it under (responses.yaml `from`)
+_V2_NAMES = {"amount": "totalAmount", "time": "startTime", "highPerformanceStorageAmount": "highPerformanceAmount"}
+
+
+@pytest.mark.parametrize("path,kind,query", [
+    ("/billing/pods", "billing_pod", {"bucketSize": "day"}),
+    ("/billing/networkvolumes", "billing_network_volume", {"bucketSize": "day"}),
+    ("/billing/endpoints", "billing_endpoint", {"bucketSize": "day"}),
+])
+def test_regroup_billing_gives_the_proxys_records_in_v2_names(cm, billed, path, kind, query):
+    """The plain v2 answer (one record per pod or volume and day) regrouped: as many records as v1 gave, each with
+    v1's amounts under v2's names."""
+    client, v1 = billed
+    v2_path = cm.v2_route("GET", path)[1]
+    answer = client.send("GET", v2_path, params=query)
+    grouped = cm.regroup_billing(kind, answer, send=client.send)
+    expected = v1.get(path, params=query)
+    assert len(grouped) == len(expected)
+    if kind != "billing_endpoint":  # v2 splits v1's records per pod, per volume
+        assert len(answer.json()["records"]) > len(expected)
+    assert sorted((r["startTime"], r.get("gpuTypeId"), r["totalAmount"]) for r in grouped) == sorted(
+        (r["time"], r.get("gpuTypeId"), r["amount"]) for r in expected)
+    for record in grouped:
+        one = next(r for r in expected if r["time"] == record["startTime"] and r.get("gpuTypeId") == record.get(
+            "gpuTypeId") and r.get("endpointId") == record.get("serverlessId"))
+        assert {_V2_NAMES[k]: v for k, v in one.items() if k in _V2_NAMES} == {
+            v2: record[v2] for v2 in (_V2_NAMES[k] for k in one if k in _V2_NAMES)}
+    if kind == "billing_pod":  # v1's default grouping: per GPU type, each pod's GPU joined in
+        assert all("podId" not in r and "gpuTypeId" in r for r in grouped)
+    if kind == "billing_network_volume":
+        assert all("networkVolumeId" not in r for r in grouped)
+
+
+def test_regroup_billing_per_pod_is_v2s_own_records(cm, billed):
+    client, _v1 = billed
+    answer = client.send("GET", "/billing/pods", params={"bucketSize": "day"}).json()
+    assert cm.regroup_billing("billing_pod", answer, grouping="podId") == answer["records"]
+
+
+def test_regroup_billing_by_gpu_type_needs_the_callers_send(cm, billed):
+    client, _v1 = billed
+    answer = client.send("GET", "/billing/pods", params={"bucketSize": "day"}).json()
+    with pytest.raises(cm.CompatError, match="pass send="):
+        cm.regroup_billing("billing_pod", answer)

@@ -203,3 +203,22 @@ def test_other_keywords_reach_send_on_every_call_it_makes(cm, client):
     pods = cm.call_v1(send, "GET", "/pods", params={"desiredStatus": "RUNNING"}, headers={"X-Trace": "t1"})
     assert pods.status_code == 200 and all(p["desiredStatus"] == "RUNNING" for p in pods.json())
     assert len(seen) >= 1 and seen == [{"X-Trace": "t1"}] * len(seen)
+
+
+def test_a_create_with_no_capacity_answers_v1s_words_as_the_proxy_does(cm, client, v1):
+    """A v1 client tries its next GPU type when the message says so in v1's words ("no longer any instances
+    available"); v2's detail ("no instances currently available") does not contain them, so a loop reading v2's
+    words alone would stop at the first type."""
+    from mappings.loader import default_mappings
+
+    policy = default_mappings().policies["gpu-fallback"]
+    words = next(rule.v1_message for rule in policy.walk_on if rule.v1_message)
+    body = {**V1_POD, "gpuTypeIds": [UNAVAILABLE_GPU]}
+    answer = cm.call_v1(client.send, "POST", "/pods", json=body)
+    proxied = v1.session.post(f"{v1.base}/pods", json=body, timeout=20)
+    assert answer.status_code == proxied.status_code == 400
+    v2 = client.send("POST", "/pods", json={**pod_body(), "gpu": {"id": UNAVAILABLE_GPU, "count": 1}})
+    assert v2.status_code == 400 and "no longer any instances available" not in v2.json()["detail"].lower()
+    # v1's words, then v2's (a loop written against either keeps working)
+    assert answer.json() == proxied.json() == {"message": f"{words} ({v2.json()['detail']})"}
+    assert "no longer any instances available" in words.lower()

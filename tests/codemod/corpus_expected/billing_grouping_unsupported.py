@@ -23,7 +23,7 @@ def gpu_breakdown(api_key, gpu_type=None, bucket="week"):
 
 
 def endpoint_spend_by_template(api_key, template_id):
-    # v1bridge: R10 v1 query parameter "templateId" has no v2 form the rewrite can write here: group v2 per-resource records yourself
+    # v1bridge: R10 v1 query parameter "templateId" has no v2 form, as v2 billing records name no template, and an endpoint's template today may not be the one it ran when billed: sum the serverless spend of the endpoints that use the template, by serverlessId (group v2 per-resource records yourself)
     resp = v1bridge_compat.call_v1(lambda method, url, **kw: SESSION.request(method, url, headers={"Authorization": "Bearer " + api_key}, timeout=30, **kw), "GET",
                        RUNPOD_REST_URL + "/billing/endpoints",
                        params={"templateId": template_id, "bucketSize": "day"})

@@ -7,6 +7,8 @@ import os
 
 import requests
 
+import v1bridge_compat
+
 BILLING_URL = os.environ.get("RUNPOD_BILLING_URL", "https://api.runpod.io/v2/billing")
 
 
@@ -36,7 +38,7 @@ def pod_spend(api_key, pod_id=None, bucket="day"):
 
 
 def storage_spend(api_key):
-    return [(r["startTime"], r["totalAmount"]) for r in _get("/network-volumes", api_key, {"bucketSize": "month"})["records"]]
+    return [(r["startTime"], r["totalAmount"]) for r in v1bridge_compat.regroup_billing("billing_network_volume", _get("/network-volumes", api_key, {"bucketSize": "month"}))]
 
 
 def main(argv=None):
@@ -52,13 +54,16 @@ def main(argv=None):
 
 
 def scenario(base_url, api_key, ids):
+    for name in ("scratch-a", "scratch-b"):  # v2 bills each volume apart; v1 billed the account, one record a bucket
+        requests.post(ids["v2"] + "/network-volumes", json={"name": name, "size": 10, "dataCenter": "EU-RO-1"},
+                      headers={"Authorization": f"Bearer {api_key}"}, timeout=30).raise_for_status()
     end = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     start = end - dt.timedelta(days=7)
     return {
         "serverless": serverless_spend(api_key, ids["endpoint"], start, end),
         "all_serverless": serverless_spend(api_key, start=start, end=end, bucket="week"),
         "pods": pod_spend(api_key, ids["pod"]),
-        "storage": len(storage_spend(api_key)) >= 0,
+        "storage": storage_spend(api_key),
     }
 
 
