@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from codemod.analysis.syntax import descendants, dotted, str_of
+from codemod.analysis.syntax import dotted, str_of
 
 MODULE_NAME = "v1bridge_compat"
 CALL_V1 = "call_v1"
@@ -227,7 +227,7 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
         return None, "its helper joins the path to a partial base (.../v1/billing)"
     if not _path_ends_url(helper):
         return None, "its helper joins something after the path, where the translation puts the query"
-    if helper.json_at is not None or (helper.sig.answers_tuple if helper.sig is not None else _returns_tuple(helper.fn)):
+    if helper.json_at is not None or (helper.sig.answers_tuple if helper.sig is not None else _returns_tuple(an.ix.returns.get(id(helper.fn), []))):
         return None, "its helper answers a tuple, not the answer itself"
     func = call.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value  # type: ignore[union-attr]
@@ -305,14 +305,10 @@ def _path_ends_url(helper) -> bool:
     return False
 
 
-def _returns_tuple(fn: cst.FunctionDef) -> bool:
-    """Does the helper return a tuple anywhere (`return resp.status_code, resp.json()`)? Not inside a nested
-    function or lambda. Read by `descendants`: a libcst visit rebuilt the whole function (a tenth of a rewrite)."""
-    def nested(node: cst.CSTNode) -> bool:
-        return isinstance(node, cst.Lambda) or (isinstance(node, cst.FunctionDef) and node is not fn)
-
-    return any(isinstance(node, cst.Return) and isinstance(node.value, cst.Tuple)
-               for node in descendants(fn, prune=nested))
+def _returns_tuple(returns: list[cst.Return]) -> bool:
+    """Does a helper whose own `return`s are RETURNS (the Indexer's `returns` of it) answer a tuple anywhere
+    (`return resp.status_code, resp.json()`)?"""
+    return any(isinstance(node.value, cst.Tuple) for node in returns)
 
 
 def _param_arg(helper, kw: str) -> str | None:

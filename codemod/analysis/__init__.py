@@ -20,7 +20,8 @@ from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Source,
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.calls import URLENCODE
-from codemod.analysis.syntax import Indexer, LazyPositions, constant_literal, descendants, dotted, flatten, str_of
+from codemod.analysis.syntax import (Indexer, LazyPositions, constant_literal, descendants, dotted, flatten, parse_module,
+                                     str_of)
 from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
 
 __all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
@@ -73,7 +74,7 @@ class Analyzer(Strings, Calls, Flow):
     # ------------------------------------------------------------------ run
     def run(self) -> FileFacts:
         try:
-            module = cst.parse_module(self.source)
+            module = parse_module(self.source)
         except Exception as exc:  # libcst raises ParserSyntaxError; be defensive
             self.facts.error = f"does not parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
             return self.facts
@@ -241,7 +242,7 @@ class Analyzer(Strings, Calls, Flow):
             query_param = None
         return {"query_param": query_param, "base": base, "defaults": defaults, "kwargs_param": info.kwargs_param, "returns": info.returns,
                 "is_async": info.is_async, "forwards_params": forwards, "ends_url": ends,
-                "answers_tuple": info.json_at is not None or _returns_tuple(fn), "group": self.qualname(inner.fn) or ""}
+                "answers_tuple": info.json_at is not None or _returns_tuple(self.ix.returns.get(id(fn), [])), "group": self.qualname(inner.fn) or ""}
 
     def _translated_helpers(self, known: set) -> list:
         """Helpers whose request a rewrite wrapped in the run-time translation (`v1bridge_compat.call_v1(send,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from codemod.analysis.syntax import Piece, descendants, dotted, flatten, pieces_from, str_of
+from codemod.analysis.syntax import Piece, dotted, flatten, pieces_from, str_of
 from codemod.knowledge import HOLE, SCHEME, Route
 
 VERBS = {"get", "post", "put", "patch", "delete", "head", "options"}
@@ -477,8 +477,7 @@ class Calls:
         """A helper whose every `return` is a tuple of one length, one item of which is the parsed answer
         (`return resp.status, json.loads(raw)`; `payload = json.loads(err.read()); return err.code, payload`):
         that item's index. None when the answer is not in the same place in every return."""
-        returns = [node for node in descendants(fn, lambda n: isinstance(n, cst.Lambda) or (
-            isinstance(n, cst.FunctionDef) and n is not fn)) if isinstance(node, cst.Return)]
+        returns = self.ix.returns.get(id(fn), [])
         if not returns or not all(isinstance(r.value, cst.Tuple) for r in returns):
             return None
         sizes = {len(r.value.elements) for r in returns}  # type: ignore[union-attr]

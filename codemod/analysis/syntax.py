@@ -151,6 +151,24 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+def parse_module(source: str) -> cst.Module:
+    """`cst.parse_module`, without validating each node as the parser makes it: a parse makes valid nodes by
+    construction (libcst's own note on `CSTNode.__post_init__` says so), and the checks (a regex per whitespace
+    node) were a fifth of the parse. Nodes made afterwards (the rewrite's edits) are validated as always; the
+    analysis runs in one thread."""
+    node = cst.CSTNode
+    validate = node.__dict__["__post_init__"]
+    node.__post_init__ = _made_by_the_parser  # type: ignore[method-assign]
+    try:
+        return cst.parse_module(source)
+    finally:
+        node.__post_init__ = validate  # type: ignore[method-assign]
+
+
+def _made_by_the_parser(self) -> None:
+    return None
+
+
 def positions(module: cst.Module):
     """Start/end of every node, as libcst's PositionProvider gives them (the reference `_PlacingState` is tested
     against). The provider's own code generation only: going through MetadataWrapper adds a full visit of the
@@ -354,12 +372,12 @@ class LazyPositions(Mapping):
 # The Indexer's dispatch by the node's class, worked out once per class: `isinstance` against libcst's classes
 # (ABCs) runs Python code each time, millions of times a run.
 _OTHER, _FUNCTION, _CLASS, _CALL, _SUBSCRIPT, _ATTRIBUTE, _DICT, _STRING, _NAME, _ASSIGN, _AUG_ASSIGN, _WITH_ITEM, \
-    _IMPORT, _IMPORT_FROM = range(14)
+    _IMPORT, _IMPORT_FROM, _RETURN = range(15)
 _KINDS = ((cst.FunctionDef, _FUNCTION), (cst.ClassDef, _CLASS), (cst.Call, _CALL), (cst.Subscript, _SUBSCRIPT),
           (cst.Attribute, _ATTRIBUTE), (cst.Dict, _DICT),
           ((cst.SimpleString, cst.FormattedString, cst.ConcatenatedString), _STRING), (cst.Name, _NAME),
           ((cst.Assign, cst.AnnAssign), _ASSIGN), (cst.AugAssign, _AUG_ASSIGN), (cst.WithItem, _WITH_ITEM),
-          (cst.Import, _IMPORT), (cst.ImportFrom, _IMPORT_FROM))
+          (cst.Import, _IMPORT), (cst.ImportFrom, _IMPORT_FROM), (cst.Return, _RETURN))
 _KIND: dict[type, int] = {}
 _ITEMS = "items"  # a list or tuple field: its items are walked
 _WALKED: dict[type, object] = {}
@@ -445,6 +463,7 @@ class Indexer(cst.CSTVisitor):
         self.self_attrs: dict[int, dict[str, list[tuple[cst.CSTNode, cst.FunctionDef]]]] = {}
         self.names: dict[int | None, dict[str, list[cst.Name]]] = {}
         self.imports: dict[str, str] = {}  # local name -> dotted origin
+        self.returns: dict[int, list[cst.Return]] = {}  # id(function) -> its own `return`s (not a nested function's)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if self.stack:
@@ -493,6 +512,9 @@ class Indexer(cst.CSTVisitor):
             self.assigns.setdefault(key, {}).setdefault(node.target.value, []).append((node, node))
         elif kind == _WITH_ITEM and node.asname is not None:
             self._record_target(node.asname.name, node.item, node, scope, key)
+        elif kind == _RETURN:
+            if key is not None:
+                self.returns.setdefault(key, []).append(node)
         elif kind == _IMPORT:
             for alias in node.names:
                 name = dotted(alias.name)

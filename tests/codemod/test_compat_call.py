@@ -139,8 +139,18 @@ RETURNS = {
 
 @pytest.mark.parametrize("name", sorted(RETURNS))
 def test_a_helper_answers_a_tuple_when_its_own_body_returns_one(name: str) -> None:
+    """The Indexer keeps each function's own `return`s (not a nested function's): the helper's tuple answer and
+    its parsed-answer index (`json_at`) are read from them."""
+    from codemod.analysis.syntax import Indexer, descendants
     from codemod.compat_call import _returns_tuple
 
     source, expected = RETURNS[name]
-    fn = cst.parse_module(source).body[0]
-    assert _returns_tuple(fn) is expected
+    module = cst.parse_module(source)
+    fn = module.body[0]
+    ix = Indexer()
+    ix.walk(module)
+    own = ix.returns.get(id(fn), [])
+    nested = [n for n in descendants(fn, lambda n: isinstance(n, cst.Lambda) or (
+        isinstance(n, cst.FunctionDef) and n is not fn)) if isinstance(n, cst.Return)]
+    assert own == nested and all(a is b for a, b in zip(own, nested))
+    assert _returns_tuple(own) is expected
