@@ -363,15 +363,32 @@ def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str
     if not names:
         return []
     name = "(?:" + "|".join(re.escape(name) for name in sorted(names)) + ")"
-    imported = re.compile(rf"\.\s*{name}\b|\bimport\s+(?:\([^)]*|[^#\n]*)\b{name}\b")
+    attribute = re.compile(rf"\.\s*{name}\b")
+    imported = _WordStart(rf"import\s+(?:\([^)]*|[^#\n]*)\b{name}\b")
     spelled = re.compile(rf"\b{name}\b")
-    star = re.compile(r"\bimport\s+\*")
+    star = _WordStart(r"import\s+\*")
 
     def reads(text: str) -> bool:  # every match holds a name: looked for first, as plain text (much cheaper)
-        return any(n in text for n in names) and bool(imported.search(text) or (star.search(text)
-                                                                                 and spelled.search(text)))
+        return any(n in text for n in names) and (bool(attribute.search(text)) or imported.search(text)
+                                                  or (star.search(text) and bool(spelled.search(text))))
 
     return sorted(path for path in unparsed if reads(read(path) or ""))
+
+
+class _WordStart:
+    """`re.compile(r"\b" + PATTERN).search(text) is not None`, in a tenth of the time: a pattern that starts with
+    `\b` is tried at every position of the text, one that starts with a word (`import`) only where the word is."""
+
+    def __init__(self, pattern: str) -> None:
+        self.fast, self.exact = re.compile(pattern), re.compile(r"\b" + pattern)
+
+    def search(self, text: str) -> bool:
+        pos = 0
+        while (found := self.fast.search(text, pos)) is not None:
+            if self.exact.match(text, found.start()):
+                return True
+            pos = found.start() + 1
+        return False
 
 
 def _may_name(importer: str, level: int, module: str, origin: str) -> bool:

@@ -119,6 +119,7 @@ def is_package(folder: Path) -> bool:
 
 
 _RELATIVE_IMPORT = re.compile(r"^\s*from\s+\.+\s*[\w.]*\s+import\b", re.M)
+_FROM_DOTS = re.compile(r"from\s+\.")  # in every relative import; found by its word, not tried at every line
 
 
 @functools.lru_cache(maxsize=256)
@@ -131,8 +132,9 @@ def _is_namespace_package(folder: Path) -> bool:
     named = re.compile(rf"^\s*(?:from\s+(?:[\w.]*\.)?{name}(?:\.[\w.]+)?\s+import\b|import\s+(?:[\w.]+\.)?{name}\.|"
                        rf"from\s+\.+\s+import\s+[^#\n]*\b{name}\b)", re.M)
     for where, pattern in ((folder, _RELATIVE_IMPORT), (folder.parent, named)):
-        for module in sorted(where.glob("*.py")):
-            if pattern.search(_imports_text(module)):
+        for module in where.glob("*.py"):  # any one will do: unsorted (sorting Paths cost more than the reading)
+            text = _imports_text(module)
+            if (pattern is not _RELATIVE_IMPORT or _FROM_DOTS.search(text)) and pattern.search(text):
                 return True
     return False
 

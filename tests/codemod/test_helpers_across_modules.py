@@ -8,6 +8,8 @@ caller agrees the helper's base moves to v2 and its request stays plain v2 code.
 """
 from __future__ import annotations
 
+import pytest
+
 from codemod.engine import analyze_files, rewrite_files
 
 API = '''import requests
@@ -458,3 +460,36 @@ def test_only_files_that_import_a_base_constant_are_read_again_with_the_run_s_co
         "commented.py": "import os  # API keys come from the environment\n",
     }
     assert constant_readers(facts, sorted(texts), texts.get) == ["attribute.py", "listed.py", "named.py", "star.py"]
+
+
+READER_TEXTS = {
+    "a word before import": "reimport API\n",
+    "a word before import, then an import": "xximport os; import API\n",
+    "an import inside a word, then an import on the next line": "reimport os\nfrom .constants import API\n",
+    "a star import inside a word": "from .c reimport *\nx = API\n",
+    "a star import, the name only in a longer word": "from .c import *\nx = API_TIMEOUT\n",
+    "a star import at the very start": "import *\nAPI\n",
+    "an attribute with spaces": "x = constants .  API\n",
+    "an attribute of a longer name": "x = constants.APIS\n",
+    "an import of a longer name": "from .constants import APIS\n",
+    "an import line cut by a comment": "from .constants import TIMEOUT  # API\n",
+    "an import with the name on its own line": "from .constants import (\n\n  API)\n",
+    "the name at the start of the text": "API = 1\n",
+    "unicode word before import": "éimport API\n",
+    "an underscore before import": "_import API\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(READER_TEXTS))
+def test_constant_readers_answer_as_the_one_regex_did(name: str) -> None:
+    """The import and star-import patterns are looked for from their word (`import`) and checked to start one:
+    the same files as the single `\\b`-led regex (tried at every position of every file) found."""
+    import re
+
+    from codemod.crossfile import ModuleFacts, constant_readers
+
+    facts = [ModuleFacts(path="rp/constants.py", constants={"API": "https://rest.runpod.io/v1"})]
+    text = READER_TEXTS[name]
+    imported = re.compile(r"\.\s*(?:API)\b|\bimport\s+(?:\([^)]*|[^#\n]*)\b(?:API)\b")
+    expected = bool(imported.search(text) or (re.search(r"\bimport\s+\*", text) and re.search(r"\b(?:API)\b", text)))
+    assert constant_readers(facts, ["f.py"], {"f.py": text}.get) == (["f.py"] if expected else [])
