@@ -50,6 +50,7 @@ def release(api_key, pod_id):
 
 
 def scenario(base_url, api_key, ids):
-    pod = grab(api_key, "trainer", "ghcr.io/acme/train:8")
+    # the first type is out of stock: the loop reads the refusal's words and tries the next one
+    pod = grab(api_key, "trainer", "ghcr.io/acme/train:8", ["NVIDIA H200", "NVIDIA RTX A5000"])
     release(api_key, pod["id"])
     return {"image": pod["image"]}
