@@ -370,3 +370,21 @@ async def test_the_judge_fails_the_half_migration_the_issue_reports(stacks, tmp_
     except Exception:  # a crash of the client (TypeError, KeyError, HTTPError) is the failure the judge must see
         after = None
     assert after != before or b.sandbox.unrouted
+
+
+async def test_the_judge_fails_a_billing_list_rewritten_without_v1s_grouping(stacks, tmp_path, monkeypatch):
+    """nightly's spend.py counts the records of a pod billing report sent with no grouping: v1 answered one per GPU
+    type and day, v2 one per pod and day. The rewrite keeps v1's records; a plain v2 rewrite (envelope and field
+    renamed, no regrouping) runs without an error and prints another count, which the comparison must catch."""
+    session, jobs, (a, b) = stacks
+    before = normalized(await run("nightly", copy_project("nightly", tmp_path / "before"), a,
+                                  HostMap({V1: a.v1, V2: a.v2, JOBS: jobs}), monkeypatch), a.ids)
+    plain = rewritten("nightly", tmp_path / "plain")
+    spend = plain / "spend.py"
+    text = spend.read_text()
+    call = next(line for line in text.splitlines() if '"/billing/pods"' in line)
+    text = text.replace(call, '    return rp.call("GET", "/billing/pods", query=q)["records"]')
+    spend.write_text(text.replace('r["amount"]', 'r["totalAmount"]'))
+    after = normalized(await run("nightly", plain, b, HostMap({V1: b.v1, V2: b.v2, JOBS: jobs}), monkeypatch), b.ids)
+    assert [line for line in before if line.startswith("days:")] == ["days: 4 total: 0.0"]
+    assert after[:-1] == before[:-1] and after[-1] != before[-1]  # only the record count differs
