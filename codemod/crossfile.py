@@ -356,8 +356,7 @@ def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str
     Another module's constant is read through an import: the name imported (`from .constants import REST_URL`,
     parenthesised lists too), read on a module (`constants.REST_URL`), or bare after a star import. A name that
     is only a word of the text (`API` in "no API calls") does not make a file worth a second parse."""
-    names = {name.split(".")[0] for f in facts if f is not None for name, value in f.constants.items()
-             if needs_parse(value)}
+    names = {name for f in facts if f is not None for name, value in f.constants.items() if needs_parse(value)}
     names |= {field_name.split(".")[0] for f in facts if f is not None for field_name, constant in f.fields
               if needs_parse(f.constants[constant])}  # the class holding a base in a field (`Settings`)
     if not names:

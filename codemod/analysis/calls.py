@@ -7,7 +7,7 @@ HTTP layers: requests (functions, `Session`, `request()`), httpx (functions,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 
@@ -134,6 +134,9 @@ class Calls:
             elif lib_root in ("requests", "httpx", "aiohttp", "urllib"):
                 return None
             else:
+                inherited = self._inherited_verb_site(call, scope) if attr in VERBS else None
+                if inherited is not None:
+                    return inherited
                 # receiver: client object, maybe with base_url
                 if isinstance(func, cst.Attribute):
                     factory, base, base_refs = self._client_of(func.value, scope)
@@ -247,6 +250,31 @@ class Calls:
             if parts in CLIENT_FACTORIES:
                 return parts[0]
         return None
+
+    def _inherited_verb_site(self, call: cst.Call, scope) -> CallSite | None:
+        """`s.get("/pods")` on an instance of this module's `requests.Session` (or httpx client) subclass whose
+        `request()` it overrides (`s = RunPodSession()`, or `self` in its methods): the verb it inherits sends
+        through that override, a helper with the method fixed."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        if isinstance(func.value, cst.Name) and func.value.value == "self":
+            cls = self._class_of(scope)
+        else:
+            value, _scope = self._receiver_value(func.value, scope)
+            cls = self.ix.classes.get(value.func.value) if isinstance(value, cst.Call) \
+                and isinstance(value.func, cst.Name) else None
+        if cls is None or self.client_base(cls) is None:
+            return None
+        methods = {fn.name.value: fn for fns in self.ix.functions.values() for fn in fns
+                   if self.ix.class_of_fn.get(id(fn)) is cls}
+        request = methods.get("request")
+        info = self._helper(request) if request is not None and func.attr.value not in methods else None
+        if info is None or info.method_param is None:
+            return None
+        verb = replace(info, params=[info.path_param], method=func.attr.value.upper(), method_param=None,
+                       body_param=None, kwargs_param=info.kwargs_param or "kwargs")
+        return self._site_through(call, verb, func.attr.value)
 
     def _is_opener(self, receiver: cst.CSTNode, scope) -> bool:
         """Is the receiver a urllib opener (`opener = urllib.request.build_opener(...)`, `self.opener = ...`)?"""

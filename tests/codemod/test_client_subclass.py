@@ -151,3 +151,33 @@ def test_a_dict_read_with_a_list_key_is_not_a_call_on_an_untyped_client():
     out = rewrite_files(dict(FILES, **{"lab/reads.py": reads}))
     assert out["lab/reads.py"].states == [] and out["lab/reads.py"].new_source == reads
     assert "https://api.runpod.io/v2" in out["lab/settings.py"].new_source
+
+
+ONE_MODULE = '''import requests
+
+BASE = "https://rest.runpod.io/v1"
+
+
+class RP(requests.Session):
+    def request(self, method, url, *args, **kwargs):
+        return super().request(method, BASE + url, *args, **kwargs)
+
+    def pod(self, pod_id):
+        return self.get(f"/pods/{pod_id}").json()
+
+
+def main():
+    s = RP()
+    for v in s.get("/networkvolumes").json():
+        print(v["name"])
+    s.post("/pods/abc/stop")
+'''
+
+
+def test_the_verbs_a_session_subclass_inherits_are_its_helpers_in_its_own_module_too():
+    """`self.get(...)` in its methods and `s.get(...)` on `s = RP()`: they were left silent, unchanged on v1."""
+    out = rewrite_files({"one.py": ONE_MODULE})["one.py"]
+    assert out.new_source == ONE_MODULE.replace("rest.runpod.io/v1", "api.runpod.io/v2").replace(
+        's.get("/networkvolumes").json()', 's.get("/network-volumes").json()["networkVolumes"]').replace(
+        's.post("/pods/abc/stop")', 's.post("/pods/abc/action", json={"action": "stop"})')
+    assert [(s.line, s.state, s.rule) for s in out.states] == [(11, 1, "L01"), (16, 1, "Q02"), (18, 1, "L04")]
