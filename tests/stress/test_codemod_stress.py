@@ -104,14 +104,14 @@ def unreadable(monkeypatch):
         return real_read_bytes(self)
 
     monkeypatch.setattr(pathlib.Path, "read_bytes", read_bytes)
-    import codemod.audit.engine as audit_engine
+    real_os_open = os.open
 
-    def audit_open(path, *args, **kwargs):
+    def os_open(path, flags, *args, **kwargs):
         if os.path.basename(path) == "unread.py":
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
-        return open(path, *args, **kwargs)
+        return real_os_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(audit_engine, "open", audit_open, raising=False)
+    monkeypatch.setattr(os, "open", os_open)
 
 
 def test_rewrite_survives_a_hostile_repository(tmp_path: Path, capsys, unreadable) -> None:
