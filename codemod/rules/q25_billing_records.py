@@ -146,11 +146,14 @@ def _summed(node: cst.CSTNode, cf: CallFact, plan) -> bool:
     if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name) or call.func.value != "sum" \
             or len(call.args) != 1 or call.args[0].value is not comp:
         return False
-    elt = comp.elt
+    elt, record = comp.elt, comp_for.target.value
     key = None
-    if isinstance(elt, cst.Subscript) and isinstance(elt.value, cst.Name) and elt.value.value == comp_for.target.value \
+    if isinstance(elt, cst.Subscript) and isinstance(elt.value, cst.Name) and elt.value.value == record \
             and len(elt.slice) == 1 and isinstance(elt.slice[0].slice, cst.Index):
-        key = str_of(elt.slice[0].slice.value)
+        key = str_of(elt.slice[0].slice.value)  # r["amount"]
+    elif isinstance(elt, cst.Call) and isinstance(elt.func, cst.Attribute) and elt.func.attr.value == "get" \
+            and isinstance(elt.func.value, cst.Name) and elt.func.value.value == record and elt.args:
+        key = str_of(elt.args[0].value)  # r.get("amount", 0)
     return key is not None and key in _amounts(plan.kb.mappings.responses[cf.route.op.response].v1_schema)
 
 

@@ -67,6 +67,19 @@ CASES = {
             rows = requests.get(f"{API}/billing/pods", params={"bucketSize": "day"}, headers={"Authorization": key}).json()["records"]
             return round(sum([r["totalAmount"] for r in rows]), 2)
     '''),
+    "Q25 network volume records only summed with .get(): plain v2": case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def storage_total(key):
+            rows = requests.get(API + "/billing/networkvolumes", headers={"Authorization": key}).json()
+            return sum(r.get("amount", 0) for r in rows)
+    ''', '''
+        import requests
+        API = "https://api.runpod.io/v2"
+        def storage_total(key):
+            rows = requests.get(API + "/billing/network-volumes", headers={"Authorization": key}).json()["records"]
+            return sum(r.get("totalAmount", 0) for r in rows)
+    '''),
     "Q25 network volume records returned: one record a bucket through regroup_billing (no read needed)": case('''
         import requests
         API = "https://rest.runpod.io/v1"
