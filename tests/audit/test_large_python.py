@@ -100,3 +100,14 @@ def test_a_module_that_does_not_parse_raises_as_the_whole_does(where):
     with pytest.raises(SyntaxError) as whole:
         ast.parse(broken)
     assert raised.value.lineno == whole.value.lineno
+
+
+def test_the_walk_meets_the_nodes_ast_walk_meets_in_its_order():
+    """`project.walk` replaces `ast.walk` where the order counts (the first call on a line takes it)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for path in sorted([*root.glob("codemod/audit/*.py"), *root.glob("tests/codemod/corpus/*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        ours, theirs = list(project.walk(tree)), list(ast.walk(tree))
+        assert len(ours) == len(theirs) and all(a is b for a, b in zip(ours, theirs)), path
