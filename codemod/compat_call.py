@@ -132,10 +132,15 @@ def plan_helper_wrap(an, helper) -> tuple[Wrap | None, str]:
     if site.body_kw not in (None, "json") and site.body_expr is not None:
         return None, "it sends its body encoded (data=), which the run-time translation cannot read"
     star = None
+    inherited = _super_request(an, helper)  # `super().request(method, url, *args, **kwargs)` of a Session subclass
     for i, a in enumerate(call.args):
         if a.star == "**" and isinstance(a.value, cst.Name) and i == len(call.args) - 1 and (
                 a.value.value == helper.kwargs_param or _keywords_dict(an, helper.fn, a.value.value)):
             star = i
+        elif a.star == "*" and inherited is not None and isinstance(a.value, cst.Name) \
+                and isinstance(helper.fn.params.star_arg, cst.Param) \
+                and a.value.value == helper.fn.params.star_arg.name.value:
+            pass  # the override's own `*args`, handed on as they came
         elif a.star:
             return None, "its request's arguments are unpacked (*args)"
     positional = [a for a in call.args if a.keyword is None and not a.star]
@@ -146,7 +151,8 @@ def plan_helper_wrap(an, helper) -> tuple[Wrap | None, str]:
     others = tuple(a for a in call.args if a.keyword is not None and a.keyword.value not in taken)
     if any(a.keyword.value in ("data", "content", "files") for a in others):
         return None, "it sends its body encoded (data=), which the run-time translation cannot read"
-    receiver = an.code_of(call.func.value)
+    receiver = an.code_of(call.func.value) if inherited is None else inherited
+    others = tuple(a for a in call.args if a.star == "*") + others
     if "\n" in receiver:
         return None, "its client expression spans several lines"
     wrap, why = _wrap(call, f"lambda method, url, **kw: {receiver}.request(method, url, **kw)", site, others)
@@ -155,6 +161,21 @@ def plan_helper_wrap(an, helper) -> tuple[Wrap | None, str]:
     from dataclasses import replace
 
     return replace(wrap, method=site.method or "", method_code=method_code, star=star), ""
+
+
+def _super_request(an, helper) -> str | None:
+    """`super(RunPodSession, self)` for `super().request(...)` in a method of a client subclass: the lambda handed to
+    call_v1 cannot call `super()` bare (a lambda has no class cell and takes `method` first)."""
+    call = helper.inner.call
+    receiver = call.func.value if isinstance(call.func, cst.Attribute) else None
+    if not (isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Name) and receiver.func.value == "super"
+            and not receiver.args):
+        return None
+    qualname = an.qualname(helper.fn) or ""
+    params = helper.fn.params.params
+    if "." not in qualname or not params:
+        return None
+    return f"super({qualname.split('.')[0]}, {params[0].name.value})"
 
 
 def _keywords_dict(an, fn, name: str) -> bool:

@@ -133,17 +133,21 @@ def test_an_instance_from_a_factory_or_a_module_level_instance_of_another_module
     assert "https://api.runpod.io/v2" in out["lab/settings.py"].new_source
 
 
-def test_a_call_on_an_object_the_rewrite_cannot_type_keeps_the_base_and_says_why():
-    """`def drop(s): s.call(...)` in a file that imports the class: `s` may be a Session. The base must not move
-    under it (its v1 path would go to v2), and the line is flagged with that cause, not left silent."""
+def test_a_call_on_an_object_the_rewrite_cannot_type_is_flagged_and_the_class_is_translated_at_run_time():
+    """`def drop(s): s.call(...)` in a file that imports the class: `s` may be a Session. The class's base must not
+    move plain under it (its v1 path would go to v2 as it is): the class's request is translated at run time, the
+    typed calls are state 2 through it, and the line is flagged with its cause, not left silent."""
     untyped = 'from .session import Session\n\n\ndef drop(s, volume_id):\n    s.call("DELETE", f"networkvolumes/{volume_id}")\n'
     out = rewrite_files(dict(FILES, **{"lab/untyped.py": untyped}))
-    assert 'DEFAULT_URL = "https://rest.runpod.io/v1"' in out["lab/settings.py"].new_source
+    assert 'DEFAULT_URL = "https://api.runpod.io/v2"' in out["lab/settings.py"].new_source
+    assert "v1bridge_compat.call_v1(lambda method, url, **kw: super(Session, self).request(method, url, *args, **kw)" \
+        ", method, url, **kwargs)" in out["lab/session.py"].new_source
     assert [(s.line, s.state, s.cause) for s in out["lab/untyped.py"].states] == [
         (5, 3, "DELETE /networkvolumes/{networkVolumeId} on `s`, which the rewrite cannot type (it may be a "
                "Session.call() of session.py): give it a type (`s: Session`) and run the rewrite again (use "
                "/v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path))")]
-    assert all(s.state == 3 for s in out["lab/volumes.py"].states)  # the class stays v1: flagged with it
+    assert [(s.line, s.state) for s in out["lab/volumes.py"].states] == [(5, 2), (9, 2)]
+    assert out["lab/volumes.py"].new_source == VOLUMES
 
 
 def test_a_dict_read_with_a_list_key_is_not_a_call_on_an_untyped_client():
@@ -181,3 +185,41 @@ def test_the_verbs_a_session_subclass_inherits_are_its_helpers_in_its_own_module
         's.get("/networkvolumes").json()', 's.get("/network-volumes").json()["networkVolumes"]').replace(
         's.post("/pods/abc/stop")', 's.post("/pods/abc/action", json={"action": "stop"})')
     assert [(s.line, s.state, s.rule) for s in out.states] == [(11, 1, "L01"), (16, 1, "Q02"), (18, 1, "L04")]
+
+
+def test_a_session_subclass_whose_caller_cannot_be_typed_is_translated_at_run_time_and_runs_on_v2(tmp_path,
+                                                                                                   monkeypatch):
+    """With a caller the rewrite cannot type, the class's request goes through call_v1: `super().request(method,
+    url, *args, **kwargs)` is handed over as `super(Session, self).request(method, url, *args, **kw)` (a bare
+    `super()` in the lambda would fail when it runs). The untyped call then reaches v2 at run time."""
+    import importlib
+    import subprocess
+    import sys
+
+    import requests
+
+    from tests.codemod.project_harness import rewrite
+
+    untyped = 'from .session import Session\n\n\ndef drop(s, volume_id):\n    s.call("DELETE", f"networkvolumes/{volume_id}")\n'
+    for path, text in dict(FILES, **{"lab/untyped.py": untyped}).items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    done = rewrite(tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    assert "super(Session, self).request(method, url, *args, **kw)" in (tmp_path / "lab/session.py").read_text()
+    sent = []
+
+    def request(self, method, url, *args, **kwargs):
+        sent.append((method, url))
+        response = requests.Response()
+        response.status_code, response._content = 204, b""
+        return response
+
+    monkeypatch.setattr(requests.Session, "request", request)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv("RP_URL", raising=False)
+    for name in [m for m in sys.modules if m == "lab" or m.startswith("lab.") or m == "v1bridge_compat"]:
+        monkeypatch.delitem(sys.modules, name)
+    session, untyped_module = importlib.import_module("lab.session"), importlib.import_module("lab.untyped")
+    untyped_module.drop(session.Session(), "abc")
+    assert sent == [("DELETE", "https://api.runpod.io/v2/network-volumes/abc")]
