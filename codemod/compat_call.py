@@ -417,6 +417,35 @@ def apply(node: cst.CSTNode, wrap: Wrap) -> cst.CSTNode:
                     whitespace_after_func=node.whitespace_after_func)
 
 
+V1_VIEW = "v1_view"
+AV1_VIEW = "av1_view"
+
+
+@dataclass(frozen=True)
+class View:
+    """What a returned v2 answer becomes for callers that read it as v1 answered it: `v1_view("<kind>", <the
+    answer>)`, with `send=<the client's call>` when the v1 record needs a v2 read of its own (an endpoint's
+    gpuTypeIds: the GPU catalog), then awaited through `av1_view` when that call is async."""
+
+    kind: str  # the response map (mappings/data/responses.yaml id)
+    send: str | None
+    is_async: bool
+
+
+def apply_view(node: cst.CSTNode, view: View) -> cst.CSTNode:
+    """The returned answer (already edited to v2) inside the v1 view its callers read."""
+    if not isinstance(node, cst.BaseExpression):
+        return node
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [cst.Arg(cst.SimpleString(f'"{view.kind}"'), comma=comma), cst.Arg(node)]
+    if view.send is not None:
+        args[-1] = args[-1].with_changes(comma=comma)
+        args.append(_kw("send", cst.parse_expression(view.send)))
+    fn = AV1_VIEW if view.send is not None and view.is_async else V1_VIEW
+    call = cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=args)
+    return cst.Await(call) if fn == AV1_VIEW else call
+
+
 CREATE_WITH_FALLBACK = "create_with_fallback"
 ACREATE_WITH_FALLBACK = "acreate_with_fallback"
 _CREATED = "v2_body"  # the parameter of the create lambda: the v2 body create_with_fallback sends

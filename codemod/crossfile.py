@@ -51,6 +51,8 @@ COMPAT_ANSWERS = "<compat-answers>"
 RUN_IMPORTS = "<run-imports>"
 # key of a file's `externals`: the files of the run that import it (what its functions return reaches them)
 IMPORTED_BY = "<imported-by>"
+# key of a file's `externals`: its calls of other files' functions that return a v1 answer (spelling -> ReturnRef)
+RETURNS = "<returns>"
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,30 @@ class HelperSig:
 
 
 HELPER_KEY = "<helper>"  # a helper's key in the run's agreement: (defining file, HELPER_KEY + its name)
+RETURN_KEY = "<return>"  # a returned answer's key in the run's agreement: (defining file, RETURN_KEY + function)
+
+
+@dataclass(frozen=True)
+class ReturnSig:
+    """A module-level function that returns the answer of one of its v1 calls (picklable): its callers in other
+    files read that answer, so they say how (codemod.crossfile.resolve)."""
+
+    name: str
+    op: str  # the v1 operation of the call (mappings/data/operations.yaml id)
+    shape: str  # object | list
+
+    @property
+    def key(self) -> str:
+        return RETURN_KEY + self.name
+
+
+@dataclass(frozen=True)
+class ReturnRef:
+    """A call spelling (`get_pod`, `pods.get_pod`) of another file's function returning a v1 answer."""
+
+    origin: str
+    sig: ReturnSig
+    blocked: bool = False  # the run keeps that answer v1's (its function returns the v1 view): reads stay as they are
 
 
 @dataclass(frozen=True)
@@ -128,6 +154,8 @@ class ModuleFacts:
     # (name, "instance" | "factory", class) of its module-level instances of its client classes (`SESSION =
     # RunPodSession()`) and of its functions returning one (`def session() -> RunPodSession`)
     instances: tuple[tuple[str, str, str], ...] = ()
+    returns: tuple[ReturnSig, ...] = ()  # its functions returning the answer of one of its v1 calls
+    views: tuple[str, ...] = ()  # its functions that return a compat answer (`return v1bridge_compat.v1_view(...)`)
 
 
 @dataclass(frozen=True)
@@ -175,6 +203,7 @@ class Table:
         self.helper_users: dict[str, set[str]] = {}  # defining file -> names of its helpers other files reach
         self._imports_of: dict[str, set[str]] = {}  # importer -> the files of the run it imports
         self.run_imports: dict[str, dict[str, str]] = {}  # a file with relative calls -> local name -> origin
+        self.return_refs: dict[str, dict[str, ReturnRef]] = {}  # importer -> call spelling -> function it calls
         unfollowed: list[tuple[str, int, str]] = []  # imports no file of the run answers (a package's __init__
         # the prefilter skipped, an installed package): (importer, level, module)
         for path, facts in self.facts.items():
@@ -182,6 +211,9 @@ class Table:
                 origin = self._resolve(path, level, module) if name or module else None
                 if origin is not None and origin != path and name:
                     origin, name = self._defining(origin, name)
+                    for sig in self.facts[origin].returns:
+                        if sig.name == name:
+                            self.return_refs.setdefault(path, {})[local] = ReturnRef(origin, sig)
                     value = self.facts[origin].constants.get(name)
                     if value is not None:
                         self.imported.setdefault(path, {})[local] = External(value, origin, name)
@@ -217,6 +249,8 @@ class Table:
                             self.imported.setdefault(path, {})[f"{local}.{constant}"] = External(value, whole,
                                                                                                   constant)
                     self._imports_of.setdefault(path, set()).add(whole)
+                    for sig in self.facts[whole].returns:  # called as `local.function(...)`
+                        self.return_refs.setdefault(path, {})[f"{local}.{sig.name}"] = ReturnRef(whole, sig)
                     if facts.relative:
                         self.run_imports.setdefault(path, {})[local] = whole
                     ref = HelperRef(whole, "module", self.facts[whole].helpers) if self.facts[whole].helpers \
@@ -224,7 +258,7 @@ class Table:
                     if ref is not None:
                         self._reach(path, local, ref)
         # files whose API answers are v1 views made at run time, and the files importing them
-        serves = {p for p, f in self.facts.items() if any(sig.translated for sig in f.helpers)}
+        serves = {p for p, f in self.facts.items() if f.views or any(sig.translated for sig in f.helpers)}
         serves |= {p for p, refs in self.helper_refs.items()
                    if all(sig.translated for ref in refs.values() for sig in ref.sigs)}
         self.compat_answers: dict[str, tuple[str, ...]] = {}
@@ -245,10 +279,15 @@ class Table:
                 for sig in ref.sigs:
                     if sig.readable:
                         self.users.setdefault((ref.origin, sig.key), set()).add(path)
+        # answers functions return to other files: what each caller reads of them is renamed there when every
+        # caller can read it as v2's (the call is then plain v2), else the function returns the v1 view
+        for path, refs in self.return_refs.items():
+            for ref in refs.values():
+                self.users.setdefault((ref.origin, ref.sig.key), set()).add(path)
         # ... and never while a file imports the package or module that defines it in a way the run cannot follow
         # (its calls through the helper would be left with a v1 path on a v2 base): it stays translated at run time
         self.unfollowed: dict[tuple[str, str], str] = {}
-        for key in [k for k in self.users if k[1].startswith(HELPER_KEY)]:
+        for key in [k for k in self.users if k[1].startswith((HELPER_KEY, RETURN_KEY))]:
             for path, level, module in unfollowed:
                 if path != key[0] and _may_name(path, level, module, key[0]):
                     self.unfollowed[key] = (f"{path} imports {'.' * level}{module}, which the rewrite cannot follow "
@@ -325,6 +364,9 @@ class Table:
             out[COMPAT_ANSWERS] = self.compat_answers[path]
         if path in self.run_imports:
             out[RUN_IMPORTS] = self.run_imports[path]
+        if path in self.return_refs:
+            out[RETURNS] = {spelled: replace(ref, blocked=bool(blocked) and (ref.origin, ref.sig.key) in blocked)
+                            for spelled, ref in self.return_refs[path].items()}
         importers = tuple(sorted(p for p, origins in self._imports_of.items() if path in origins)) + tuple(
             sorted(p for p, refs in self.helper_refs.items() if any(r.origin == path for r in refs.values())))
         if importers:
@@ -345,31 +387,41 @@ class Table:
     def involved(self) -> set[str]:
         """Files analysed again with the table: importers of a constant of the run, definers of shared ones."""
         return set(self.imported) | {origin for origin, _name in self.users} | set(self.helper_refs) \
-            | set(self.helper_users) | set(self.compat_answers) | set(self.run_imports)
+            | set(self.helper_users) | set(self.compat_answers) | set(self.run_imports) | set(self.return_refs)
 
 
 def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str],
                      read: Callable[[str], str | None]) -> list[str]:
     """Files the prefilter skipped (no API sign of their own) that read a base constant of another file of the run
-    (`base_url=constants.REST_URL`): they are read with the run's constants, a client class among them.
+    (`base_url=constants.REST_URL`): they are read with the run's constants, a client class among them; and files
+    that import a module calling another module's helpers (`from podctl import pods`): they may read what its
+    functions return (`ReturnSig`), and the run must hear how.
 
     Another module's constant is read through an import: the name imported (`from .constants import REST_URL`,
     parenthesised lists too), read on a module (`constants.REST_URL`), or bare after a star import. A name that
     is only a word of the text (`API` in "no API calls") does not make a file worth a second parse."""
-    names = {name for f in facts if f is not None for name, value in f.constants.items() if needs_parse(value)}
-    names |= {field_name.split(".")[0] for f in facts if f is not None for field_name, constant in f.fields
+    facts = [f for f in facts if f is not None]
+    names = {name for f in facts for name, value in f.constants.items() if needs_parse(value)}
+    names |= {field_name.split(".")[0] for f in facts for field_name, constant in f.fields
               if needs_parse(f.constants[constant])}  # the class holding a base in a field (`Settings`)
-    if not names:
+    callers = _answer_modules(facts)
+    if not names and not callers:
         return []
-    name = "(?:" + "|".join(re.escape(name) for name in sorted(names)) + ")"
-    attribute = re.compile(rf"\.\s*{name}\b")
-    imported = _WordStart(rf"import\s+(?:\([^)]*|[^#\n]*)\b{name}\b")
-    spelled = re.compile(rf"\b{name}\b")
+    if names:
+        name = "(?:" + "|".join(re.escape(name) for name in sorted(names)) + ")"
+        attribute = re.compile(rf"\.\s*{name}\b")
+        imported = _WordStart(rf"import\s+(?:\([^)]*|[^#\n]*)\b{name}\b")
+        spelled = re.compile(rf"\b{name}\b")
     star = _WordStart(r"import\s+\*")
+    if callers:  # `from podctl import pods`, `from . import pods`, `import podctl.pods as pods`
+        module = "(?:" + "|".join(re.escape(m) for m in sorted(callers)) + ")"
+        answers = re.compile(rf"^[ \t]*(?:from[ \t]+[\w.]*\b{module}[ \t]+import\b|import[ \t]+[\w.]*\b{module}\b"
+                             rf"|from[ \t]+[\w.]+[ \t]+import[ \t]+(?:\([^)]*|[^#\n]*)\b{module}\b)", re.M)
 
     def reads(text: str) -> bool:  # every match holds a name: looked for first, as plain text (much cheaper)
-        return any(n in text for n in names) and (bool(attribute.search(text)) or imported.search(text)
-                                                  or (star.search(text) and bool(spelled.search(text))))
+        return bool(names and any(n in text for n in names) and (
+            attribute.search(text) or imported.search(text) or (star.search(text) and spelled.search(text)))
+            or callers and any(m in text for m in callers) and answers.search(text))
 
     return sorted(path for path in unparsed if reads(read(path) or ""))
 
@@ -388,6 +440,19 @@ class _WordStart:
                 return True
             pos = found.start() + 1
         return False
+
+
+def _answer_modules(facts: list[ModuleFacts]) -> set[str]:
+    """Module names of the files that call another file's helpers: what their functions return may be an API
+    answer (known only once the run reads them with those helpers), and a file importing them may read it."""
+    table = Table(facts)
+    out = set()
+    for path in table.helper_refs:
+        parts = PurePosixPath(path).with_suffix("").parts
+        parts = parts[:-1] if parts and parts[-1] == "__init__" else parts
+        if parts:
+            out.add(parts[-1])
+    return out
 
 
 def _may_name(importer: str, level: int, module: str, origin: str) -> bool:
@@ -474,14 +539,16 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
 
 
 def _with_new_helpers(table: Table, results: dict[str, object]) -> Table | None:
-    """The run's table again when a file read with another file's constants finds helpers its own pass could not
-    (`base_url=constants.REST_URL`: a client class whose base only the constants module spells), else None."""
+    """The run's table again when a file read with another file's constants or helpers finds what its own pass
+    could not: helpers (`base_url=constants.REST_URL`: a client class whose base only the constants module spells),
+    functions returning a v1 answer (`return _get(f"/pods/{pod_id}")` through another file's helper); else None."""
     facts = dict(table.facts)
     grew = False
     for path, result in results.items():
         found = getattr(result, "module_facts", None)
         known = {sig.name for sig in facts[path].helpers} if path in facts else set()
-        if found is not None and {sig.name for sig in found.helpers} - known:
+        returns = set(facts[path].returns) if path in facts else set()
+        if found is not None and ({sig.name for sig in found.helpers} - known or set(found.returns) - returns):
             facts[path] = found
             grew = True
     return Table(facts.values()) if grew else None

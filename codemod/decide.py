@@ -181,14 +181,21 @@ def decide(plan: "Plan") -> None:
             block(u, plan.kb.field_rules.get(name, ("L02",))[0],
                   f"v1 field {name!r} is read at line {line} on an answer the rewrite cannot trace to its call")
 
-    # an answer a function returns to other files of the run: what they read of it is not known here, so the call
-    # keeps v1's answer (state 2) unless v2's answer reads the same
+    # an answer a function returns to other files of the run: what they read of it is not known here, so they get
+    # v1's answer (state 2) unless v2's answer reads the same: the call is plain v2 and the function returns the v1
+    # view of its answer (`_plan_view`), or, when the call cannot be plain v2 anyway, the whole call is translated
     for u, fn_name in _answers_returned_elsewhere(plan):
+        if _return_agreed(an, fn_name):
+            continue  # every caller in the run reads it as v2's (renamed there): plain v2
         cf = facts.calls[u]
         callers = ", ".join(posixpath.relpath(p, posixpath.dirname(an.path) or ".") for p in an.imported_by)
-        block(u, _call_rule(cf), f"its answer is returned by {fn_name}(), " + (
+        why = f"its answer is returned by {fn_name}(), " + (
             f"which other files of the run call ({callers}): they read it as v1 answered it" if callers else
-            "whose callers get one record per bucket on v1, one per resource and bucket on v2"))
+            "whose callers get one record per bucket on v1, one per resource and bucket on v2")
+        own = any(v == u for v, _rule, _why in reasons.get(fam.find(u), ()))
+        if not own and u not in translated and callers and _plan_view(plan, u, fn_name, why):
+            continue
+        block(u, _call_rule(cf), why)
 
     # state 2: a call the rules cannot make plain v2 goes through the run-time translation of the compat module
     wrapped = _wrap_blocked(plan, fam, sites, reasons, n_calls, extra)
@@ -284,6 +291,7 @@ def decide(plan: "Plan") -> None:
     _translate(plan, translating, translated)
     _helpers_agreed(plan, fam, sites, blocked_roots)
     _cross_file(plan, fam, sites, reasons, all_traced)
+    _returns_agreed(plan, fam, blocked_roots, wrapped, translated)
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
     _through_imported(plan)
     _on_clients_from_elsewhere(plan)
@@ -532,6 +540,106 @@ def _answers_returned_elsewhere(plan: "Plan") -> list[tuple[int, str]]:
     return out
 
 
+def _plan_view(plan: "Plan", u: int, fn_name: str, why: str) -> bool:
+    """Call U stays plain v2 and FN_NAME returns the v1 view of its answer (`v1bridge_compat.v1_view`), when every
+    `return` its answer reaches is FN_NAME's and no function of this module reads what FN_NAME returns (they read
+    it as v2, renamed by the rules). False (nothing planned) otherwise."""
+    from codemod import compat_call
+
+    an, cf = plan.an, plan.facts.calls[u]
+    fn = an.function_named(fn_name)
+    returns = [(ret, typed) for ret, typed, reading in an.returned if reading is cf]
+    kind = cf.route.op.response
+    if cf.route.op.shape == "billing":
+        return False  # v1 answered one record per bucket where v2 answers one per resource and bucket
+    if fn is None or kind is None or not returns or any(an.scope_of(ret) is not fn or not an.returns_only(ret, cf.call)
+                                                        for ret, _typed in returns):
+        return False
+    for call in an.ix.calls:
+        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
+            call.func.value if isinstance(call.func, cst.Name) else None)
+        if name == fn_name and not _inside(an, call, fn):
+            return False  # a local caller reads it as the v2 answer
+    send = None
+    if any(kind in spec.responses for spec in plan.kb.mappings.conventions.lookups.values()):
+        wrap, _why = compat_call.plan_wrap(an, cf.site)  # the client's own call, for the v2 reads the view needs
+        if wrap is None:
+            return False
+        send = wrap.send
+    plan.unit = u
+    for ret, _typed in returns:
+        plan.change("compat-view", ret.value, _call_rule(cf), compat_call.View(kind, send, cf.site.is_async))
+    plan.scratch.setdefault("compat-viewed", {})[u] = (
+        f"{why}; {fn_name}() returns the v1 view of its v2 answer (v1bridge_compat.{compat_call.V1_VIEW})")
+    plan.unit = "file"
+    plan.change("compat-import", an.module, "compat", plan.compat_import)
+    return True
+
+
+def _return_agreed(an, fn_name: str) -> bool:
+    """Has the run agreed that every caller of FN_NAME in other files reads its answer as v2's (codemod.crossfile
+    `RETURN_KEY`)?"""
+    from codemod.crossfile import RETURN_KEY
+
+    verdict = an.exports.get(RETURN_KEY + fn_name)
+    return verdict is not None and verdict.state in ("go", "same")
+
+
+def _returns_agreed(plan: "Plan", fam: _Families, blocked: set, wrapped: dict, translated: set) -> None:
+    """Answers functions return to other files of the run (codemod.crossfile `RETURN_KEY`):
+    - in the defining file, its word while the run has not agreed: 'stay' when the call whose answer it returns is
+      not plain v2 (translated at run time, or left on v1), else 'go';
+    - in a calling file, its word on each such call: 'go' when every read of the answer here is a field v2 has
+      (renamed here, `plan_read`), 'stay' when the answer goes where the rewrite cannot read it or a read has no
+      v2 form. Once every word is 'go' the call is plain v2 and its reads are renamed where they happen; otherwise
+      the function returns the v1 view (`_plan_view`) and the reads here stay as they are."""
+    from codemod.crossfile import RETURN_KEY, Verdict
+    from codemod.plan import plan_read
+
+    an, facts = plan.an, plan.facts
+    units = {id(cf): u for u, cf in enumerate(facts.calls)}
+    for name, (_typed, cf) in sorted(an.fn_returns.items()):
+        key = RETURN_KEY + name
+        if key not in an.exports or an.exports[key] is not None or id(cf) not in units:
+            continue
+        u = units[id(cf)]
+        line = an.where(cf.call)[0]
+        if u in translated or u in wrapped or fam.find(u) in blocked:
+            plan.verdicts[(an.path, key)] = Verdict("stay", why="the call whose answer it returns is not plain v2",
+                                                    line=line)
+        else:
+            plan.verdicts[(an.path, key)] = Verdict("go")
+    for k, fact in enumerate(facts.returned):
+        if fact.blocked:
+            continue  # the function returns the v1 view: what is read of it here stays as it is
+        key = (fact.origin, fact.sig.key)
+        line = an.where(fact.call)[0]
+        if fact.escapes:
+            plan.verdicts[key] = Verdict("stay", why=f"its answer goes where the rewrite cannot read it (line "
+                                                     f"{fact.escapes})", line=line)
+            continue
+        other = next((r for r in fact.reads if r.kind not in ("field", "loop")), None)
+        if other is not None:
+            plan.verdicts[key] = Verdict("stay", why=f"its answer is read as a {other.kind} at line "
+                                                     f"{an.where(other.node)[0]}", line=line)
+            continue
+        plan.unit = ("returned", k)
+        for read in fact.reads:
+            plan_read(read, fact, plan)
+        flag = next((f for f in plan.flags.get(plan.unit, ()) if f.blocking), None)
+        if flag is not None:
+            plan.verdicts[key] = Verdict("stay", why=f"{flag.rule}: {flag.message}", line=an.where(flag.node)[0])
+            del plan.flags[plan.unit]
+            for change_key in [ck for ck, us in plan.change_units.items() if plan.unit in us]:
+                plan.change_units[change_key].discard(plan.unit)
+                if not plan.change_units[change_key]:
+                    del plan.change_units[change_key]
+                    del plan.changes[change_key]
+            plan.findings.pop(plan.unit, None)
+        else:
+            plan.verdicts.setdefault(key, Verdict("go"))
+
+
 def _through_other_file(site) -> bool:
     """Does the call go through a helper of another file of the run (read at this call site)?"""
     helper = site.helper
@@ -709,6 +817,9 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
     kept = {u for key, units in plan.change_units.items() if key[0] in ("compat-create", "compat-regroup")
             for u in units}
     created = {u: why for u, why in plan.scratch.get("compat-created", {}).items() if u in kept}
+    # plain v2 calls whose answer a function returns as its v1 view (`_plan_view`): state 2 while that view stands
+    viewing = {u for key, units in plan.change_units.items() if key[0] == "compat-view" for u in units}
+    created.update((u, why) for u, why in plan.scratch.get("compat-viewed", {}).items() if u in viewing)
     for u, site in enumerate(sites):
         line = an.where(site.call)[0]
         kind = extra[u - n_calls][0] if u >= n_calls else "call"

@@ -322,8 +322,8 @@ class _Apply(cst.CSTTransformer):
 def _count(edits: list[Edit]) -> Counter:
     counts: Counter = Counter()
     for edit in edits:
-        if edit.kind in ("comment", "page-call", "page-loop", "page-import", "compat-call", "compat-import",
-                         "uncomment"):  # a cursor loop counts once (its page-json)
+        if edit.kind in ("comment", "page-call", "page-loop", "page-import", "compat-call", "compat-view",
+                         "compat-import", "uncomment"):  # a cursor loop counts once (its page-json)
             continue
         if edit.kind == "string":
             for rule in {span[3] for span in edit.data}:  # one literal, one rewrite per rule

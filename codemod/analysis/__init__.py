@@ -31,9 +31,11 @@ class Analyzer(Strings, Calls, Flow):
     def __init__(self, source: str, path: str, kb: Knowledge, v2_base: str | None = None,
                  externals: dict | None = None, exports: dict | None = None) -> None:
         self.source = source
-        from codemod.crossfile import COMPAT_ANSWERS, IMPORTED_BY, RUN_IMPORTS, HelperRef
+        from codemod.crossfile import COMPAT_ANSWERS, IMPORTED_BY, RETURNS, RUN_IMPORTS, HelperRef
 
         externals = dict(externals or {})
+        # calls of other files' functions that return a v1 answer: call spelling -> codemod.crossfile.ReturnRef
+        self.return_refs: dict = externals.pop(RETURNS, {})
         # the files of the run that import this one: an answer one of its functions returns may be read there
         self.imported_by: tuple = externals.pop(IMPORTED_BY, ())
         # local names this file imports from other files of the run (for its calls on a client made there)
@@ -59,6 +61,7 @@ class Analyzer(Strings, Calls, Flow):
         self.helpers: dict[int, HelperInfo | None] = {}
         self.typed_exprs: dict[int, Typed] = {}
         self.fn_returns: dict[str, tuple[Typed, CallFact]] = {}
+        self.returned: list[tuple[cst.Return, Typed, CallFact]] = []  # every `return` of a v1 answer, with its call
         self.read_keys: set[int] = set()  # key nodes already judged (typed reads, request bodies)
         self._reading: CallFact | None = None
         self.refs: list | None = None  # while a URL is evaluated: the names and attributes it reads
@@ -106,6 +109,7 @@ class Analyzer(Strings, Calls, Flow):
             self._v1_string(node)
         self._compat_calls()
         self._calls_through_imported_helpers()
+        self._calls_returning_answers()
         self._handed_in_reads()
         self.facts.module_facts = self._module_facts()
         return self.facts
@@ -204,7 +208,8 @@ class Analyzer(Strings, Calls, Flow):
         base = ""
         if info.base is not None and info.base.kind == api and info.tail_at is None \
                 and inner.inner is not None and inner.inner.url is not None \
-                and (inner.inner.url.host_edit is not None or api == "v2") \
+                and (api == "v2" or any(url is not None and url.host_edit is not None  # its URL, or its client's
+                                        for url in (inner.inner.url, inner.inner.base))) \
                 and any(p.node is not None for p in info.base.pieces) and not any(
                     p.text is None for p in info.base.pieces):
             base = flatten(info.base.pieces)
@@ -221,6 +226,8 @@ class Analyzer(Strings, Calls, Flow):
         if site is not None:
             given = {a.keyword.value: a.value for a in site.call.args if a.keyword is not None}
             sent = given.get("params")
+            if sent is None and site.helper is None:  # `kwargs = {"params": params}` handed on as **kwargs
+                sent = self.keyword_sent(site.call, fn, "params")
             forwards = "params" in info.params and isinstance(sent, cst.Name) and sent.value == "params" or (
                 info.kwargs_param is not None and "params" not in given and any(
                     a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == info.kwargs_param
@@ -474,6 +481,29 @@ class Analyzer(Strings, Calls, Flow):
         site = CallSite(call, method, None, path_expr, UrlInfo("relative", pieces, 0, len(path)), "client")
         return site, routes[0]
 
+    def _calls_returning_answers(self) -> None:
+        """Calls of other files' functions that return the answer of their v1 call (`pods.get_pod(pod_id)`): that
+        answer is the route's JSON here too; where it flows, and whether it goes out of the rewrite's sight."""
+        from codemod.analysis.facts import ReturnedCall
+
+        if not self.return_refs:
+            return
+        routes = {route.op.id: route for route in self.kb.routes}
+        for call in self.ix.calls:
+            ref = self.return_refs.get(dotted(call.func) or "")
+            route = routes.get(ref.sig.op) if ref is not None else None
+            if route is None:
+                continue
+            fact = ReturnedCall(call, ref.origin, ref.sig, route, ref.blocked)
+            self.facts.returned.append(fact)
+            expr: cst.CSTNode = call
+            if isinstance(self.parent(expr), cst.Await):
+                expr = self.parent(expr)
+            self._reading = fact
+            self._flow(expr, Typed(route, ref.sig.shape), depth=0)
+            fact.escapes = self.escapes(expr, ref.sig.shape)
+        self._reading = None
+
     def _through_reads(self, through) -> None:
         """The answer of a call through another file's helper is the route's JSON (what the helper returns):
         where it flows, as for a call of this file (`for t in client.get("/templates"): t["imageName"]`)."""
@@ -486,6 +516,23 @@ class Analyzer(Strings, Calls, Flow):
             call_expr = self.parent(call_expr)
         self._reading = through
         self._flow(call_expr, Typed(route, shape), depth=0)
+
+    def _returns(self) -> tuple:
+        """This module's functions that return the answer of one of its v1 calls, every `return` of that answer
+        being theirs (codemod.crossfile.ReturnSig): their callers in other files read it."""
+        from codemod.crossfile import ReturnSig
+
+        units = {id(cf) for cf in self.facts.calls}
+        out = []
+        for name, (typed, cf) in sorted(self.fn_returns.items()):
+            fns = self.ix.functions.get(name, [])
+            if id(cf) not in units or len(fns) != 1 or self.qualname(fns[0]) != name or cf.route.op.shape == "billing":
+                continue  # (a billing list: v1 answered one record per bucket, v2 one per resource and bucket)
+            if all(self.scope_of(ret) is fns[0] and self.returns_only(ret, cf.call)
+                   for ret, _typed, reading in self.returned if reading is cf) and all(
+                    reading is cf for ret, _typed, reading in self.returned if self.scope_of(ret) is fns[0]):
+                out.append(ReturnSig(name, cf.route.op.id, typed.shape))
+        return tuple(out)
 
     def _module_facts(self):
         """Module-level string constants (bound once, to a literal spelled as its value) and `from X import`
@@ -532,7 +579,9 @@ class Analyzer(Strings, Calls, Flow):
                             imports.append((0, module, "", local))
         helpers = self._module_helpers()
         fields = self._class_fields(constants)
-        if not constants and not imports and not helpers:
+        views = tuple(sorted(self.compat_answers))
+        returns = self._returns()
+        if not constants and not imports and not helpers and not views and not returns:
             return None
         whole = {local for _level, _module, name, local in imports if not name} | {
             local for level, module, name, local in imports if level and not module}  # `from . import constants`
@@ -540,7 +589,8 @@ class Analyzer(Strings, Calls, Flow):
                              for local in whole for use in scope.get(local, ())
                              if isinstance(parent := self.parent(use), cst.Attribute) and parent.value is use})
         return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative),
-                           attributes=tuple(attributes), fields=fields, instances=self._instances(helpers))
+                           attributes=tuple(attributes), fields=fields, instances=self._instances(helpers),
+                           views=views, returns=returns)
 
     def _instances(self, helpers: tuple) -> tuple:
         """(name, "instance" | "factory", class) of the module-level instances of this module's client classes
@@ -892,6 +942,8 @@ class Analyzer(Strings, Calls, Flow):
             holder = self.parent(call)
             if isinstance(holder, cst.CompFor) and holder.iter is call:  # `[p for p in call_v1(...) if ...]`
                 holder = self.parent(self.parent(holder))
+            if isinstance(holder, cst.Await):  # `return await v1bridge_compat.av1_view(...)`
+                holder = self.parent(holder)
             if isinstance(holder, cst.Return) and scope is not None:
                 self.compat_answers.add(scope.name.value)  # `return v1bridge_compat.call_v1(...)`: a v1 answer
             for arg in call.args:

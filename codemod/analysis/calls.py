@@ -397,9 +397,9 @@ class Calls:
                 if inner.url.base_known:
                     kind = inner.url.kind
                 on_client = kind == "relative" and not prefix_flat.strip(HOLE) and inner.base is not None \
-                    and inner.base.kind == "v1"  # `self._http.request(method, path)`, the client's base_url v1
+                    and inner.base.kind in ("v1", "v2")  # `self._http.request(method, path)`: the client's base_url
                 if kind == "relative":
-                    kind = "v1" if self.v1_evidence or on_client else "unknown"
+                    kind = inner.base.kind if on_client else "v1" if self.v1_evidence else "unknown"
                 base_kind = kind
                 if (inner.url.base_known or on_client) and inner.base is not None and not prefix_flat.strip(HOLE):
                     base = inner.base  # `self.client.get(path)` on `httpx.Client(base_url=...)`: the client's base
@@ -425,6 +425,8 @@ class Calls:
                 pass
             body_param = None
             body_expr = inner.body_expr
+            if body_expr is None and inner.helper is None:  # `kwargs["json"] = body or {}` handed on as **kwargs
+                body_expr = self.keyword_sent(inner.call, fn, "json")
             if isinstance(body_expr, cst.BooleanOperation) and isinstance(body_expr.operator, cst.Or) \
                     and isinstance(body_expr.right, (cst.Dict, cst.List)) and not body_expr.right.elements:
                 body_expr = body_expr.left  # `json=body or {}`: the caller's body, an empty one when none is given
@@ -442,6 +444,24 @@ class Calls:
             break
         self.helpers[id(fn)] = info
         return info
+
+    def keyword_sent(self, call: cst.Call, fn: cst.FunctionDef, key: str) -> cst.CSTNode | None:
+        """The value CALL sends as keyword KEY through a dict of keywords FN builds itself and hands on as
+        `**kwargs` (`kwargs = {"params": params}`, `kwargs["json"] = body or {}`), when it is set once."""
+        star = next((a.value for a in call.args if a.star == "**" and isinstance(a.value, cst.Name)), None)
+        assigned = self.ix.assigns.get(id(fn), {}).get(star.value, []) if star is not None else []
+        if len(assigned) != 1 or not isinstance(assigned[0][0], cst.Dict):
+            return None
+        found = [el.value for el in assigned[0][0].elements if isinstance(el, cst.DictElement)
+                 and str_of(el.key) == key]
+        for use in self.ix.names.get(id(fn), {}).get(star.value, []):
+            sub = self.parent(use)
+            stmt = self.parent(self.parent(sub)) if isinstance(sub, cst.Subscript) else None
+            if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and stmt.targets[0].target is sub \
+                    and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index) \
+                    and str_of(sub.slice[0].slice.value) == key:
+                found.append(stmt.value)
+        return found[0] if len(found) == 1 else None
 
     def _arg_param(self, site: CallSite, param: str) -> str | None:
         """Which parameter of the enclosing function feeds `param` of the inner helper call."""

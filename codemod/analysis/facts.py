@@ -212,6 +212,20 @@ class ThroughCall:
 
 
 @dataclass
+class ReturnedCall:
+    """A call of another file's function that returns the answer of its v1 call (`pods.get_pod(pod_id)`): where
+    that answer is read here, and whether it goes where the rewrite cannot read it."""
+
+    call: cst.Call
+    origin: str  # the file defining the function
+    sig: object  # codemod.crossfile.ReturnSig
+    route: Route
+    blocked: bool  # the run keeps the answer v1's (the function returns the v1 view): its reads stay as they are
+    reads: list[Read] = field(default_factory=list)
+    escapes: int = 0  # line where the answer goes where the rewrite cannot read it (0: it does not)
+
+
+@dataclass
 class FileFacts:
     path: str
     module: cst.Module | None = None
@@ -230,6 +244,7 @@ class FileFacts:
     # id(call) -> (file, helper) of the `relative` calls on an object the rewrite cannot type that read as calls
     # through a helper of a client class this file imports (`def f(s): s.call("DELETE", "pods/x")`)
     untyped: dict[int, tuple[str, str]] = field(default_factory=dict)
+    returned: list[ReturnedCall] = field(default_factory=list)  # calls of other files' functions returning answers
     error: str | None = None
     module_facts: object = None  # codemod.crossfile.ModuleFacts: constants and imports other files may read
     source: Source | None = None  # the parsed file as a rule reads it (None: it did not parse)

@@ -507,6 +507,7 @@ class Flow:
             fn = self.scope_of(p)
             if fn is not None:
                 self.fn_returns.setdefault(fn.name.value, (typed, self._reading))
+                self.returned.append((p, typed, self._reading))
             return
         var = self._bound_name(expr)
         if var is not None:
@@ -515,6 +516,59 @@ class Flow:
                 if self._where(use)[0] == self._where(stmt)[0] and isinstance(self.parent(use), cst.AssignTarget):
                     continue
                 self._flow(use, typed, depth + 1)
+
+    def returns_only(self, ret: cst.Return, call: cst.Call) -> bool:
+        """Does RET return the answer of CALL on every path: the call in its value, or a name bound once in the
+        function (`pod = get(...)`, a loop variable over its list), never another value on another path?"""
+        if ret.value is None:
+            return False
+        if any(node is call for node in descendants(ret.value)):
+            return True
+        fn = self.scope_of(ret)
+        return isinstance(ret.value, cst.Name) and len(
+            self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(ret.value.value, [])) <= 1
+
+    def escapes(self, expr: cst.CSTNode, shape: str, depth: int = 0) -> int:
+        """Line where an answer (EXPR, an object or a list of them) goes where the rewrite cannot read what is read
+        of it (handed to a call, returned, stored, formatted whole); 0 when every use is one the flow follows: a
+        key read, a loop over it, an item of it, a name bound to it, a test of it, nothing at all."""
+        line = self._where(expr)[0]
+        if depth > 6:
+            return line
+        if self._read_key(expr) is not None:
+            return 0
+        p = self.parent(expr)
+        if isinstance(p, cst.Expr) or isinstance(p, cst.Comparison) and p.left is expr \
+                or isinstance(p, cst.ComparisonTarget) or isinstance(p, cst.UnaryOperation) \
+                or isinstance(p, (cst.If, cst.While)) and p.test is expr:
+            return 0  # discarded, or tested (`is None`, `not x`, `if x:`)
+        if isinstance(p, cst.BooleanOperation) and isinstance(p.operator, cst.Or) and p.left is expr \
+                and isinstance(p.right, (cst.Dict, cst.List)) and not p.right.elements:
+            return self.escapes(p, shape, depth + 1)  # `x or {}`
+        if shape == "list":
+            if isinstance(p, cst.Subscript) and p.value is expr and len(p.slice) == 1 \
+                    and isinstance(p.slice[0].slice, cst.Index) and isinstance(p.slice[0].slice.value, cst.Integer):
+                return self.escapes(p, "object", depth + 1)
+            if isinstance(p, (cst.For, cst.CompFor)) and p.iter is expr and isinstance(p.target, cst.Name):
+                root = p.body if isinstance(p, cst.For) else self.parent(p)
+                for use in self._names_in(root, p.target.value):
+                    if use is not p.target and (found := self.escapes(use, "object", depth + 1)):
+                        return found
+                comp = self.parent(p)
+                if isinstance(p, cst.CompFor) and isinstance(comp, cst.ListComp) and isinstance(comp.elt, cst.Name) \
+                        and comp.elt.value == p.target.value:
+                    return self.escapes(comp, "list", depth + 1)  # `[p for p in pods if ...]`: the same records
+                return 0
+        var = self._bound_name(expr)
+        if var is not None and isinstance(p, cst.Assign):
+            for use in self._uses_after(*var):
+                if found := self.escapes(use, shape, depth + 1):
+                    return found
+            return 0
+        if isinstance(p, cst.Comparison) or isinstance(expr, cst.Name) and isinstance(p, cst.ListComp) \
+                and p.elt is expr:
+            return 0  # a comparison of it, or the loop variable handed back (judged with its comprehension)
+        return line
 
     def _appended_to(self, arg: cst.Arg) -> cst.Name | None:
         """The local list `arg` is appended to (`created.append(x)`), when it is a plain name of a function."""

@@ -243,18 +243,46 @@ def stop(pod_id):
 '''
 
 
-def test_an_answer_returned_to_another_module_keeps_the_v1_view_at_its_call_site():
-    files = {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": GETTER,
-             "wait.py": 'from pkg import pods\n\n\ndef up(pod_id):\n    return pods.pod(pod_id)["desiredStatus"] == "RUNNING"\n'}
+WAIT = 'from pkg import pods\n\n\ndef up(pod_id):\n    return pods.pod(pod_id)["desiredStatus"] == "RUNNING"\n'
+DUMP = 'import json\n\nfrom pkg import pods\n\n\ndef dump(pod_id):\n    return json.dumps(pods.pod(pod_id))\n'
+
+
+def test_an_answer_returned_to_another_module_is_plain_v2_and_read_there_by_its_v2_names():
+    files = {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": GETTER, "wait.py": WAIT}
+    out = rewrite_files(files)
+    # every caller in the run reads a field v2 has: the call is plain v2, the read is renamed where it happens
+    assert out["pkg/pods.py"].new_source == GETTER.replace("/stop\")", '/action", {"action": "stop"})')
+    assert out["wait.py"].new_source == WAIT.replace('"desiredStatus"', '"status"')
+    assert [(s.line, s.state) for s in out["pkg/pods.py"].states] == [(5, 1), (9, 1)]
+    assert out["pkg/api.py"].new_source == API.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
+    assert any(f.rule == "Q13" and f.fixable for f in analyze_files(files)["wait.py"].findings)  # the audit too
+    again = rewrite_files({path: r.new_source for path, r in out.items()})
+    assert all(r.new_source == out[path].new_source for path, r in again.items())
+
+
+def test_an_answer_handed_on_where_the_rewrite_cannot_read_it_is_returned_as_its_v1_view():
+    # wait.py (no API sign of its own: the prefilter skips it) dumps the whole record: it must stay v1's record
+    files = {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": GETTER, "wait.py": DUMP}
     out = rewrite_files(files)
     new = out["pkg/pods.py"].new_source
-    # what wait.py reads of it is v1's record: the call goes through the run-time translation at its site (state 2)
-    assert 'return v1bridge_compat.call_v1(v1bridge_compat.by_method(get=_get, post=_post), "GET", f"/pods/{pod_id}")' in new
+    assert 'return v1bridge_compat.v1_view("pod", _get(f"/pods/{pod_id}"))' in new  # plain v2, the v1 view returned
+    assert "call_v1" not in new
     assert '_post(f"/pods/{pod_id}/action", {"action": "stop"})' in new  # its answer is not returned: plain v2
-    assert out["wait.py"].new_source == files["wait.py"]
+    assert out["wait.py"].new_source == DUMP
     state = next(s for s in out["pkg/pods.py"].states if s.line == 5)
     assert state.state == 2 and "returned by pod(), which other files of the run call (../wait.py)" in state.cause
-    assert out["pkg/api.py"].new_source == API.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
+    assert "returns the v1 view of its v2 answer (v1bridge_compat.v1_view)" in state.cause
+    again = rewrite_files({path: r.new_source for path, r in out.items()})
+    assert all(r.new_source == out[path].new_source for path, r in again.items())
+
+
+def test_an_answer_its_own_module_reads_as_v2_and_another_as_v1_goes_whole_through_the_translation():
+    # pod()'s caller here reads it as v2 (renamed by the rules) and wait.py as v1's: one answer cannot be both
+    getter = GETTER + '\n\ndef is_up(pod_id):\n    return pod(pod_id)["desiredStatus"] == "RUNNING"\n'
+    files = {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": getter, "wait.py": DUMP}
+    new = rewrite_files(files)["pkg/pods.py"].new_source
+    assert 'return v1bridge_compat.call_v1(v1bridge_compat.by_method(get=_get, post=_post), "GET", f"/pods/{pod_id}")' in new
+    assert "v1_view" not in new
 
 
 def test_the_audit_sees_the_calls_through_the_helper_before_and_compat_code_after():
