@@ -43,7 +43,7 @@ def main(argv=None):
                 print(f"{pod['name']:<12} {pod['desiredStatus']:<8} ${pod['costPerHr']:.2f}/h")
         elif args.cmd == "volumes":
             for v in storage.volumes(s):
-                print(v["name"], v["size"], v["dataCenterId"])
+                print(v["name"], v["size"], v["dataCenter"])
         elif args.cmd == "down":
             for v in storage.volumes(s):
                 if v["name"] == args.volume:

@@ -65,7 +65,7 @@ def reset(s: RunPodSession, pod_id):
 
 
 def retag(s: RunPodSession, pod_id, image):
-    return v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "POST", f"pods/{pod_id}/update", json={"imageName": image})
+    return s.call("PATCH", f"pods/{pod_id}", {"image": image})
 
 
 def terminate(s: RunPodSession, pod_id):

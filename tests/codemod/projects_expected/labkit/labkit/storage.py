@@ -9,14 +9,14 @@ REGISTRY_PATH = "registries"
 
 
 def volume(s: RunPodSession, name, size_gb=50):
-    for v in v1bridge_compat.call_v1(v1bridge_compat.by_method(delete=s.delete, get=s.get, patch=s.patch, post=s.post, put=s.put), "GET", "networkvolumes").json():
+    for v in s.get("network-volumes").json()["networkVolumes"]:
         if v["name"] == name:
-            return v
+            return v1bridge_compat.v1_view("network_volume", v)
     return s.call("POST", "network-volumes", {"name": name, "size": size_gb, "dataCenter": s.settings.data_center})
 
 
 def volumes(s: RunPodSession):
-    return sorted(v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "GET", "networkvolumes"), key=lambda v: v["name"])
+    return sorted(s.call("GET", "network-volumes")["networkVolumes"], key=lambda v: v["name"])
 
 
 def drop_volume(s: RunPodSession, volume_id):
