@@ -948,16 +948,17 @@ def _helpers_agreed(plan: "Plan", fam: _Families, sites: list, blocked: set) -> 
         if _agreed(an, inner) is None:
             continue
         name = an.qualname(inner.fn)
-        _move_helper_base(plan, inner, f"v1 base address: moves to v2 with {name}(), every call through which is "
-                                       "v2 at its call site")
-        plan.find(inner.inner.call, "L01", "call", f"the base of {name}() moves to v2: every call through it, here "
-                  "and in other files, is v2 at its call site", True)
+        _move_helper_base(plan, inner, "every call through which is v2 at its call site",
+                          f"the base of {name}() moves to v2: every call through it, here and in other files, is v2 "
+                          "at its call site")
 
 
-def _move_helper_base(plan: "Plan", inner, why: str) -> None:
+def _move_helper_base(plan: "Plan", inner, how: str, request: str) -> None:
     """The helper's base moves to v2 (no longer a base left where the rewrite cannot follow it); the audit lists it
-    as it lists a base any rule migrates."""
+    as it lists a base any rule migrates (`v1 base address: moves to v2 with <helper>(), <HOW>`), and the helper's
+    request with REQUEST (what becomes of the calls through it)."""
     an = plan.an
+    why = f"v1 base address: moves to v2 with {an.qualname(inner.fn)}(), {how}"
     base_ids = {id(p.node) for p in inner.base.pieces if p.node is not None}
     for unit, flags in list(plan.flags.items()):
         plan.flags[unit] = [f for f in flags if id(f.node) not in base_ids]
@@ -968,6 +969,7 @@ def _move_helper_base(plan: "Plan", inner, why: str) -> None:
     if base is not None and an.where(base)[0]:  # another file's constant says so in its own file
         plan.seen.discard((*an.where(base)[:2], "L01", "base-url"))  # its unfixable finding went above
         plan.find(base, "L01", "base-url", why, True)
+    plan.find(inner.inner.call, "L01", "call", request, True)
 
 
 def _translate_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_calls: int, extra: list,
@@ -1059,10 +1061,9 @@ def _translate(plan: "Plan", translating: dict, translated: set) -> None:
         if wrap is None:
             continue
         name = an.qualname(inner.fn)
-        _move_helper_base(plan, inner, f"v1 base address: moves to v2 with {name}(), whose request is translated "
-                                       "at run time (v1bridge_compat.call_v1)")
-        plan.find(inner.inner.call, "L01", "call", f"the request of {name}() (called from other files) goes to v2 "
-                  "through v1bridge_compat.call_v1, translated when it runs", True)
+        _move_helper_base(plan, inner, "whose request is translated at run time (v1bridge_compat.call_v1)",
+                          f"the request of {name}() (called from other files) goes to v2 through "
+                          "v1bridge_compat.call_v1, translated when it runs")
         plan.change("compat-call", inner.inner.call, "L01", wrap)
         moved = True
     if moved:

@@ -180,6 +180,10 @@ class Flow:
         if not isinstance(obj, cst.Call):
             return False
         answer = obj.func.value if isinstance(obj.func, cst.Attribute) and obj.func.attr.value == "json" else obj
+        for _ in range(3):  # `resp = await client.get(...)` ... `resp.json()["k"]`: the call the name is bound to
+            if not isinstance(answer, cst.Name):
+                break
+            answer = self._bound_value(answer)
         if isinstance(answer, cst.Await):
             answer = answer.expression
         if id(answer) in self.other_answers:

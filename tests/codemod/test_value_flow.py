@@ -286,6 +286,25 @@ CASES = {
             return call("GET", f"https://api.runpod.ai/v2/{eid}/health")["workers"]
     '''),
     # --- the error read of a call that stays on v1
+    "a v2 call's answer held in a name and read by a v1-only name: the v1 calls beside it still move": case('''
+        import requests
+        BASE = "https://rest.runpod.io/v1"
+        V2 = "https://api.runpod.io/v2"
+        def workers(endpoint_id):
+            resp = requests.get(f"{V2}/serverless/{endpoint_id}/workers")
+            return resp.json()["workers"]
+        def name(endpoint_id):
+            return requests.get(f"{BASE}/endpoints/{endpoint_id}").json()["name"]
+    ''', '''
+        import requests
+        BASE = "https://api.runpod.io/v2"
+        V2 = "https://api.runpod.io/v2"
+        def workers(endpoint_id):
+            resp = requests.get(f"{V2}/serverless/{endpoint_id}/workers")
+            return resp.json()["workers"]
+        def name(endpoint_id):
+            return requests.get(f"{BASE}/serverless/{endpoint_id}").json()["name"]
+    '''),
     "an error read of a call to another API: untouched": case('''
         import requests
         def act(pod_id, verb):
