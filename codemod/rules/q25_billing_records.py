@@ -34,7 +34,6 @@ from codemod.rules.q02_list_envelope import plan_unwrap
 from mappings import load_schema
 
 REGROUP = "regroup_billing"
-AREGROUP = "aregroup_billing"
 
 
 @dataclass(frozen=True)
