@@ -555,10 +555,8 @@ def _plan_view(plan: "Plan", u: int, fn_name: str, why: str) -> bool:
     if fn is None or kind is None or not returns or any(an.scope_of(ret) is not fn or not an.returns_only(ret, cf.call)
                                                         for ret, _typed in returns):
         return False
-    for call in an.ix.calls:
-        name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (
-            call.func.value if isinstance(call.func, cst.Name) else None)
-        if name == fn_name and not _inside(an, call, fn):
+    for call in an.ix.calls:  # (the module calls its own function by its bare name: `rp.get()` is not `get()`)
+        if isinstance(call.func, cst.Name) and call.func.value == fn_name and not _inside(an, call, fn):
             return False  # a local caller reads it as the v2 answer
     send = None
     if any(kind in spec.responses for spec in plan.kb.mappings.conventions.lookups.values()):

@@ -610,8 +610,11 @@ class Flow:
             name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (call.func.value if isinstance(call.func, cst.Name) else None)
             if not name or name not in self.fn_returns or id(call) in self.typed_exprs:
                 continue
-            if len(self.ix.functions.get(name, [])) != 1:
+            fns = self.ix.functions.get(name, [])
+            if len(fns) != 1:
                 continue
+            if isinstance(call.func, cst.Attribute) and isinstance(self.parent(fns[0]), cst.Module):
+                continue  # `name.find("-")`, `rp.get(...)`: a method of some object, not the module's function
             typed, self._reading = self.fn_returns[name]
             self.typed_exprs[id(call)] = typed
             expr: cst.CSTNode = call

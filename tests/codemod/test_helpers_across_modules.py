@@ -285,6 +285,17 @@ def test_an_answer_its_own_module_reads_as_v2_and_another_as_v1_goes_whole_throu
     assert "v1_view" not in new
 
 
+def test_a_method_of_another_object_named_like_the_function_is_not_a_caller_of_it():
+    # `name.find("-")` is a string's find, not the module's find(): find()'s answer reaches only its own return
+    finder = ('from .api import _get, _post\n\n\ndef find(pod_id):\n    return _get(f"/pods/{pod_id}")\n\n\n'
+              'def dashed(name):\n    return name.find("-")\n')
+    files = {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": finder,
+             "dump.py": 'import json\n\nfrom pkg import pods\n\n\ndef dump(pod_id):\n    return json.dumps(pods.find(pod_id))\n'}
+    new = rewrite_files(files)["pkg/pods.py"].new_source
+    assert 'return v1bridge_compat.v1_view("pod", _get(f"/pods/{pod_id}"))' in new
+    assert "call_v1" not in new and 'return name.find("-")\n' in new
+
+
 def test_the_audit_sees_the_calls_through_the_helper_before_and_compat_code_after():
     before = analyze_files(_project())
     assert any(f.route == "POST /pods/{podId}/reset" for f in before["pkg/pods.py"].findings)
