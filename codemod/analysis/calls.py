@@ -230,7 +230,10 @@ class Calls:
             return None, None, []
         parts = self._factory(value)
         if parts not in CLIENT_FACTORIES:
-            return None, None, []
+            made = self._subclass_made(value)
+            if made is None:
+                return None, None, []
+            parts, value, scope = made
         base_expr = next((a.value for a in value.args if a.keyword and a.keyword.value == "base_url"), None)
         if base_expr is None and parts[0] == "aiohttp":
             pos = [a.value for a in value.args if a.keyword is None]
@@ -249,6 +252,26 @@ class Calls:
             parts = self._factory_name(dotted(arg.value) or "")
             if parts in CLIENT_FACTORIES:
                 return parts[0]
+        return None
+
+    def _subclass_made(self, made: cst.Call):
+        """`RunPod(...)` of this module's `httpx.Client` subclass that overrides no `request()` and hands its base to
+        the library (`super().__init__(base_url=REST, ...)`): (the library's factory, that `super().__init__(...)`
+        call, its `__init__`), read as the client it makes."""
+        cls = self.ix.classes.get(made.func.value) if isinstance(made.func, cst.Name) else None
+        library = self.client_base(cls) if cls is not None else None
+        if library is None:
+            return None
+        methods = {fn.name.value: fn for fns in self.ix.functions.values() for fn in fns
+                   if self.ix.class_of_fn.get(id(fn)) is cls}
+        init = methods.get("__init__")
+        if "request" in methods or init is None:
+            return None
+        for call in self.calls_in(init):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call) \
+                    and isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
+                return (library, "Client"), call, init
         return None
 
     def _inherited_verb_site(self, call: cst.Call, scope) -> CallSite | None:

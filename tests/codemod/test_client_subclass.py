@@ -223,3 +223,28 @@ def test_a_session_subclass_whose_caller_cannot_be_typed_is_translated_at_run_ti
     session, untyped_module = importlib.import_module("lab.session"), importlib.import_module("lab.untyped")
     untyped_module.drop(session.Session(), "abc")
     assert sent == [("DELETE", "https://api.runpod.io/v2/network-volumes/abc")]
+
+
+HTTPX_SUBCLASS = '''import httpx
+
+REST = "https://rest.runpod.io/v1"
+
+
+class RunPod(httpx.Client):
+    def __init__(self, key):
+        super().__init__(base_url=REST, headers={"Authorization": f"Bearer {key}"})
+
+
+def stop(pod_id):
+    rp = RunPod("k")
+    rp.post(f"/pods/{pod_id}/stop")
+'''
+
+
+def test_an_httpx_client_subclass_handing_its_base_to_the_library_is_that_client():
+    """`super().__init__(base_url=REST, ...)` and no request() of its own: `RunPod(...)` is an httpx.Client on REST
+    (its calls were left silent, only the base constant commented)."""
+    out = rewrite_files({"rp.py": HTTPX_SUBCLASS})["rp.py"]
+    assert out.new_source == HTTPX_SUBCLASS.replace("rest.runpod.io/v1", "api.runpod.io/v2").replace(
+        'rp.post(f"/pods/{pod_id}/stop")', 'rp.post(f"/pods/{pod_id}/action", json={"action": "stop"})')
+    assert [(s.line, s.state, s.rule) for s in out.states] == [(13, 1, "L04")]
