@@ -28,7 +28,12 @@ from codemod.knowledge import HOLE
 from codemod.changes import NOTE, CallState, Finding, Flag
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Callable
+
+    from codemod.analysis.facts import CallFact, Read
     from codemod.changes import Plan
+
+    ReadPlanner = Callable[[Read, CallFact, Plan], None]
 
 
 class _Families:
@@ -77,7 +82,9 @@ def _builds_url(an, node: cst.CSTNode) -> bool:
     return False
 
 
-def decide(plan: "Plan") -> None:
+def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
+    """PLAN_READ plans one answer read by its rule (`codemod.plan.plan_read`); handed in because the rules sit
+    above the decision, which must not import them."""
     facts, an = plan.facts, plan.an
     n_calls = len(facts.calls)
     # pseudo-units: calls of this service's v1 that no route matches, and /v1 calls on a shared base of another host
@@ -291,7 +298,7 @@ def decide(plan: "Plan") -> None:
     _translate(plan, translating, translated)
     _helpers_agreed(plan, fam, sites, blocked_roots)
     _cross_file(plan, fam, sites, reasons, all_traced)
-    _returns_agreed(plan, fam, blocked_roots, wrapped, translated)
+    _returns_agreed(plan, fam, blocked_roots, wrapped, translated, plan_read)
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
     _through_imported(plan)
     _on_clients_from_elsewhere(plan)
@@ -583,7 +590,8 @@ def _return_agreed(an, fn_name: str) -> bool:
     return verdict is not None and verdict.state in ("go", "same")
 
 
-def _returns_agreed(plan: "Plan", fam: _Families, blocked: set, wrapped: dict, translated: set) -> None:
+def _returns_agreed(plan: "Plan", fam: _Families, blocked: set, wrapped: dict, translated: set,
+                    plan_read: "ReadPlanner") -> None:
     """Answers functions return to other files of the run (codemod.crossfile `RETURN_KEY`):
     - in the defining file, its word while the run has not agreed: 'stay' when the call whose answer it returns is
       not plain v2 (translated at run time, or left on v1), else 'go';
@@ -592,7 +600,6 @@ def _returns_agreed(plan: "Plan", fam: _Families, blocked: set, wrapped: dict, t
       v2 form. Once every word is 'go' the call is plain v2 and its reads are renamed where they happen; otherwise
       the function returns the v1 view (`_plan_view`) and the reads here stay as they are."""
     from codemod.crossfile import RETURN_KEY, Verdict
-    from codemod.plan import plan_read
 
     an, facts = plan.an, plan.facts
     units = {id(cf): u for u, cf in enumerate(facts.calls)}

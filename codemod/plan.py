@@ -211,7 +211,7 @@ def decide_file(an: "Analyzer", facts: FileFacts, compat_import: str | None = No
     for rewriter in FILE_STAGE:
         rewriter.plan_file(plan)
     plan_handed_in(plan)
-    decide.decide(plan)
+    decide.decide(plan, plan_read)
     return plan
 
 
