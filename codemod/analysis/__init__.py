@@ -20,8 +20,8 @@ from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Source,
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.calls import URLENCODE
-from codemod.analysis.syntax import (Indexer, LazyPositions, constant_literal, descendants, dotted, flatten, parse_module,
-                                     str_of)
+from codemod.analysis.syntax import (ENV_GETTERS, Indexer, LazyPositions, constant_literal, descendants, dotted, flatten,
+                                     parse_module, str_of)
 from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
 
 __all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
@@ -641,7 +641,7 @@ class Analyzer(Strings, Calls, Flow):
             factory = given.get("default_factory")
             if value is None and isinstance(factory, cst.Lambda):
                 value = factory.body
-        if isinstance(value, cst.Call) and self._origin(dotted(value.func) or "") in ("os.getenv", "os.environ.get") \
+        if isinstance(value, cst.Call) and self._origin(dotted(value.func) or "") in ENV_GETTERS \
                 and len(value.args) == 2 and value.args[1].keyword is None:
             value = value.args[1].value
         return value if isinstance(value, cst.Name) else None
