@@ -8,8 +8,8 @@ site's line to the rewritten text and classifies the statement found there:
   3  flagged: a `# v1bridge: <RULE> ...` comment directly above the statement (`cause` when the comment has the
      `<RULE> <cause>: <remedy>` form);
   2  v2 through a compat helper: the statement calls `v1bridge_compat.`, or it is unchanged on a moved base
-     whose module sends through `call_v1` (a helper translating each call at run time; counted with the calls
-     through `call_v1`, and with any v1 spelling the line keeps);
+     and calls a function of its module that sends through `call_v1` (a helper translating each call at run time;
+     counted with the calls through `call_v1`, and with any v1 spelling the line keeps);
   1  v2: no comment, no compat call, no v1 spelling (a v1 host, a path segment only v1 has, a v1-only field name)
      and the base it goes through no longer v1 (a constant of its module still on v1 keeps it v1; a statement left
      unchanged counts only when a base constant of its module moved);
@@ -134,6 +134,23 @@ def statement_at(tree: ast.AST, lines: list[str], line: int) -> tuple[int, int]:
     return best or (line, line)
 
 
+def statement_calls(tree: ast.AST, first: int) -> set[str]:
+    """`called_names` of the innermost statement starting at line FIRST (`statement_at`'s: a compound one's header
+    only, its test, iterable or context managers)."""
+    stmt = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno == first:
+            stmt = node  # ast.walk goes outside in: the last one found is the innermost
+    if stmt is None:
+        return set()
+    body = getattr(stmt, "body", None)
+    if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
+        return called_names(stmt)
+    header = [getattr(stmt, name, None) for name in ("test", "iter", "items")]
+    return set().union(*(called_names(part) for item in header if item is not None
+                         for part in (item if isinstance(item, list) else [item])))
+
+
 def comment_above(lines: list[str], first: int) -> str | None:
     """The `# v1bridge:` comment directly above line `first` (1-based), comments only in between."""
     i = first - 2
@@ -189,16 +206,63 @@ def listed_lines(summary: str, copy: Path) -> set[tuple[str, int]]:
     return out
 
 
-def translated_at_run_time(module: Path) -> bool:
-    """Some code of the module (a file, or a package's or project's files) sends through `call_v1`."""
+def translating_functions(module: Path) -> set[str]:
+    """Names of the module's functions (a file, or a package's or project's files) whose request is translated at
+    run time: a helper's own request handed to `call_v1` (`_translating`), or a call of such a function by name or
+    on `self` (`get` -> `request` -> call_v1). A call wrapped in call_v1 where it is made is not one."""
     files = sorted(module.rglob("*.py")) if module.is_dir() else [module]
-    return any(re.search(r"\ba?call_v1\(", f.read_text()) for f in files if f.name != "v1bridge_compat.py")
+    calls: dict[str, set[str]] = {}  # function name -> the functions it calls (by name, or on self/cls)
+    out: set[str] = set()
+    for f in files:
+        if f.name == "v1bridge_compat.py":
+            continue
+        for fn in ast.walk(ast.parse(f.read_text())):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for call in ast.walk(fn):
+                if not isinstance(call, ast.Call):
+                    continue
+                if _translating(call):
+                    out.add(fn.name)
+                elif isinstance(call.func, ast.Name):
+                    calls.setdefault(fn.name, set()).add(call.func.id)
+                elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                        and call.func.value.id in ("self", "cls"):
+                    calls.setdefault(fn.name, set()).add(call.func.attr)
+    while grown := {name for name, called in calls.items() if name not in out and called & out}:
+        out |= grown
+    return out
+
+
+def _translating(call: ast.Call) -> bool:
+    """`call_v1(send, method, url, ...)` translating a helper's request: its URL is the helper's own (`_url(path)`,
+    `BASE_URL + path`), with no path written in it (a call wrapped where it is made names its route: `"/pods"`)."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name not in ("call_v1", "acall_v1") or len(call.args) < 3:
+        return False
+    return not any(isinstance(node, ast.Constant) and isinstance(node.value, str) and "://" not in node.value
+                   and re.search(r"[A-Za-z]", node.value) for node in ast.walk(call.args[2]))
+
+
+def called_names(node: ast.AST) -> set[str]:
+    """The names the calls under NODE call (`f(...)`: f; `x.f(...)`: f)."""
+    return {call.func.id if isinstance(call.func, ast.Name) else call.func.attr for call in ast.walk(node)
+            if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute))}
 
 
 def classify(corpus: Path, copy: Path, listed: set[tuple[str, int]] = frozenset()) -> list[Site]:
     sites = []
     bases = base_lines(corpus)
     texts: dict[str, tuple] = {}
+    translators: dict[str, set[str]] = {}
+
+    def translating(module: str) -> set[str]:
+        top = module.split("/")[0]
+        if top not in translators:
+            translators[top] = translating_functions(copy / top)
+        return translators[top]
+
     for module, file, line, route in manifest_sites(corpus):
         if file not in texts:
             before_text, after_text = (corpus / file).read_text(), (copy / file).read_text()
@@ -218,8 +282,8 @@ def classify(corpus: Path, copy: Path, listed: set[tuple[str, int]] = frozenset(
         elif "v1bridge_compat." in text:
             state = "2"
         elif (unchanged and bases.get(module) and not base_still_v1(corpus, copy, bases[module])
-              and translated_at_run_time(copy / module.split("/")[0])):
-            # the line is as it was, but its base moved and the module's helper translates each call at run time
+              and statement_calls(a_tree, first) & translating(module)):
+            # the line is as it was, but its base moved and the helper it calls translates each call at run time
             # (call_v1 inside the helper): on v2, through state 2, with whatever v1 spelling the line keeps
             state = "2"
             runtime_helper = True
