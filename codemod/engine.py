@@ -49,6 +49,7 @@ class PythonAnalysis:
     v1_left: bool = False  # a call or read stays on v1 (flagged): `rewrite --check` fails on it
     compat_calls: list = field(default_factory=list)  # (line, function) of the v1bridge_compat calls in the module
     where: object = None  # node -> (line, column, source line): the analysis's positions
+    path_arguments: list = field(default_factory=list)  # codemod.analysis.facts.PathArgument of each call (the audit)
 
 
 def _collector_paused(work):
@@ -102,6 +103,7 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None, extern
     result.verdicts = plan.verdicts
     result.states = plan.states
     result.compat_calls = facts.compat_calls
+    result.path_arguments = facts.path_arguments
     result.where = an.where
     result.v1_left = any(f.blocking for flags in plan.flags.values() for f in flags)
     result.uses_v2 = facts.uses_v2
@@ -189,6 +191,7 @@ class _Merged:
         self.manual: list = []
         self.states: list = []
         self.compat_calls: list = []
+        self.path_arguments: list = []
         self.verdicts: dict = {}
         self.constants: dict = {}
         self.imports: dict = {}  # in the order first found (a dict: a set that keeps it)
@@ -221,6 +224,12 @@ class _Merged:
         for line, name in a.compat_calls:
             if (at := here(line, name)) is not None:
                 self.compat_calls.append((at, name))
+        for arg in a.path_arguments:  # the call and its argument: lines of one statement of the module
+            if (line := here(arg.line, replace(arg, line=0, call_line=0, statement=(0, 0)))) is not None:
+                first, last = arg.statement
+                self.path_arguments.append(replace(
+                    arg, line=line, call_line=piece.module_line(arg.call_line)[0],
+                    statement=(piece.module_line(first)[0], piece.module_line(last)[0])))
         for key, verdict in a.verdicts.items():
             self.verdicts.setdefault(key, []).append(verdict)
         if a.module_facts is not None:
@@ -273,6 +282,7 @@ def _analyze_pieces(cut: pieces.Split, path: str, **options) -> PythonAnalysis |
     result.manual = sorted(merged.manual)
     result.states = sorted(merged.states, key=lambda st: st.line)
     result.compat_calls = sorted(merged.compat_calls)
+    result.path_arguments = merged.path_arguments  # in the order the calls are met, piece after piece
     result.verdicts = merged.agreed_verdicts()
     result.module_facts = merged.module_facts()
     result.v1_left, result.uses_v2 = merged.v1_left, merged.uses_v2

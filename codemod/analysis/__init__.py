@@ -16,12 +16,12 @@ import functools
 import libcst as cst
 
 from codemod.analysis.calls import VERBS, CallSite, Calls, HelperInfo, UrlInfo
-from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, Read, Source, Typed, VerbChoice
+from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, PathArgument, Read, Source, Typed, VerbChoice
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.calls import URLENCODE
-from codemod.analysis.syntax import (ENV_GETTERS, Indexer, LazyPositions, constant_literal, descendants, dotted, flatten,
-                                     parse_module, str_of)
+from codemod.analysis.syntax import (ENV_GETTERS, Indexer, LazyPositions, callee_name, constant_literal, descendants, dotted,
+                                     flatten, parse_module, path_segments, str_of)
 from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
 
 __all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
@@ -112,7 +112,38 @@ class Analyzer(Strings, Calls, Flow):
         self._calls_returning_answers()
         self._handed_in_reads()
         self.facts.module_facts = self._module_facts()
+        self.facts.path_arguments = self._path_arguments()
         return self.facts
+
+    def _path_arguments(self) -> list:
+        """Every call's positional argument that spells a path of this API's resources, in the order the calls are
+        met (a decorator's is a route the code serves, not a call it makes: left out)."""
+        out = []
+        resources = self.kb.resources
+        for call in self.ix.calls:
+            for arg in call.args:
+                if arg.keyword is not None or arg.star:
+                    continue
+                segments = path_segments(arg.value)
+                if not segments or segments[0] not in resources or type(self.parent(call)) is cst.Decorator:
+                    continue
+                try:
+                    start, call_start = self.pos[arg.value].start, self.pos[call].start
+                    statement = self._module_statement_lines(call)
+                except KeyError:
+                    continue
+                out.append(PathArgument(callee_name(call.func), segments, start.line, start.column, call_start.line,
+                                        statement))
+        return out
+
+    def _module_statement_lines(self, node: cst.CSTNode) -> tuple[int, int]:
+        """First line (with its decorators) and last line of the module's statement NODE is in."""
+        top, up = node, self.parent(node)
+        while up is not None and not isinstance(up, cst.Module):
+            top, up = up, self.parent(up)
+        span = self.pos[top]
+        decorators = getattr(top, "decorators", ())
+        return (self.pos[decorators[0]].start.line if decorators else span.start.line), span.end.line
 
     # ------------------------------------------------------ across modules
     def qualname(self, fn: cst.FunctionDef) -> str | None:

@@ -225,6 +225,20 @@ class ReturnedCall:
     escapes: int = 0  # line where the answer goes where the rewrite cannot read it (0: it does not)
 
 
+@dataclass(frozen=True)
+class PathArgument:
+    """A call handing a path of this API's resources, spelled as a literal, to any callee (`fetch_json("/networkvolumes/"
+    + vid)`, `client.get_json(f"/pods/{pod_id}/stop")`), whether or not the analysis can follow the call: a path only v1
+    spells is a v1 call wherever its base comes from (the audit reads these)."""
+
+    callee: str  # as written: `fetch_json`, `client.get_json` (codemod.analysis.syntax.callee_name)
+    segments: tuple[str, ...]  # HOLE for a segment with an interpolated part
+    line: int  # where the argument starts
+    column: int  # from 0, in characters
+    call_line: int  # where the call starts
+    statement: tuple[int, int]  # first line (its decorators too) and last line of the module's statement holding it
+
+
 @dataclass
 class FileFacts:
     path: str
@@ -245,6 +259,7 @@ class FileFacts:
     # through a helper of a client class this file imports (`def f(s): s.call("DELETE", "pods/x")`)
     untyped: dict[int, tuple[str, str]] = field(default_factory=dict)
     returned: list[ReturnedCall] = field(default_factory=list)  # calls of other files' functions returning answers
+    path_arguments: list[PathArgument] = field(default_factory=list)  # literal resource paths handed to any call
     error: str | None = None
     module_facts: object = None  # codemod.crossfile.ModuleFacts: constants and imports other files may read
     source: Source | None = None  # the parsed file as a rule reads it (None: it did not parse)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -128,6 +129,66 @@ def str_of(node: cst.CSTNode | None) -> str | None:
         value, _ = literal_value(node)
         return value
     return None
+
+
+def callee_name(node: cst.CSTNode) -> str:
+    """A call's callee as written: `fetch_json`, `client.get_json`; the attribute chain after a call or a subscript
+    (`self.session().get` -> `get`); "" for anything else."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = callee_name(node.value)
+        return f"{inner}.{node.attr.value}" if inner else node.attr.value
+    return ""
+
+
+_PATH_SHAPE = re.compile(r"[A-Za-z0-9/_{}\x00-]+")  # a path and nothing else: no host, no spaces, no query
+
+
+def path_segments(node: cst.CSTNode) -> tuple[str, ...] | None:
+    """The segments of the path an expression spells when it starts with literal path text and is nothing else
+    (`"/networkvolumes/" + vid`, `f"/pods/{pod_id}/stop"`): each segment holding an interpolated or unknown part is
+    HOLE. None otherwise (a name first, a host, a query, bytes)."""
+    text = _spelled(node)
+    if not text or text[0] == HOLE or not _PATH_SHAPE.fullmatch(text):
+        return None
+    return tuple(HOLE if HOLE in seg else seg for seg in text.strip("/").split("/") if seg)
+
+
+def _spelled(node: cst.CSTNode) -> str | None:
+    """The string NODE builds as CPython evaluates it (implicit concatenation, f-strings, `+`), each interpolated or
+    unknown part as HOLE; None when it holds no str literal."""
+    kind = type(node)  # concrete classes: `is` (isinstance against libcst's ABCs runs Python code)
+    if kind is cst.SimpleString:
+        return literal_value(node)[0]
+    if kind is cst.FormattedString:
+        return _formatted(node)
+    if kind is cst.ConcatenatedString:
+        left, right = _spelled(node.left), _spelled(node.right)
+        return None if left is None or right is None else left + right  # None: bytes (all of it, or a syntax error)
+    if kind is cst.BinaryOperation and type(node.operator) is cst.Add:
+        left, right = _spelled(node.left), _spelled(node.right)
+        if left is None and right is None:
+            return None
+        return (HOLE if left is None else left) + (HOLE if right is None else right)
+    return None
+
+
+def _formatted(node: cst.FormattedString) -> str:
+    raw = "r" in node.prefix.lower()
+    out = []
+    for part in node.parts:
+        if isinstance(part, cst.FormattedStringText):
+            text = part.value.replace("{{", "{").replace("}}", "}")
+            if "\\" in text and not raw:
+                try:
+                    text = ast.literal_eval(node.quote + text + node.quote)
+                except (SyntaxError, ValueError):
+                    text = "\\"
+            out.append(text)
+        else:  # `{x=}` spells `x=` before the value: never a path
+            out.append(("=" if part.equal is not None else "") + HOLE)
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------- index

@@ -82,6 +82,9 @@ def analyze_source(text: str, rel: str, suffix: str | None = None, externals: di
             finish(result)
     if COMPAT_MODULE in text and (suffix or rel).endswith(PY_SUFFIXES):
         _compat_calls(result, text)
+    if result.path_arguments:
+        project.python_v1_only_paths(result, text, result.path_arguments)
+    result.path_arguments = None  # read once
     return result
 
 
@@ -155,8 +158,8 @@ def _analyze_source(text: str, rel: str, suffix: str | None = None, externals: d
 
     SUFFIX: the language of a file whose name has none (from its shebang). EXTERNALS / EXPORTS: for Python,
     the constants it imports from other files of the run and those it defines for them (codemod.crossfile)."""
-    if suffix is not None:
-        result = analyze_source(text, rel + suffix, externals=externals, exports=exports)
+    if suffix is not None:  # (`analyze_source` reads the markers and the calls through the compat module after)
+        result = _analyze_source(text, rel + suffix, externals=externals, exports=exports)
         result.path = rel
         result.findings = [dataclasses.replace(f, path=rel) for f in result.findings]
         result.deferred = [(c, dataclasses.replace(f, path=rel)) for c, f in result.deferred]
@@ -207,6 +210,7 @@ def _analyze_source(text: str, rel: str, suffix: str | None = None, externals: d
     if is_python and detector is not None:
         result.module_facts = analysis.module_facts
         result.verdicts = analysis.verdicts
+        result.path_arguments = analysis.path_arguments
     return finish(result)
 
 
@@ -536,7 +540,8 @@ def _one_large_python_file(paths: list[str]) -> bool:
 
 def _python_project(results: list[FileResult], root: Path) -> ProjectIndex:
     """What the Python analysis of one file cannot see: path segments kept in their own constant and joined later
-    (`project.python_segments`), paths only v1 spells handed to code not in sight (`project.python_v1_only_paths`)."""
+    (`project.python_segments`). (Paths only v1 spells handed to code not in sight are found with each file's
+    analysis: `project.python_v1_only_paths`, in `analyze_source`.)"""
     @lru_cache(maxsize=64)
     def read(rel: str) -> str | None:
         try:
@@ -551,7 +556,6 @@ def _python_project(results: list[FileResult], root: Path) -> ProjectIndex:
     def markers_of(rel: str, line: int):
         return marker_map(rel).lookup(line)
 
-    project.python_v1_only_paths(results, read, markers_of)
     index = project.python_segments(results, read)
     if index.definitions:
         project.apply_segments(results, index, read, markers_of)

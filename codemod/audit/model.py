@@ -85,6 +85,8 @@ class FileResult:
     # Python: constants and imports other files of the run may read (codemod.crossfile.ModuleFacts)
     module_facts: Any = field(default=None, repr=False, compare=False)
     verdicts: Any = field(default=None, repr=False, compare=False)  # crossfile.Verdict per shared constant
+    # Python: the analysis' literal resource paths handed to calls (codemod.analysis.facts.PathArgument), read once
+    path_arguments: Any = field(default=None, repr=False, compare=False)
 
     @property
     def unresolved(self) -> list[AuditFinding]:

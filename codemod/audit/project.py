@@ -19,21 +19,19 @@ base no file sets stays `review` and says which base could not be found.
 from __future__ import annotations
 
 import ast
-import bisect
 import dataclasses
 import posixpath
 import re
-from collections import deque
+from collections import Counter
 from dataclasses import dataclass, field
 
-from codemod import pieces
+from codemod.audit import markers as markers_mod
 from codemod.audit.catalogue import catalogue
 from codemod.audit.matching import HOLE, IMPORT_LIKE, Lines, method_near
 from codemod.audit.model import AuditFinding, FileResult
 from codemod.audit.status import finish
 from codemod.project_model import Definition, ProjectIndex, Use
 from codemod.compat_call import ACALL_V1, CALL_V1, MODULE_NAME
-from mappings.errors import V1bridgeError
 
 MAX_ROUNDS = 8  # helper chains longer than this (a -> b -> ... -> base) are not followed
 JS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
@@ -452,192 +450,108 @@ def _source_line(text: str | None, line: int) -> str:
 
 # ------------------------------------------------------------------ Python: v1-only paths handed to code not in sight
 
-_PLACE = "\x00"  # stands for an interpolated value while a path is put together
-
-
-def _v1_only_signs() -> re.Pattern[str]:
-    """A word every v1-only route spells (`networkvolumes`, `containerregistryauth`, `endpoints` of
-    `/billing/endpoints`): a file without any is not parsed for them."""
-    words = {seg for r in catalogue().routes if r.v1_only for seg in r.segments if seg != HOLE}
-    return re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(sorted(map(re.escape, words), key=len, reverse=True))
-                      + r")(?![A-Za-z0-9_])")
-
-
-def _path_text(node: ast.expr) -> str | None:
-    """The string NODE builds, each interpolated or unknown part as _PLACE; None when no literal is in it."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return "".join(v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else _PLACE
-                       for v in node.values)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _path_text(node.left), _path_text(node.right)
-        if left is None and right is None:
-            return None
-        return (left if left is not None else _PLACE) + (right if right is not None else _PLACE)
-    return None
-
-
-def _segments(text: str) -> tuple[str, ...] | None:
-    """The path's segments (an interpolated one as HOLE), when TEXT starts with a literal path and is nothing
-    else (no host, no spaces, no query)."""
-    if not text or text[0] == _PLACE or not re.fullmatch(r"[A-Za-z0-9/_{}\x00-]+", text):
-        return None
-    return tuple(HOLE if _PLACE in seg else seg for seg in text.strip("/").split("/") if seg)
-
-
-def _callee(node: ast.expr) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _callee(node.value)
-        return f"{inner}.{node.attr}" if inner else node.attr
-    return ""
-
-
 _COMPAT_CALLS = {f"{MODULE_NAME}.{name}" for name in (CALL_V1, ACALL_V1)}
-
-
-_MAY_START = re.compile(r"^(?!(?:else|elif|except|finally)\b)[^\s#]", re.MULTILINE)  # may begin a statement
+_ANALYSIS_HOLE = "\x00"  # codemod.knowledge.HOLE: a segment of a path argument with an interpolated part
 _NEWLINES = re.compile(r"\r\n?|\n")  # as CPython counts lines
-_RUN_TRIES = 50  # lines a run's end moves on when it does not parse, before the whole module is parsed instead
 
 
-class _WholeModule(V1bridgeError):
-    """The module is not cut into runs: it is parsed whole (control flow inside this module, never shown)."""
-
-    def __init__(self) -> None:
-        super().__init__("the module cannot be cut into runs")
-
-
-def _run_trees(text: str):
-    """CPython `ast` trees of TEXT, a run of about pieces.PIECE_BYTES at a time, each parsed below as many blank
-    lines as come before it (its lines are the module's). A run ends before a line that starts with code; a cut
-    inside a statement (a string, brackets, a continued line, after a decorator) leaves a run that does not parse,
-    and its end moves on to the next such line. Raises _WholeModule where runs cannot stand for the module."""
-    starts = [m.start() for m in _MAY_START.finditer(text)]
-    start, line = 0, 1
-    while start < len(text):
-        at = bisect.bisect_left(starts, start + pieces.PIECE_BYTES)
-        for at in range(at, at + _RUN_TRIES):
-            end = starts[at] if at < len(starts) else len(text)
-            try:
-                tree = ast.parse("\n" * (line - 1) + text[start:end])
-                break
-            except SyntaxError:
-                if end == len(text):
-                    raise _WholeModule from None
-            except ValueError:
-                raise _WholeModule from None
-        else:
-            raise _WholeModule
-        yield tree
-        line += len(_NEWLINES.findall(text, start, end))
-        start = end
-
-
-def walk(tree: ast.AST):
-    """`ast.walk(tree)`, the same nodes in the same order, without `ast.iter_child_nodes`' generators (two per node:
-    most of the cost of walking a large module)."""
-    todo = deque([tree])
-    while todo:
-        node = todo.popleft()
-        yield node
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, ast.AST):
-                todo.append(value)
-            elif isinstance(value, list):
-                todo.extend(item for item in value if isinstance(item, ast.AST))
-
-
-def _v1_only_candidates(text: str) -> list[tuple[str, ast.expr, object, int]]:
-    """(callee, argument, route, the call's first line) of each call handing a path only v1 spells as an argument,
-    in `ast.walk` order on each line (the order that counts: the first on a line takes it).
-    A large module is parsed a run of statements at a time (`_run_trees`: the tree of a 5 MB module is most of a
-    gigabyte); the whole module when runs cannot stand for it. Raises as `ast.parse(text)` does."""
+def _v1_only_arguments(path_arguments) -> list:
+    """(callee, route, line, column from 0 in characters, the call's first line) of each path argument
+    (`codemod.analysis.facts.PathArgument`, the analysis' facts) that only v1 spells, in the order the calls are met.
+    A call importing something (`require("/pods")`) and the compat module's run-time translation (v1 paths on
+    purpose: v2 when it runs) are not API calls."""
     cat = catalogue()
+    out = []
+    for arg in path_arguments:
+        if arg.callee.rsplit(".", 1)[-1] in IMPORT_LIKE or arg.callee in _COMPAT_CALLS:
+            continue
+        segments = tuple(HOLE if s == _ANALYSIS_HOLE else s for s in arg.segments)
+        if segments[0] not in cat.first_segments:
+            continue
+        route = cat.match_route(segments)
+        if route is not None and route.v1_only:
+            out.append((arg.callee, route, arg.line, arg.column, arg.call_line, arg.statement))
+    return out
 
-    def found_in(tree: ast.Module) -> list[tuple[str, ast.expr, object, int]]:
-        out = []
-        calls, routes_served = [], set()
-        for node in walk(tree):  # one walk (a second one for the decorators was a third of this pass)
-            if isinstance(node, ast.Call):
-                calls.append(node)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                routes_served.update(id(d) for d in node.decorator_list)
-        for node in calls:
-            if id(node) in routes_served:
-                continue  # `@routes.post("/pods/{pod_id}/stop")`: a route this code serves, not a call it makes
-            callee = _callee(node.func)
-            if callee.rsplit(".", 1)[-1] in IMPORT_LIKE or callee in _COMPAT_CALLS:
-                continue  # (the compat module's run-time translation takes v1 paths on purpose: v2 when it runs)
-            for arg in node.args:
-                text_of = _path_text(arg)
-                segs = _segments(text_of) if text_of is not None else None
-                if not segs or segs[0] not in cat.first_segments:
-                    continue
-                route = cat.match_route(segs)
-                if route is not None and route.v1_only:
-                    out.append((callee, arg, route, node.lineno))
-        return out
 
-    if len(text) >= pieces.LARGE_BYTES:
+def _in_walk_order(candidates: list, text: str, byte_column) -> list:
+    """CANDIDATES, those of a statement where two of them share a line in `ast.walk`'s order (breadth first: the
+    order that has always decided which call on a line takes it). Only such a statement (rare: two v1-only paths on
+    one line) is parsed, alone; the others keep the analysis' order."""
+    lines = Counter(line for c in candidates for line in {c[2], c[4]})
+    shared = {c[5] for c in candidates if lines[c[2]] > 1 or lines[c[4]] > 1}
+    if not shared:
+        return candidates
+    source = text.split("\n")
+    rank: dict[tuple[int, int], int] = {}
+    for first, last in sorted(shared):
         try:
-            return [c for tree in _run_trees(text) for c in found_in(tree)]
-        except _WholeModule:
-            pass
-    return found_in(ast.parse(text))
+            tree = ast.parse("\n" * (first - 1) + "\n".join(source[first - 1:last]))
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                for arg in node.args:
+                    rank.setdefault((arg.lineno, arg.col_offset), len(rank))
+    return sorted(candidates, key=lambda c: (c[5], rank.get((c[2], byte_column(c[2], c[3])), -1)) if c[5] in shared
+                  else (c[5], -1))
 
 
-def python_v1_only_paths(results: list[FileResult], read, markers_of) -> None:
+def _byte_columns(text: str):
+    """(line, column in characters from 0) -> the column as CPython's `ast` counts it (UTF-8 bytes from 0)."""
+    if text.isascii():
+        return lambda _line, column: column
+    starts = [0] + [m.end() for m in _NEWLINES.finditer(text)]
+    return lambda line, column: len(text[starts[line - 1]:starts[line - 1] + column].encode("utf-8", "surrogatepass"))
+
+
+def python_v1_only_paths(result: FileResult, text: str, path_arguments) -> None:
     """A path only v1 spells (`/networkvolumes/{id}`, `/billing/endpoints`), handed to a function the Python
     analysis cannot follow (an SDK's `fetch_json`, a client whose type it cannot see), is a v1 call wherever its
     base comes from, as in every other language: its line gets the route's finding, and a `review` made there
-    for it becomes a call. READ(path): a file's text; MARKERS_OF(path, line): the marker covering that line."""
+    for it becomes a call. TEXT: the file's text; PATH_ARGUMENTS: the analysis' facts of its calls
+    (`codemod.analysis.facts.PathArgument`): read from them, the module is not parsed again. The first call on a
+    line takes it."""
+    candidates = _v1_only_arguments(path_arguments)
+    if not candidates or result.language != "python" or result.error:
+        return
     cat = catalogue()
-    signs = _v1_only_signs()
-    for result in results:
-        if result.language != "python" or result.error:
+    text = _NEWLINES.sub("\n", text) if "\r" in text else text  # lines as the file reads in text mode
+    lines, byte_column = Lines(text), _byte_columns(text)
+    marker_map = None
+    routed = {f.line for f in result.findings if f.route and f.kind != "indirect"}
+    found: list[AuditFinding] = []
+    for callee, route, line, column, call_line, _statement in _in_walk_order(candidates, text, byte_column):
+        # a call the analysis read is reported on its first line, the path maybe lines below (`post(\n"/x",`)
+        if line in routed or call_line in routed:
             continue
-        text = read(result.path)
-        if text is None or not signs.search(text):
-            continue
-        try:
-            candidates = _v1_only_candidates(text)
-        except (SyntaxError, ValueError):
-            continue
-        lines = Lines(text)
-        routed = {f.line for f in result.findings if f.route and f.kind != "indirect"}
-        found: list[AuditFinding] = []
-        for callee, arg, route, call_line in candidates:
-            # a call the analysis read is reported on its first line, the path maybe lines below (`post(\n"/x",`)
-            if arg.lineno not in routed and call_line not in routed:
-                verb = callee.rsplit(".", 1)[-1].upper()
-                method = verb if verb in route.methods() else method_near(lines, arg.lineno, route)
-                if method is None and len(route.methods()) == 1:
-                    method = route.methods()[0]
-                label = f"{method or '|'.join(route.methods())} {route.path}"
-                target = cat.v2_target(route, method)
-                marker = markers_of(result.path, arg.lineno)
-                for rule_id in cat.route_rules(route, method):
-                    rule = cat.rules[rule_id]
-                    found.append(AuditFinding(
-                        rule=rule_id, name=rule.name, rule_class=rule.rule_class, severity=rule.severity,
-                        path=result.path, line=arg.lineno, column=arg.col_offset + 1,
-                        source_line=lines.source(arg.lineno).strip(), kind="call",
-                        message=f"v1 {label} -> {target}: {rule.summary} (a path only v1 spells, handed to "
-                                f"`{callee or 'a call'}`: v1 wherever its base comes from)",
-                        remedy=rule.remedy, fixable=False, route=label, v2_target=target, language="python",
-                        suppressed=marker.kind if marker else None, marker=marker.text if marker else None))
-                routed.add(arg.lineno)
-        if not found:
-            continue
-        lines_found = {f.line for f in found}
-        result.findings = [f for f in result.findings if not (f.kind == "indirect" and f.line in lines_found)]
-        result.findings.extend(found)
-        result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
-        finish(result)
+        verb = callee.rsplit(".", 1)[-1].upper()
+        method = verb if verb in route.methods() else method_near(lines, line, route)
+        if method is None and len(route.methods()) == 1:
+            method = route.methods()[0]
+        label = f"{method or '|'.join(route.methods())} {route.path}"
+        target = cat.v2_target(route, method)
+        if marker_map is None:
+            marker_map = markers_mod.parse(text)
+        marker = marker_map.lookup(line)
+        for rule_id in cat.route_rules(route, method):
+            rule = cat.rules[rule_id]
+            found.append(AuditFinding(
+                rule=rule_id, name=rule.name, rule_class=rule.rule_class, severity=rule.severity,
+                path=result.path, line=line, column=byte_column(line, column) + 1,
+                source_line=lines.source(line).strip(), kind="call",
+                message=f"v1 {label} -> {target}: {rule.summary} (a path only v1 spells, handed to "
+                        f"`{callee or 'a call'}`: v1 wherever its base comes from)",
+                remedy=rule.remedy, fixable=False, route=label, v2_target=target, language="python",
+                suppressed=marker.kind if marker else None, marker=marker.text if marker else None))
+        routed.add(line)
+    if not found:
+        return
+    lines_found = {f.line for f in found}
+    result.findings = [f for f in result.findings if not (f.kind == "indirect" and f.line in lines_found)]
+    result.findings.extend(found)
+    result.findings.sort(key=lambda f: (f.line, f.column, f.rule))
+    finish(result)
 
 
 def package_facts(passed_over: list[tuple[str, str]]) -> list:
