@@ -391,6 +391,16 @@ class Calls:
         name = call.func.attr.value if isinstance(call.func, cst.Attribute) else (call.func.value if isinstance(call.func, cst.Name) else None)
         return bool(name) and name in self.ix.functions
 
+    def _fills_a_route(self, fn: cst.FunctionDef, kind: str, path: str, method: str | None) -> bool:
+        """Does a module-level function's request name one v1 route whole, its parameters only filling the route's
+        own holes (`f"{API}/pods/{pod_id}"`)? Then it is no helper: the route is read in its module, and what it
+        returns reaches its callers as an answer (codemod.crossfile.ReturnSig), not as a call they spell."""
+        if kind != "v1" or "." in (self.qualname(fn) or ".") or not path.startswith("/") \
+                or not path.strip("/").split("/")[0].strip(HOLE):
+            return False
+        routes = self.kb.match(path.split("?")[0], method)
+        return len(routes) == 1
+
     def _helper(self, fn: cst.FunctionDef) -> HelperInfo | None:
         if id(fn) in self.helpers:
             return self.helpers[id(fn)]
@@ -430,6 +440,8 @@ class Calls:
                     ours = inner.url.ours if inner.url.base_known else self.is_ours(prefix_flat)
                     base = UrlInfo(kind, prefix_pieces, 0, len(prefix_flat), host_edit, ours=ours)
                     rest = prefix_flat[start:].rstrip("/")
+                    if self._fills_a_route(fn, kind, flat[start:], inner.method):
+                        continue  # `get_pod(pod_id)`: its caller gives an id, not a path; the route is read here
                     if kind == "v1" and rest.startswith("/") and HOLE not in rest \
                             and hole_at == len(inner.url.pieces) - 1 and not self.kb.match(rest, None):
                         # the parameter is the rest of the URL, after a path that is no route of its own

@@ -523,14 +523,19 @@ class Flow:
 
     def returns_only(self, ret: cst.Return, call: cst.Call) -> bool:
         """Does RET return the answer of CALL on every path: the call in its value, or a name bound once in the
-        function (`pod = get(...)`, a loop variable over its list), never another value on another path?"""
+        function (`pod = get(...)`, a loop variable over its list, the response of `r = get(...)` returned as
+        `r.json()`), never another value on another path?"""
         if ret.value is None:
             return False
         if any(node is call for node in descendants(ret.value)):
             return True
+        value = ret.value.expression if isinstance(ret.value, cst.Await) else ret.value
+        if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value == "json":
+            value = value.func.value
         fn = self.scope_of(ret)
-        return isinstance(ret.value, cst.Name) and len(
-            self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(ret.value.value, [])) <= 1
+        return isinstance(value, cst.Name) and len(
+            self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(value.value, [])) <= 1
 
     def escapes(self, expr: cst.CSTNode, shape: str, depth: int = 0) -> int:
         """Line where an answer (EXPR, an object or a list of them) goes where the rewrite cannot read what is read

@@ -543,3 +543,46 @@ def test_constant_readers_answer_as_the_one_regex_did(name: str) -> None:
     imported = re.compile(r"\.\s*(?:API)\b|\bimport\s+(?:\([^)]*|[^#\n]*)\b(?:API)\b")
     expected = bool(imported.search(text) or (re.search(r"\bimport\s+\*", text) and re.search(r"\b(?:API)\b", text)))
     assert constant_readers(facts, ["f.py"], {"f.py": text}.get) == (["f.py"] if expected else [])
+
+
+# ------------------------------------------------------------------ one function per route, imported elsewhere
+
+RESOURCE_FUNCTIONS = '''import requests
+
+API = "https://rest.runpod.io/v1"
+
+
+def get_pod(pod_id, key):
+    r = requests.get(f"{API}/pods/{pod_id}", headers={"Authorization": f"Bearer {key}"}, timeout=30)
+    r.raise_for_status()
+    return r.json()
+
+
+def stop_pod(pod_id, key):
+    requests.post(f"{API}/pods/{pod_id}/stop", headers={"Authorization": f"Bearer {key}"}, timeout=30).raise_for_status()
+'''
+
+RESOURCE_READER = '''from rp.pods import get_pod, stop_pod
+
+pod = get_pod("abc", "k")
+print(pod["desiredStatus"], pod["costPerHr"])
+stop_pod("abc", "k")
+'''
+
+
+def test_a_function_per_route_is_read_where_it_is_defined_and_its_answer_where_it_is_read():
+    """`get_pod(pod_id)` names one route whole (its parameter fills the route's id): no helper its callers spell
+    a path through, but a function whose answer other modules read. Its call is plain v2 in its own module, the
+    response bound to `r` and returned as `r.json()` like any other, and the reads are renamed where they happen.
+    (It was taken for a helper with the base `.../v1/pods/`: the call went whole through call_v1, the caller's
+    line was counted as a call site in state 2, and `stop_pod("abc", "k")` was flagged with a false cause.)"""
+    out = rewrite_files({"rp/__init__.py": "", "rp/pods.py": RESOURCE_FUNCTIONS, "report.py": RESOURCE_READER})
+    assert out["rp/pods.py"].new_source == RESOURCE_FUNCTIONS.replace(
+        "https://rest.runpod.io/v1", "https://api.runpod.io/v2").replace(
+        '/stop", headers={"Authorization": f"Bearer {key}"}, timeout=30)',
+        '/action", headers={"Authorization": f"Bearer {key}"}, timeout=30, json={"action": "stop"})')
+    assert out["report.py"].new_source == RESOURCE_READER.replace(
+        'pod["desiredStatus"], pod["costPerHr"]', 'pod["status"], pod["cost"]')
+    states = {(path, s.line): (s.state, s.rule) for path, r in out.items() for s in r.states}
+    assert states == {("rp/pods.py", 7): (1, "L01"), ("rp/pods.py", 13): (1, "L04")}
+    assert not any(r.manual for r in out.values())
