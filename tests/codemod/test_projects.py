@@ -140,8 +140,20 @@ async def opsbox(project: Loaded, ids: dict) -> list[str]:
     return out
 
 
+async def rpdash(project: Loaded, ids: dict) -> list[str]:
+    out: list[str] = []
+    # H100 NVL out of stock: the pod gets the A40, the next type of the list
+    out += await project.main("launch", ["devbox", "0.01"])
+    out += await project.main("dash", [])
+    out += await project.main("dash", ["RUNNING"])
+    out += await project.main("teardown", ["devbox"])
+    out += await project.main("teardown", ["devbox"])
+    out += await project.main("dash", ["RUNNING"])
+    return out
+
+
 SCENARIOS = {"podctl": podctl, "fleet": fleet, "nightly": nightly, "gpuctl": gpuctl, "labkit": labkit,
-             "modelhub": modelhub, "opsbox": opsbox}
+             "modelhub": modelhub, "opsbox": opsbox, "rpdash": rpdash}
 
 # Routes each project still sends to v1 after today's rewrite (issue 21 wants none): a ratchet, so the set may only
 # shrink; emptied as the rebuilt rewrite lands.

@@ -1,0 +1,7 @@
+import os
+
+REST_API = os.getenv("RUNPOD_REST_API_URL", "https://rest.runpod.io/v1")
+
+
+def headers():
+    return {"Authorization": f"Bearer {os.environ['RUNPOD_API_KEY']}", "Content-Type": "application/json"}
