@@ -206,26 +206,28 @@ class _Merged:
         it found something else in a shared statement than the first piece did (the module is analysed whole)."""
         shared: list = []
 
-        def here(line: int, item=None) -> int | None:
+        def here(line: int, item=lambda: None) -> int | None:
+            """LINE of the piece in the module's numbering, None when another piece reports it; ITEM() is what a
+            shared statement holds there (made only for those: a copy of each finding was most of a merge)."""
             module_line, segment = piece.module_line(line)
             if segment in self.cut.shared:
-                shared.append((module_line, item))
+                shared.append((module_line, item()))
             return module_line if self.cut.keeps(k, segment) else None
 
         for f in a.findings:
-            if (line := here(f.line, replace(f, line=0))) is not None:
+            if (line := here(f.line, lambda: replace(f, line=0))) is not None:
                 self.findings.append(replace(f, line=line))
         for line, rule, message in a.manual:
-            if (at := here(line, (rule, message))) is not None:
+            if (at := here(line, lambda: (rule, message))) is not None:
                 self.manual.append((at, rule, message))
         for st in a.states:
-            if (line := here(st.line, replace(st, line=0))) is not None:
+            if (line := here(st.line, lambda: replace(st, line=0))) is not None:
                 self.states.append(replace(st, line=line))
         for line, name in a.compat_calls:
-            if (at := here(line, name)) is not None:
+            if (at := here(line, lambda: name)) is not None:
                 self.compat_calls.append((at, name))
         for arg in a.path_arguments:  # the call and its argument: lines of one statement of the module
-            if (line := here(arg.line, replace(arg, line=0, call_line=0, statement=(0, 0)))) is not None:
+            if (line := here(arg.line, lambda: replace(arg, line=0, call_line=0, statement=(0, 0)))) is not None:
                 first, last = arg.statement
                 self.path_arguments.append(replace(
                     arg, line=line, call_line=piece.module_line(arg.call_line)[0],
