@@ -102,6 +102,8 @@ def read_file(path: str | os.PathLike[str], limit: int = 0) -> bytes:
                 break
             parts.append(chunk)
             left = left - len(chunk) if left > 0 else left
+            if len(parts) == 1 and len(chunk) == size:
+                break  # its size, asked for one byte more in one read: its end is here (no second read to hear so)
         return parts[0] if len(parts) == 1 else b"".join(parts)
     finally:
         os.close(fd)

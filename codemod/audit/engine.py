@@ -36,6 +36,13 @@ CHUNK = 64
 MARKED = re.compile(rb"(?:v1bridge|rp-migrate)\s*:\s*(?:ignore|keep-v1)[ \t:-]*file\b", re.IGNORECASE)  # whole-file markers
 
 
+def _marked(data: bytes) -> bool:
+    """Does DATA carry a whole-file marker? The two names looked for first in the lowered bytes: the case-blind
+    regex costs more than the case-sensitive prefilter on a file passed over, and nearly no file names either."""
+    low = data.lower()
+    return (b"v1bridge" in low or b"rp-migrate" in low) and MARKED.search(data) is not None
+
+
 @lru_cache(maxsize=1)
 def _prefilter() -> re.Pattern[bytes]:
     """Bytes any file worth parsing holds: the shared index's tokens (hosts, path roots, the /v2 prefix, v1 names).
@@ -214,12 +221,20 @@ def _analyze_source(text: str, rel: str, suffix: str | None = None, externals: d
     return finish(result)
 
 
+@lru_cache(maxsize=1)
+def _graphql_signs() -> re.Pattern[str]:
+    """`graphql` or a name of the GraphQL inventory, as plain text: one search, not one per name."""
+    from codemod.audit import graphql
+
+    return re.compile("|".join(map(re.escape, sorted({"graphql", *graphql.inventory().tokens}))))
+
+
 def _python_graphql(text: str) -> list:
     """GraphQL operations and URL in Python strings (the rewrite's detector knows REST only)."""
     from codemod.audit import graphql
     from codemod.audit.matching import Lines
 
-    if "graphql" not in text and not any(t in text for t in graphql.inventory().tokens):
+    if not _graphql_signs().search(text):
         return []
     lines = Lines(text)
     return graphql.scan_strings(graphql.python_strings(text, lines), lines.source)
@@ -339,7 +354,7 @@ def _analyze_path(path: str, rel: str, externals: dict | None = None, exports: d
         suffix = SHEBANGS.get(_interpreter(data[:128]))
         if suffix is None:
             return None
-    if not force and not _prefilter().search(data) and not MARKED.search(data):
+    if not force and not _prefilter().search(data) and not _marked(data):
         if passed_over is not None and ((suffix or rel).lower().endswith(parsed_mod.SUFFIXES)
                                         or name.endswith(".py")):  # a client class may use another's base
             passed_over.append((path, rel))

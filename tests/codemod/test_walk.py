@@ -110,6 +110,21 @@ def test_a_file_is_read_whole_or_up_to_the_limit_whatever_its_size(tmp_path, siz
     assert read_file(str(path), limit) == (data[:limit] if limit else data)
 
 
+def test_a_file_is_read_in_one_read_when_it_has_the_size_it_said(tmp_path, monkeypatch):
+    """Its size and one byte more asked for, its size given: that is its end (no second read to hear so)."""
+    path = tmp_path / "f.py"
+    path.write_bytes(b"a" * 300)
+    real_read, reads = os.read, []
+
+    def counted(fd, n):
+        reads.append(n)
+        return real_read(fd, n)
+
+    monkeypatch.setattr(os, "read", counted)
+    assert read_file(path, 2_000_001) == b"a" * 300 and reads == [301]
+    assert read_file(path, 300) == b"a" * 300 and reads[1:] == [300]
+
+
 def test_a_file_that_grows_while_read_is_read_on_to_the_limit(tmp_path, monkeypatch):
     """Its size is taken before the read: what was appended since is read too, up to the limit."""
     path = tmp_path / "f.py"
