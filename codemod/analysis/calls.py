@@ -392,11 +392,16 @@ class Calls:
         return bool(name) and name in self.ix.functions
 
     def _fills_a_route(self, fn: cst.FunctionDef, kind: str, path: str, method: str | None) -> bool:
-        """Does a module-level function's request name one v1 route whole, its parameters only filling the route's
-        own holes (`f"{API}/pods/{pod_id}"`)? Then it is no helper: the route is read in its module, and what it
-        returns reaches its callers as an answer (codemod.crossfile.ReturnSig), not as a call they spell."""
-        if kind != "v1" or "." in (self.qualname(fn) or ".") or not path.startswith("/") \
+        """Does a function's request name one v1 route whole, its parameters only filling the route's own holes
+        (`f"{API}/pods/{pod_id}"`)? Then it is no helper: the route is read in its module, and what a module-level
+        function returns reaches its callers as an answer (codemod.crossfile.ReturnSig), not as a call they spell.
+        A method is taken so only when it returns nothing (`stop_pod(self, pod_id)`): what a method returns is not
+        followed into other modules, so one that returns an answer stays a helper its callers' reads go through."""
+        qualname = self.qualname(fn)
+        if kind != "v1" or qualname is None or not path.startswith("/") \
                 or not path.strip("/").split("/")[0].strip(HOLE):
+            return False
+        if "." in qualname and any(ret.value is not None for ret in self.ix.returns.get(id(fn), ())):
             return False
         routes = self.kb.match(path.split("?")[0], method)
         return len(routes) == 1

@@ -586,3 +586,52 @@ def test_a_function_per_route_is_read_where_it_is_defined_and_its_answer_where_i
     states = {(path, s.line): (s.state, s.rule) for path, r in out.items() for s in r.states}
     assert states == {("rp/pods.py", 7): (1, "L01"), ("rp/pods.py", 13): (1, "L04")}
     assert not any(r.manual for r in out.values())
+
+
+SDK_CLASS = '''import requests
+
+
+class RunPodREST:
+    def __init__(self, api_key, base_url="https://rest.runpod.io/v1"):
+        self.base_url = base_url.rstrip("/")
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Bearer {api_key}"
+
+    def get_pod(self, pod_id):
+        r = self.session.get(f"{self.base_url}/pods/{pod_id}", timeout=30)
+        r.raise_for_status()
+        return r.json()
+
+    def stop_pod(self, pod_id):
+        self.session.post(f"{self.base_url}/pods/{pod_id}/stop", timeout=30).raise_for_status()
+'''
+
+SDK_USER = '''import os
+
+from rpc.client import RunPodREST
+
+client = RunPodREST(os.environ["RUNPOD_API_KEY"])
+pod = client.get_pod("abc")
+if pod["desiredStatus"] == "RUNNING":
+    client.stop_pod(pod["id"])
+'''
+
+
+def test_a_method_per_route_that_returns_nothing_is_read_where_it_is_defined():
+    """`stop_pod(self, pod_id)` names one route whole and returns nothing: plain v2 in its class, and its callers'
+    calls are no call sites of their own (it was flagged in the caller "stays on v1: it joins something after the
+    path" while the method itself moved to /action). `get_pod` returns its answer, which other modules read: what a
+    method returns is not followed across modules, so it stays a helper whose request is translated at run time."""
+    out = rewrite_files({"rpc/__init__.py": "", "rpc/client.py": SDK_CLASS, "status.py": SDK_USER})
+    assert out["rpc/client.py"].new_source == SDK_CLASS.replace(
+        "import requests\n", "import requests\n\nimport v1bridge_compat\n").replace(
+        "https://rest.runpod.io/v1", "https://api.runpod.io/v2").replace(
+        'r = self.session.get(f"{self.base_url}/pods/{pod_id}", timeout=30)',
+        'r = v1bridge_compat.call_v1(lambda method, url, **kw: self.session.request(method, url, timeout=30, **kw), '
+        '"GET", f"{self.base_url}/pods/{pod_id}")').replace(
+        '/stop", timeout=30)', '/action", timeout=30, json={"action": "stop"})')
+    assert out["status.py"].new_source == SDK_USER
+    states = {(path, s.line): (s.state, s.rule) for path, r in out.items() for s in r.states}
+    assert states == {("rpc/client.py", 11): (2, "L01"), ("rpc/client.py", 16): (1, "L04"),
+                      ("status.py", 6): (2, "L01")}
+    assert not any(r.manual for r in out.values())
