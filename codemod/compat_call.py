@@ -257,6 +257,13 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
         return None, "its helper expression spans several lines"
     if any(a.star for a in call.args):
         return None, "its arguments are unpacked (*args/**kwargs)"
+    if helper.sig is not None and helper.sig.library:  # `rest().post(...)`: the library client's own request
+        others = tuple(a for a in call.args if a.keyword is not None
+                       and a.keyword.value not in ("json", "params", "url", "method"))
+        if any(a.keyword.value in ("data", "content", "files") for a in others):
+            return None, "its body is sent encoded (data=), which the run-time translation cannot read"
+        return _wrap(call, f"lambda method, url, **kw: {an.code_of(func.value)}.request(method, url, **kw)", site,
+                     others)
     taken = {helper.path_param, helper.method_param, helper.body_param, site.body_kw, "params",
              helper.sig.query_param if helper.sig is not None else None}
     bound = an._bind(helper, call)

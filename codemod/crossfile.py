@@ -80,6 +80,8 @@ class HelperSig:
     query_param: str | None = None  # its parameter whose mapping it encodes after the path (`query=`), if any
     api: str = "v1"  # "v2": a helper already on v2 (a rewrite moved it): its callers' calls are v2 code
     group: str = ""  # the helper whose request it goes through (`RunPodClient.request` for `.get`): they move as one
+    library: str = ""  # "httpx": a verb of the library client a function returns (`rest().get`), its request(method,
+    # url, **kw) the library's
 
     @property
     def key(self) -> str:
@@ -180,6 +182,9 @@ class Verdict:
     text: str | None = None
     why: str | None = None
     line: int = 0
+    # 'go' only with these helpers ((defining file, helper key)): the base of a client they hand other files, which
+    # must not move while the run keeps them on v1 (their callers' paths would reach v2 as v1 wrote them)
+    needs: tuple[tuple[str, str], ...] = ()
 
 
 class Table:
@@ -491,12 +496,18 @@ def resolve(table: Table, run: Runner) -> tuple[dict[str, object], dict[tuple[st
         table = grown
     for _ in range(MAX_ROUNDS):
         newly: dict[tuple[str, str], str] = {}
-        for key, verdicts in _verdicts(table, results).items():
+        verdicts_now = _verdicts(table, results)
+        for key, verdicts in verdicts_now.items():
             if key in blocked:
                 continue
             why = _why_blocked(verdicts, key[0])
             if why is not None:
                 newly[key] = why
+        for key, verdicts in verdicts_now.items():  # a base that moves only with helpers kept above stays too
+            if key not in blocked and key not in newly:
+                why = _why_blocked(verdicts, key[0], {**blocked, **newly})
+                if why is not None:
+                    newly[key] = why
         if not newly:
             break
         blocked.update(newly)
@@ -563,11 +574,16 @@ def _verdicts(table: Table, results: dict[str, object]) -> dict[tuple[str, str],
     return out
 
 
-def _why_blocked(verdicts: list[tuple[str, Verdict]], origin: str) -> str | None:
+def _why_blocked(verdicts: list[tuple[str, Verdict]], origin: str, blocked: dict | None = None) -> str | None:
     stay = [(p, v) for p, v in verdicts if v.state == "stay"]
     if stay:
         path, v = stay[0]  # named from the defining file's folder: the text is the same wherever the run starts
         return f"{posixpath.relpath(path, posixpath.dirname(origin) or '.')}:{v.line}: {v.why}"
+    for path, v in verdicts:
+        kept = next((key for key in v.needs if blocked and key in blocked), None)
+        if v.state == "go" and kept is not None:
+            return (f"{posixpath.relpath(path, posixpath.dirname(origin) or '.')}:{v.line}: it is the base of "
+                    f"{kept[1][len(HELPER_KEY):]}(), which stays v1 ({blocked[kept]})")
     texts = {v.text for _p, v in verdicts if v.state == "go"}
     if len(texts) > 1:
         return "its users would migrate it to different texts (" + ", ".join(sorted(texts)) + ")"

@@ -297,6 +297,7 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
     # before the word on shared constants: a base a translated or agreed helper moves is one
     _translate(plan, translating, translated)
     _helpers_agreed(plan, fam, sites, blocked_roots)
+    _factories_agreed(plan, fam, sites)
     _cross_file(plan, fam, sites, reasons, all_traced)
     _returns_agreed(plan, fam, blocked_roots, wrapped, translated, plan_read)
     _states(plan, fam, sites, extra, n_calls, blocked_roots, wrapped, translated)
@@ -408,7 +409,10 @@ def _verdict(plan: "Plan", fam: _Families, sites: list, reasons: dict, traced: s
         return Verdict("stay", why="its calls need different edits of it", line=an.where(sites[units[0]].call)[0]
                        if units else 0)
     if spans:
-        return Verdict("go", text=tuple(sorted(tuple(s[:4]) for s in spans)))
+        needs, line = plan.scratch.get("moves-with", {}).get(node_id, (None, 0))  # a client factory's base, the
+        # factory still weighed by the run
+        return Verdict("go", text=tuple(sorted(tuple(s[:4]) for s in spans)), needs=(needs,) if needs else (),
+                       line=line)
     if units:
         return Verdict("same")
     node = an.ext_nodes.get(name) if name in an.externals else next(constant_literal(n)
@@ -819,7 +823,8 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
     why_not = plan.scratch.get("unwrapped", {})
     # plain v2 calls with what v2 lacks kept around them (create_with_fallback, codemod.rules.l02; regroup_billing,
     # codemod.rules.q25): state 2 while their change stands
-    kept = {u for key, units in plan.change_units.items() if key[0] in ("compat-create", "compat-regroup")
+    kept = {u for key, units in plan.change_units.items() if key[0] in ("compat-create", "compat-regroup",
+                                                                         "compat-error")
             for u in units}
     created = {u: why for u, why in plan.scratch.get("compat-created", {}).items() if u in kept}
     # plain v2 calls whose answer a function returns as its v1 view (`_plan_view`): state 2 while that view stands
@@ -956,6 +961,37 @@ def _helpers_agreed(plan: "Plan", fam: _Families, sites: list, blocked: set) -> 
         _move_helper_base(plan, inner, "every call through which is v2 at its call site",
                           f"the base of {name}() moves to v2: every call through it, here and in other files, is v2 "
                           "at its call site")
+
+
+def _factories_agreed(plan: "Plan", fam: _Families, sites: list) -> None:
+    """This module's functions returning an httpx client on a v1 base whose verbs other files call
+    (`rest().get("/templates")`, codemod.analysis ClientFactory): read at each call site like a helper's calls. This
+    file's word: 'go' unless the base cannot move with them. While the run has not agreed, the base's move is this
+    file's word on the constant it reads, on condition that the factory moves (Verdict.needs); once agreed, it moves.
+    The library's requests cannot be translated at run time, so a factory the run keeps leaves its base on v1."""
+    from codemod.crossfile import HELPER_KEY, Verdict
+
+    an = plan.an
+    for factory in plan.facts.client_factories:
+        key = HELPER_KEY + factory.name
+        inner = factory.helper
+        if key not in an.exports or inner.base_kind != "v1":
+            continue
+        given = an.exports[key]
+        if given is None:
+            why = _base_kept(plan, inner, set(), sites, fam)
+            plan.verdicts[(an.path, key)] = Verdict("stay", why=why, line=an.where(inner.fn)[0]) if why \
+                else Verdict("go")
+            if why:
+                continue
+            line = an.where(inner.inner.call)[0]
+            plan.scratch.setdefault("moves-with", {}).update(
+                {id(p.node): ((an.path, key), line) for p in inner.base.pieces if p.node is not None})
+        elif given.state not in ("go", "same"):
+            continue
+        _move_helper_base(plan, inner, "every call on the client it returns is v2 at its call site",
+                          f"the base of the client {factory.name}() returns moves to v2: every call on it, in other "
+                          "files, is v2 at its call site")
 
 
 def _move_helper_base(plan: "Plan", inner, how: str, request: str) -> None:
@@ -1161,9 +1197,11 @@ def _on_clients_from_elsewhere(plan: "Plan") -> None:
         where = posixpath.relpath((untyped or (origin,))[0], posixpath.dirname(an.path) or ".") \
             if not (origin or "").startswith(".") else origin
         if untyped is not None:  # `def f(s): s.call(...)` in a file that imports a client class with that helper
+            made, _dot, _verb = untyped[1].rpartition(".")
+            typing = f"bind it here (`{root.value} = {made}`)" if made.endswith("()") else \
+                f"give it a type (`{root.value}: {made}`)"  # a library client a function returns, or a class
             why = (f"{route.label()} on `{root.value}`, which the rewrite cannot type (it may be a {untyped[1]}() "
-                   f"of {where}): give it a type (`{root.value}: {untyped[1].split('.')[0]}`) and run the rewrite "
-                   f"again ({plan.rule_text(rule)})")
+                   f"of {where}): {typing} and run the rewrite again ({plan.rule_text(rule)})")
         else:
             why = (f"{route.label()} on a client made in {where} ({root.value}), whose base the rewrite cannot "
                    f"follow to this call: migrate the client's base and this path together by hand "

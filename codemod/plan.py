@@ -50,7 +50,7 @@ ORDER = {kind: i for i, kind in enumerate(
     ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
      "drop-statement", "subscript",
      "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-create", "compat-regroup",
-     "compat-view", "compat-import", "uncomment",
+     "compat-error", "compat-view", "compat-import", "uncomment",
      "comment"])}
 
 

@@ -16,7 +16,8 @@ import functools
 import libcst as cst
 
 from codemod.analysis.calls import VERBS, CallSite, Calls, HelperInfo, UrlInfo
-from codemod.analysis.facts import BodyWrite, CallFact, FileFacts, PathArgument, Read, Source, Typed, VerbChoice
+from codemod.analysis.facts import (BodyWrite, CallFact, ClientFactory, FileFacts, PathArgument, Read, Source, Typed,
+                                     VerbChoice)
 from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.calls import URLENCODE
@@ -111,6 +112,7 @@ class Analyzer(Strings, Calls, Flow):
         self._calls_through_imported_helpers()
         self._calls_returning_answers()
         self._handed_in_reads()
+        self.facts.client_factories = [ClientFactory(name, helper) for name, helper in self.factory_helpers()]
         self.facts.module_facts = self._module_facts()
         self.facts.path_arguments = self._path_arguments()
         return self.facts
@@ -196,6 +198,7 @@ class Analyzer(Strings, Calls, Flow):
                 out.append(HelperSig(name, tuple(params), info.path_param, info.method, info.method_param,
                                      info.body_param, info.slash_join, why, **self._sig_reading(fn, info)))
         out += self._inherited_verbs(out)
+        out += self._factory_verbs()
         out += self._translated_helpers({sig.name for sig in out})
         return tuple(sorted(out, key=lambda sig: sig.name))
 
@@ -222,6 +225,27 @@ class Analyzer(Strings, Calls, Flow):
                                    method=verb.upper(), method_param=None, body_param=None, kwargs_param="kwargs",
                                    defaults=(), returns="response", forwards_params=True, query_param=None,
                                    group=sig.group or sig.name))
+        return out
+
+    def _factory_verbs(self) -> list:
+        """`rest().get("/templates")` in another file, `rest` a function of this module returning an httpx client on
+        a base (codemod.analysis.calls.factory_helpers): each verb of the client, and its request(), is a helper of
+        the factory (named `rest().get`, moving as one with `rest`). The library's requests cannot be translated at
+        run time: a call through it that stays v1 keeps the base on v1 with it (why_not)."""
+        from codemod.crossfile import HelperSig
+
+        out = []
+        for factory in self.facts.client_factories:
+            helper = factory.helper
+            cls = f"{factory.name}()"
+            why = (f"{cls} returns an httpx client, whose requests the rewrite cannot translate at run time"
+                   if helper.base_kind == "v1" else "")
+            common = dict(why_not=why, base=flatten(helper.base.pieces), kwargs_param="kwargs",
+                          is_async=helper.is_async, forwards_params=True, ends_url=True, api=helper.base_kind,
+                          group=factory.name, library="httpx")
+            for verb in sorted(VERBS - {"head", "options"}):
+                out.append(HelperSig(f"{cls}.{verb}", ("url",), "url", verb.upper(), None, None, True, **common))
+            out.append(HelperSig(f"{cls}.request", ("method", "url"), "url", None, "method", None, True, **common))
         return out
 
     def _sends_through_compat(self, fn: cst.FunctionDef) -> bool:
@@ -473,9 +497,9 @@ class Analyzer(Strings, Calls, Flow):
         if not refs:
             return
         known = {id(t.call) for t in self.facts.through} | self.planned_through | {
-            id(site.call) for site in (*(cf.site for cf in self.facts.calls), *(s for s, _r in self.facts.relative),
-                                       *(s for s, _r in self.facts.unresolved), *(u[0] for u in self.facts.unmatched),
-                                       *self.facts.foreign)}
+            id(site.call) for site in (*(cf.site for cf in self.facts.calls), *(s for s, _r in self.facts.unresolved),
+                                       *(u[0] for u in self.facts.unmatched), *self.facts.foreign)}
+        relative = {id(site.call) for site, _r in self.facts.relative}  # `c.delete("/pods/x")` on no known base
         for call in self.ix.calls:
             func = call.func
             if id(call) in known or not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name) \
@@ -485,7 +509,8 @@ class Analyzer(Strings, Calls, Flow):
                 sig = next((s for s in ref.sigs if s.name.rpartition(".")[2] == func.attr.value), None)
                 found = self._untyped_route(call, sig) if sig is not None and sig.api == "v1" else None
                 if found is not None:
-                    self.facts.relative.append(found)
+                    if id(call) not in relative:
+                        self.facts.relative.append(found)
                     self.facts.untyped[id(call)] = (ref.origin, sig.name)
                     break
 
@@ -619,8 +644,10 @@ class Analyzer(Strings, Calls, Flow):
         attributes = sorted({f"{use.value}.{parent.attr.value}" for scope in self.ix.names.values()
                              for local in whole for use in scope.get(local, ())
                              if isinstance(parent := self.parent(use), cst.Attribute) and parent.value is use})
+        factories = tuple((f.name, "factory", f"{f.name}()") for f in self.facts.client_factories)
         return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative),
-                           attributes=tuple(attributes), fields=fields, instances=self._instances(helpers),
+                           attributes=tuple(attributes), fields=fields,
+                           instances=tuple(sorted(self._instances(helpers) + factories)),
                            views=views, returns=returns)
 
     def _instances(self, helpers: tuple) -> tuple:
@@ -977,6 +1004,10 @@ class Analyzer(Strings, Calls, Flow):
                 holder = self.parent(holder)
             if isinstance(holder, cst.Return) and scope is not None:
                 self.compat_answers.add(scope.name.value)  # `return v1bridge_compat.call_v1(...)`: a v1 answer
+            bound = self._bound_name(self.parent(call) if isinstance(self.parent(call), cst.Await) else call)
+            if bound is not None and scope is not None and any(  # `r = call_v1(...)`; `return r.json()` (or `r`)
+                    _returns_name(ret, bound[0]) for ret in self.ix.returns.get(id(scope), [])):
+                self.compat_answers.add(scope.name.value)
             for arg in call.args:
                 value = arg.value
                 if isinstance(value, cst.Name):
@@ -1070,3 +1101,12 @@ def analyze(source: str, path: str, *, v2_base: str | None = None, externals: di
         return an, an.run()
     except RecursionError:
         return an, FileFacts(path, error="too deeply nested to analyse")
+
+
+def _returns_name(ret: cst.Return, name: str) -> bool:
+    """`return NAME`, `return NAME.json()` (awaited or not)."""
+    value = ret.value.expression if isinstance(ret.value, cst.Await) else ret.value
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "json" \
+            and not value.args:
+        value = value.func.value
+    return isinstance(value, cst.Name) and value.value == name

@@ -22,6 +22,7 @@ CLIENT_FACTORIES = {
     ("httpx", "Client"), ("httpx", "AsyncClient"), ("aiohttp", "ClientSession"),
     ("requests", "Session"), ("requests", "session"),
 }
+ASYNC_CLIENTS = {("httpx", "AsyncClient"), ("aiohttp", "ClientSession")}
 
 
 
@@ -142,6 +143,8 @@ class Calls:
                     factory, base, base_refs = self._client_of(func.value, scope)
                     if factory:
                         library = factory
+                        # an async client's call, awaited later (`asyncio.gather(c.get(a), c.get(b))`)
+                        is_async = is_async or self._async_client(func.value, scope)
                     elif self._is_helper_call(call):
                         helper_site = self._helper_site(call)
                         if helper_site is not None:
@@ -245,6 +248,50 @@ class Calls:
         flat = flatten(pieces)
         kind, start, host_edit = self.classify(flat)
         return parts[0], UrlInfo(kind, pieces, start, len(flat), host_edit, ours=self.is_ours(flat)), refs
+
+    def _async_client(self, receiver: cst.CSTNode, scope) -> bool:
+        """Is the receiver an `httpx.AsyncClient` or an `aiohttp.ClientSession` (its calls answer awaitables)?"""
+        value, _scope = self._receiver_value(receiver, scope)
+        return isinstance(value, cst.Call) and self._factory(value) in ASYNC_CLIENTS
+
+    def factory_helpers(self) -> list[tuple[str, HelperInfo]]:
+        """(name, the function as a helper) of this module's functions that return an httpx client made on a base of
+        this service (`def rest(): return httpx.Client(base_url=config.REST_URL)`, or a module global made once and
+        returned): what other files call on it (`rest().get("/templates")`) is a request to that base plus their
+        path (httpx joins them)."""
+        out = []
+        for name, fns in sorted(self.ix.functions.items()):
+            fn = fns[0] if len(fns) == 1 and isinstance(self.parent(fns[0]), cst.Module) else None
+            made = self._returned_client(fn) if fn is not None else None
+            if made is None or self._factory(made)[0] != "httpx":
+                continue
+            _library, base, refs = self._client_of(made, fn)
+            if base is None or base.kind not in ("v1", "v2") or not any(p.node is not None for p in base.pieces) \
+                    or any(p.text is None or p.param for p in base.pieces) or base.kind == "v1" and base.host_edit is None:
+                continue
+            is_async = self._factory(made) in ASYNC_CLIENTS
+            inner = CallSite(made, None, None, None, None, "httpx", base=base, refs=list(refs))
+            out.append((name, HelperInfo(fn, [], "url", None, None, None, "kwargs", base, base.kind, "response",
+                                         is_async, slash_join=True, inner=inner, refs=list(refs))))
+        return out
+
+    def _returned_client(self, fn: cst.FunctionDef) -> cst.Call | None:
+        """The one client construction every `return` of FN answers: `return httpx.Client(...)`, or a name whose every
+        binding but None, in FN and at module level, is that construction (`global _rest; if _rest is None: _rest =
+        httpx.Client(...); return _rest`)."""
+        found = set()
+        made: cst.Call | None = None
+        for ret in self.ix.returns.get(id(fn), []):
+            value = ret.value
+            if isinstance(value, cst.Name):
+                bound = [v for scope in (id(fn), None) for v, _stmt in self.ix.assigns.get(scope, {}).get(value.value, [])
+                         if not (isinstance(v, cst.Name) and v.value == "None")]
+                value = bound[0] if len(bound) == 1 else None
+            if not isinstance(value, cst.Call) or not self.is_client_factory(value):
+                return None
+            found.add(id(value))
+            made = value
+        return made if len(found) == 1 else None
 
     def client_base(self, cls: cst.ClassDef) -> str | None:
         """The library of the client class CLS subclasses (`class RunPodSession(requests.Session)`), or None."""

@@ -24,7 +24,7 @@ from codemod.knowledge import Route
 if TYPE_CHECKING:  # pragma: no cover
     from libcst.metadata import CodeRange
 
-    from codemod.analysis.calls import CallSite, UrlInfo
+    from codemod.analysis.calls import CallSite, HelperInfo, UrlInfo
 
 
 @dataclass(frozen=True)
@@ -240,6 +240,18 @@ class PathArgument:
 
 
 @dataclass
+class ClientFactory:
+    """A module-level function that returns a library client made on a base (`def rest(): return
+    httpx.Client(base_url=config.REST_URL)`, also when kept in a module global): the calls other files make on what
+    it returns (`rest().get("/templates")`) are requests to that base plus their path."""
+
+    name: str
+    # the function as a helper: `fn` the factory, `inner` the client's construction with its `base`, `refs` the names
+    # read to build the base (what moves with it, codemod.decide)
+    helper: "HelperInfo"
+
+
+@dataclass
 class FileFacts:
     path: str
     module: cst.Module | None = None
@@ -260,6 +272,7 @@ class FileFacts:
     untyped: dict[int, tuple[str, str]] = field(default_factory=dict)
     returned: list[ReturnedCall] = field(default_factory=list)  # calls of other files' functions returning answers
     path_arguments: list[PathArgument] = field(default_factory=list)  # literal resource paths handed to any call
+    client_factories: list[ClientFactory] = field(default_factory=list)  # its functions returning a library client
     error: str | None = None
     module_facts: object = None  # codemod.crossfile.ModuleFacts: constants and imports other files may read
     source: Source | None = None  # the parsed file as a rule reads it (None: it did not parse)

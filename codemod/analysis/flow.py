@@ -171,10 +171,14 @@ class Flow:
         else:  # x["k"]
             sub = self.parent(self.parent(parent)) if isinstance(parent, cst.Index) else None
             obj = sub.value if isinstance(sub, cst.Subscript) else None
-        for _ in range(3):  # through a name bound to it: an assignment, a loop or comprehension target
-            if not isinstance(obj, cst.Name):
+        for _ in range(4):  # through a name bound to it (an assignment, a loop or comprehension target) and the
+            # objects read on it (`ep["workers"]["idleTimeout"]`)
+            if isinstance(obj, cst.Subscript):
+                obj = obj.value
+            elif isinstance(obj, cst.Name):
+                obj = self._bound_value(obj)
+            else:
                 break
-            obj = self._bound_value(obj)
         if isinstance(obj, cst.Await):
             obj = obj.expression
         if not isinstance(obj, cst.Call):
@@ -212,6 +216,17 @@ class Flow:
             cur = self.parent(cur)
         scope = self.scope_of(name)
         assigned = self.ix.assigns.get(id(scope) if scope else None, {}).get(name.value, [])
+        if not assigned:  # `h, ep = await asyncio.gather(c.get(a), c.get(b))`: `ep` is the answer of `c.get(b)`
+            for use in self.ix.names.get(id(scope) if scope else None, {}).get(name.value, []):
+                element = self.parent(use)
+                target = self.parent(element) if isinstance(element, cst.Element) else None
+                stmt = self.parent(self.parent(target)) if isinstance(target, (cst.Tuple, cst.List)) else None
+                value = stmt.value.expression if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Await) \
+                    else None
+                if isinstance(value, cst.Call) and len(value.args) == len(target.elements):
+                    arg = value.args[next(i for i, e in enumerate(target.elements) if e is element)]
+                    if self._gathered_name(arg) == (name.value, stmt):
+                        return arg.value
         return assigned[0][0] if len(assigned) == 1 else None
 
     def _json_uses(self, response_expr: cst.CSTNode) -> list[cst.CSTNode]:
@@ -336,7 +351,27 @@ class Flow:
             return p.target.value, p
         if isinstance(p, cst.WithItem) and p.asname is not None and isinstance(p.asname.name, cst.Name):
             return p.asname.name.value, p
+        if isinstance(p, cst.Arg) and p.keyword is None and not p.star:
+            return self._gathered_name(p)
         return None
+
+    def _gathered_name(self, arg: cst.Arg) -> tuple[str, cst.CSTNode] | None:
+        """`h, ep = await asyncio.gather(c.get(a), c.get(b))`: the name the answer of one awaitable is unpacked to."""
+        gather = self.parent(arg)
+        if not isinstance(gather, cst.Call) or self._origin(dotted(gather.func) or "") != "asyncio.gather" \
+                or any(a.keyword is not None or a.star for a in gather.args):
+            return None
+        awaited = self.parent(gather)
+        stmt = self.parent(awaited) if isinstance(awaited, cst.Await) else None
+        if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 \
+                or not isinstance(stmt.targets[0].target, (cst.Tuple, cst.List)):
+            return None
+        names = stmt.targets[0].target.elements
+        at = next(i for i, a in enumerate(gather.args) if a is arg)
+        if len(names) != len(gather.args) or not isinstance(names[at], cst.Element) \
+                or not isinstance(names[at].value, cst.Name):
+            return None
+        return names[at].value.value, stmt
 
     def _uses_after(self, name: str, stmt: cst.CSTNode) -> list[cst.Name]:
         scope = self.scope_of(stmt)

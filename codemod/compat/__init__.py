@@ -41,7 +41,7 @@ FUNCTIONS = (
     "v1_view", "av1_view",
     "regroup_billing", "aregroup_billing",
     "all_pages", "aall_pages",
-    "call_v1", "acall_v1",
+    "call_v1", "acall_v1", "v1_error",
     "with_v1_body", "awith_v1_body",
     "v2_body", "v2_route", "by_method",
     "CompatError", "V1Response", "V1BRIDGE_VERSION",

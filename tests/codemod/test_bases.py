@@ -373,7 +373,7 @@ CASES = {
             if not r.ok:
                 raise RuntimeError(r.json().get("detail"))
     '''),
-    "an error text tested for v1's words (through a variable and a function): the call keeps v1's error shape through the compat module": _case('''
+    "an error text tested for v1's words (through a variable and a function): the call is plain v2, its errors keep v1's shape through the compat module": _case('''
         import requests
         BASE = "https://rest.runpod.io/v1"
         def _busy(message):
@@ -394,7 +394,7 @@ CASES = {
         def _busy(message):
             return "not enough free gpus" in (message or "").lower()
         def stop(pod_id):
-            r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, timeout=30, **kw), "POST", f"{BASE}/pods/{pod_id}/stop")
+            r = v1bridge_compat.v1_error(requests.post(f"{BASE}/pods/{pod_id}/action", timeout=30, json={"action": "stop"}), "pods.stop")
             if not r.ok:
                 msg = r.json().get("message")
                 if _busy(msg):

@@ -477,6 +477,135 @@ def test_a_client_made_from_a_constant_another_module_moves_keeps_that_constant_
     assert [(s.line, s.state) for s in out["pkg/pods.py"].states] == [(7, 3)]
 
 
+FACTORY_CONFIG = 'import os\n\nREST_URL = os.environ.get("RP_URL", "https://rest.runpod.io/v1")\n'
+FACTORY_HTTP = '''import httpx
+
+from . import config
+
+_rest = None
+
+
+def rest() -> httpx.Client:
+    global _rest
+    if _rest is None:
+        _rest = httpx.Client(base_url=config.REST_URL, timeout=20.0)
+    return _rest
+'''
+FACTORY_CALLS = '''from .http import rest
+
+
+def names():
+    r = rest().get("/networkvolumes")
+    r.raise_for_status()
+    return [v["name"] for v in r.json()]
+
+
+def drop(volume_id):
+    c = rest()
+    c.delete(f"/networkvolumes/{volume_id}").raise_for_status()
+'''
+
+
+def test_calls_on_the_library_client_another_module_s_function_returns_are_v2_and_its_base_constant_moves():
+    """gpuctl's shape: `rest()` returns an `httpx.Client(base_url=config.REST_URL)` kept in a module global; other
+    modules call `rest().get(...)` or bind `c = rest()`. Those calls are read at their call site on that base (plain
+    v2 there), the factory's `base_url=` is not an escape of the constant, and the constant moves: the factory's
+    module itself is left as it is."""
+    files = {"pkg/__init__.py": "", "pkg/config.py": FACTORY_CONFIG, "pkg/http.py": FACTORY_HTTP,
+             "pkg/volumes.py": FACTORY_CALLS}
+    out = rewrite_files(files)
+    assert out["pkg/config.py"].new_source == FACTORY_CONFIG.replace("https://rest.runpod.io/v1",
+                                                                     "https://api.runpod.io/v2")
+    assert out["pkg/http.py"].new_source == FACTORY_HTTP
+    assert out["pkg/volumes.py"].new_source == FACTORY_CALLS.replace(
+        'rest().get("/networkvolumes")', 'rest().get("/network-volumes")').replace(
+        "for v in r.json()]", 'for v in r.json()["networkVolumes"]]').replace(
+        'c.delete(f"/networkvolumes/{volume_id}")', 'c.delete(f"/network-volumes/{volume_id}")')
+    assert [(s.line, s.state, s.rule) for s in out["pkg/volumes.py"].states] == [(5, 1, "Q02"), (12, 1, "L01")]
+    again = rewrite_files({path: r.new_source for path, r in out.items()})
+    assert all(r.new_source == out[path].new_source for path, r in again.items())
+
+
+def test_a_library_client_factory_whose_call_stays_v1_keeps_its_base_constant_for_every_module():
+    """A client handed in that may be `rest()`'s (`def drop_on(c, ...)`, untyped) keeps the factory on v1, whose
+    requests cannot be translated at run time; the constant it is made from must then stay v1 too, although another
+    module's own call through that constant could move it (the factory's word on it was 'go, if the factory
+    moves'). Nothing moves under the calls left on v1, and each says why."""
+    kept = FACTORY_CALLS + '\n\ndef drop_on(c, volume_id):\n    c.delete(f"/networkvolumes/{volume_id}")\n'
+    direct = 'import httpx\n\nfrom . import config\n\n\ndef pod(pod_id):\n' \
+             '    return httpx.get(f"{config.REST_URL}/pods/{pod_id}").json()\n'
+    files = {"pkg/__init__.py": "", "pkg/config.py": FACTORY_CONFIG, "pkg/http.py": FACTORY_HTTP,
+             "pkg/volumes.py": kept, "pkg/pods.py": direct}
+    out = rewrite_files(files)
+    assert 'REST_URL = os.environ.get("RP_URL", "https://rest.runpod.io/v1")' in out["pkg/config.py"].new_source
+    assert "https://api.runpod.io/v2" not in "".join(r.new_source for r in out.values())
+    assert out["pkg/config.py"].new_source.splitlines()[2] == (
+        "# v1bridge: L01 REST_URL is imported by other files of the run and stays v1 with them (http.py:11: it is the "
+        "base of rest(), which stays v1 (volumes.py:16: a v1 call on a client the rewrite cannot type may go through "
+        "it)); use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)")
+    assert [(s.line, s.state, s.cause.split(":")[0]) for s in out["pkg/volumes.py"].states] == [
+        (5, 3, "GET /networkvolumes through rest().get() of http.py, which stays on v1"),
+        (12, 3, "DELETE /networkvolumes/{networkVolumeId} through rest().delete() of http.py, which stays on v1"),
+        (16, 3, "DELETE /networkvolumes/{networkVolumeId} on `c`, which the rewrite cannot type (it may be a "
+                "rest().delete() of http.py)")]
+    assert out["pkg/volumes.py"].states[2].cause.split("): ")[1].startswith(
+        "bind it here (`c = rest()`) and run the rewrite again")
+    assert [s.state for s in out["pkg/pods.py"].states] == [3]
+    assert out["pkg/http.py"].new_source == FACTORY_HTTP
+
+
+def test_an_awaitable_of_an_async_client_gathered_is_read_where_asyncio_gather_unpacks_it():
+    """`h, ep = await asyncio.gather(c.get(job_api), c.get(v1))` on an `httpx.AsyncClient`: the answer of the v1
+    call is `ep` (its `workersMax` read renamed), the job API's answer `h` keeps its own fields; neither is an answer
+    the rewrite cannot trace (which sent every call of the module through the run-time translation, and that with
+    the synchronous call_v1 on an awaitable)."""
+    source = '''import asyncio
+
+import httpx
+
+REST = "https://rest.runpod.io/v1"
+JOBS = "https://api.runpod.ai/v2"
+
+
+async def health(endpoint_id):
+    async with httpx.AsyncClient(timeout=20) as c:
+        h, ep = await asyncio.gather(
+            c.get(f"{JOBS}/{endpoint_id}/health"),
+            c.get(f"{REST}/endpoints/{endpoint_id}"),
+        )
+    return h.json()["workers"]["idle"], ep.json()["workersMax"]
+
+
+def delete(endpoint_id):
+    httpx.delete(f"{REST}/endpoints/{endpoint_id}").raise_for_status()
+'''
+    out = rewrite_files({"ep.py": source})["ep.py"]
+    assert out.new_source == source.replace("rest.runpod.io/v1", "api.runpod.io/v2").replace(
+        "/endpoints/", "/serverless/").replace('ep.json()["workersMax"]', 'ep.json()["workers"]["max"]')
+    assert [(s.line, s.state) for s in out.states] == [(13, 1), (19, 1)]
+
+
+def test_a_call_on_an_async_client_awaited_elsewhere_goes_through_acall_v1():
+    """A call of an `httpx.AsyncClient` not awaited where it is made (handed to asyncio.gather) answers an
+    awaitable: translated at run time, it goes through acall_v1, never call_v1 (asyncio.gather refused the
+    synchronous answer: TypeError)."""
+    source = '''import asyncio
+
+import httpx
+
+REST = "https://rest.runpod.io/v1"
+
+
+async def both(a, b, filters):
+    async with httpx.AsyncClient(timeout=20) as c:
+        return await asyncio.gather(c.get(f"{REST}/pods/{a}", params=filters), c.get(f"{REST}/pods/{b}"))
+'''
+    out = rewrite_files({"both.py": source})["both.py"]
+    assert "v1bridge_compat.acall_v1(lambda method, url, **kw: c.request(method, url, **kw), \"GET\", " \
+        'f"{REST}/pods/{a}", params=filters)' in out.new_source
+    assert "v1bridge_compat.call_v1(" not in out.new_source
+
+
 def test_a_v1_call_on_a_client_the_rewrite_cannot_type_keeps_the_helper_translated_at_run_time():
     untyped = 'from .client import Client\n\n\ndef stop(client, pod_id):\n    client.post(f"/pods/{pod_id}/stop")\n'
     files = {"pkg/__init__.py": "", "pkg/client.py": CLIENT, "pkg/volumes.py": USES_CLIENT, "pkg/untyped.py": untyped}

@@ -222,3 +222,19 @@ def test_a_create_with_no_capacity_answers_v1s_words_as_the_proxy_does(cm, clien
     # v1's words, then v2's (a loop written against either keeps working)
     assert answer.json() == proxied.json() == {"message": f"{words} ({v2.json()['detail']})"}
     assert "no longer any instances available" in words.lower()
+
+
+def test_v1_error_gives_a_plain_v2_call_s_error_v1s_shape_and_words_and_leaves_its_success_as_it_came(cm, client, v1):
+    """`v1_error(<plain v2 create>, "pods.create")`: a refusal for capacity answers what the proxy answers the v1
+    create (v1's status, `{"message": <v1 words> (<v2 detail>)}`), so a loop matching v1's words walks on; an answer
+    that succeeded is the v2 answer itself (its reads are v2 code)."""
+    refused = client.send("POST", "/pods", json={**pod_body(), "gpu": {"id": UNAVAILABLE_GPU, "count": 1}})
+    proxied = v1.session.post(f"{v1.base}/pods", json={**V1_POD, "gpuTypeIds": [UNAVAILABLE_GPU]}, timeout=20)
+    answer = cm.v1_error(refused, "pods.create")
+    assert (answer.status_code, answer.ok, answer.json()) == (proxied.status_code, False, proxied.json())
+    assert "no longer any instances available" in answer.json()["message"].lower()
+    made = client.send("POST", "/pods", json=pod_body(name="v1-error"))
+    assert cm.v1_error(made, "pods.create") is made and made.json()["image"]
+    client.send("DELETE", f"/pods/{made.json()['id']}")
+    with pytest.raises(cm.CompatError):
+        cm.v1_error(made, "pods.resurrect")

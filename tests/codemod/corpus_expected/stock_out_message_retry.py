@@ -22,12 +22,19 @@ def _is_stock_out(message):
 
 
 def create_pod(api_key, name, gpu_type, image):
-    resp = v1bridge_compat.call_v1(
-        lambda method, url, **kw: requests.request(method, url, headers={"Authorization": f"Bearer {api_key}"}, timeout=90, **kw), "POST",
+    resp = v1bridge_compat.v1_error(requests.post(
         f"{RUNPOD_API_BASE}/pods",
-        json={"name": name, "imageName": image, "gpuTypeIds": [gpu_type], "gpuCount": 1,
-              "cloudType": "SECURE", "volumeInGb": 0, "containerDiskInGb": 30},
-    )
+        headers={"Authorization": f"Bearer {api_key}"},
+        json={
+            "name": name,
+            "image": image,
+            "gpu": {"id": gpu_type, "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
+            "cloud": "SECURE",
+            "disk": 30,
+            "ports": ["8888/http", "22/tcp"],
+        },
+        timeout=90,
+    ), "pods.create")
     return resp
 
 
