@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/run_all.py --quick     # under 3 minutes: 2 rounds x 2 s, 10 s soak, 1,000-file trees
     .venv/bin/python bench/run_all.py --full      # ~12 minutes: 5 rounds x 5 s, 5 min soak, 10,000-file trees
+    .venv/bin/python bench/run_all.py --quick --files 10000   # quick, with the issues' 10,000-file trees
 
 Proxy hot path (bench/hotpath.py): against a fast upstream (nginx serving pre-serialised v2 answers, pinned
 with wrk to CPU 0), direct / plain aiohttp pass-through / naive translator (bench/naive_translator.py) /
@@ -362,6 +363,9 @@ def main() -> int:
     mode.add_argument("--full", action="store_true", help="longer runs, 5-minute soak, 10,000-file trees")
     parser.add_argument("--connections", type=int, default=16, help="sandbox scenario connections")
     parser.add_argument("--hot-connections", type=int, default=50, help="hot-path connections (wrk -t1)")
+    parser.add_argument("--files", type=int, metavar="N",
+                        help="files in the rewrite and audit trees (default: 1,000 quick, 10,000 full; the issues' "
+                             "goals are set on 10,000)")
     parser.add_argument("--only", choices=[*CORE, *(name for name, *_ in SECTIONS)], metavar="NAME",
                         help="run one section; writes bench/results/ only, never docs/bench.md")
     args = parser.parse_args()
@@ -380,6 +384,7 @@ def main() -> int:
     wanted = (lambda section: args.only in (None, section))
     steps = [c for c in CORE if wanted(c)] + [name for name, *_ in SECTIONS if wanted(name)]
     step = iter(range(1, len(steps) + 1))
+    tree_files = args.files or (10_000 if full else 1_000)
     hot, rows, files = {"lines": []}, [], None
     mem = {"soak_stable": True}
     if wanted("proxy"):
@@ -392,8 +397,8 @@ def main() -> int:
         print(f"[{next(step)}/{len(steps)}] memory (1,000 connections, {soak} s soak)", flush=True)
         mem = memory(soak, 1000)
     if wanted("files"):
-        print(f"[{next(step)}/{len(steps)}] rewrite and audit ({10_000 if full else 1_000} files)", flush=True)
-        files = files_per_second(10_000 if full else 1_000)
+        print(f"[{next(step)}/{len(steps)}] rewrite and audit ({tree_files:,} files)", flush=True)
+        files = files_per_second(tree_files)
     extra: list[str] = []
     for section, title, module_name, function in SECTIONS:
         if not wanted(section):
@@ -414,7 +419,7 @@ def main() -> int:
     print(report)
     print(f"written: {RESULTS / 'latest.md'}, {RESULTS / 'latest.json'}")
     if args.only is None:
-        command = f".venv/bin/python bench/run_all.py --{name}"
+        command = f".venv/bin/python bench/run_all.py --{name}" + (f" --files {args.files}" if args.files else "")
         DOCS_BENCH.write_text(docs_page(report, command, started, load_before, revision))
         print(f"written: {DOCS_BENCH}")
     return 0 if mem["soak_stable"] else 1
