@@ -50,6 +50,7 @@ class PythonAnalysis:
     compat_calls: list = field(default_factory=list)  # (line, function) of the v1bridge_compat calls in the module
     where: object = None  # node -> (line, column, source line): the analysis's positions
     path_arguments: list = field(default_factory=list)  # codemod.analysis.facts.PathArgument of each call (the audit)
+    positions: object = None  # codemod.analysis.syntax.LazyPositions of the module (its code generation is reused)
 
 
 def _collector_paused(work):
@@ -105,6 +106,7 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None, extern
     result.compat_calls = facts.compat_calls
     result.path_arguments = facts.path_arguments
     result.where = an.where
+    result.positions = an.pos
     result.v1_left = any(f.blocking for flags in plan.flags.values() for f in flags)
     result.uses_v2 = facts.uses_v2
     result.serverless_runtime = facts.serverless_runtime
@@ -156,8 +158,7 @@ def _piece_work(task: tuple) -> _PieceDone:
         done.rules = _count([e for e in analysis.edits
                              if pieces.keeps(shared, k, piece.module_line(analysis.where(e.node)[0])[1])])
         try:
-            done.new_text = analysis.module.visit(_Apply(analysis.edits, analysis.parents)).code \
-                if analysis.edits else piece.text
+            done.new_text = _applied(analysis) if analysis.edits else piece.text
         except Exception:
             done.new_text = None
         if done.new_text is not None:
@@ -168,6 +169,7 @@ def _piece_work(task: tuple) -> _PieceDone:
             except Exception as exc:
                 done.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
     analysis.module, analysis.parents, analysis.where, analysis.edits = None, {}, None, []  # the tree stays here
+    analysis.positions = None
     return done
 
 
@@ -351,6 +353,19 @@ class _Apply(cst.CSTTransformer):
             updated_node = APPLIERS[edit.kind](updated_node, edit.data)
         return updated_node
 
+    def on_visit_attribute(self, node, attribute) -> None:  # type: ignore[override]
+        """Nothing: this transformer has no visit_<Node>_<field> methods for libcst's to look up by name (a
+        formatted name and a failed getattr for each field of each node on the way to an edit)."""
+
+    def on_leave_attribute(self, original_node, attribute) -> None:  # type: ignore[override]
+        """Nothing, as on_visit_attribute."""
+
+
+def _applied(analysis: PythonAnalysis) -> str:
+    """The code of the module with the analysis's edits applied (what no edit touched is copied, not regenerated)."""
+    new_module = analysis.module.visit(_Apply(analysis.edits, analysis.parents))  # type: ignore[union-attr]
+    return analysis.positions.code_of_rewritten(new_module)  # type: ignore[union-attr]
+
 
 def _count(edits: list[Edit]) -> Counter:
     counts: Counter = Counter()
@@ -401,8 +416,7 @@ def rewrite_source(source: str, path: str = "<string>", *, v2_base: str | None =
     if _left_out(result, _count(analysis.edits), analysis.findings, selected):
         return result
     try:
-        new_module = analysis.module.visit(_Apply(analysis.edits, analysis.parents))  # type: ignore[union-attr]
-        new_source = new_module.code
+        new_source = _applied(analysis)
         # the output must parse: CPython's own parser is the judge (and much faster than a re-parse with libcst)
         ast.parse(new_source, path)
     except Exception as exc:  # never write something that does not parse

@@ -15,6 +15,7 @@ import functools
 
 import libcst as cst
 
+from codemod.analysis.codegen import code
 from codemod.analysis.calls import VERBS, CallSite, Calls, HelperInfo, UrlInfo
 from codemod.analysis.facts import (BodyWrite, CallFact, ClientFactory, FileFacts, PathArgument, Read, Source, Typed,
                                      VerbChoice)
@@ -767,7 +768,7 @@ class Analyzer(Strings, Calls, Flow):
                 if all(line.startswith(indent) for line in chunk[1:]):
                     chunk[1:] = [line[len(indent):] for line in chunk[1:]]
                     return self.module.default_newline.join(chunk)
-        return self.module.code_for_node(node).strip()
+        return code(node, self.module).strip()
 
     def commented_statements(self) -> list[cst.CSTNode]:
         """Statements with a `# v1bridge:` comment line above them (an earlier run's flags)."""

@@ -19,6 +19,7 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import NEWLINE_RE
 
+from codemod.analysis.codegen import LeanState, code, lean
 from codemod.knowledge import HOLE
 
 
@@ -264,16 +265,42 @@ class _Recording:
         return False
 
 
-class _PlacingState(CodegenState):
+class _PlacedParens:
+    """`with node._parenthesize(state)` of `_PlacingState` while `codegen.lean` is in force: the parentheses, and
+    the node's syntactic position between them (as libcst's `record_syntactic_position` inside it records)."""
+
+    __slots__ = ("state", "node", "line", "column")
+
+    def __init__(self, state: "_PlacingState", node) -> None:
+        self.state, self.node = state, node
+
+    def __enter__(self) -> None:
+        state = self.state
+        for lpar in self.node.lpar:
+            lpar._codegen(state)  # noqa: SLF001 - libcst's codegen, as its _parenthesize does
+        self.line, self.column = state.line, state.column
+
+    def __exit__(self, exc_type, *_exc) -> bool:
+        state = self.state
+        state.placed[id(self.node)] = (self.line, self.column, state.line, state.column)
+        if exc_type is None:
+            for rpar in self.node.rpar:
+                rpar._codegen(state)  # noqa: SLF001
+        return False
+
+
+class _PlacingState(LeanState):
     """libcst's PositionProvidingCodegenState, doing the same arithmetic in less Python: a position is a tuple
     (start line, start column, end line, end column) keyed by id(node), made a CodeRange only when asked for
     (LazyPositions). libcst's state builds three frozen dataclasses and two generator context managers per node,
-    most of the cost of an analysis' positions. Equal to `positions` on every node: tests/codemod/test_positions.py."""
+    most of the cost of an analysis' positions. Equal to `positions` on every node: tests/codemod/test_positions.py.
+    Under `codegen.lean(_placing_codegen)` it also records each node's span (codemod.analysis.codegen)."""
 
     __slots__ = ("line", "column", "placed", "_stack")
 
-    def __init__(self, default_indent: str, default_newline: str, line: int = 1) -> None:
-        super().__init__(default_indent=default_indent, default_newline=default_newline)
+    def __init__(self, default_indent: str, default_newline: str, line: int = 1,
+                 spans: dict | None = None) -> None:
+        super().__init__(default_indent, default_newline, spans)
         self.line, self.column = line, 0
         self.placed: dict[int, tuple[int, int, int, int]] = {}
         self._stack: list[tuple[int, int]] = []
@@ -291,6 +318,12 @@ class _PlacingState(CodegenState):
         else:
             self.column += len(value)
 
+    def pop_trailing_newline(self) -> None:
+        """As libcst's (the last token goes, the position stays), on a copy: the spans keep the tokens they
+        recorded."""
+        if self.tokens:
+            self.tokens = self.tokens[:-1]
+
     def before_codegen(self, node) -> None:
         self._stack.append((self.line, self.column))
 
@@ -301,6 +334,21 @@ class _PlacingState(CodegenState):
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None) -> _Recording:
         return _Recording(self, node, start_node, end_node)
+
+    def parenthesized(self, node) -> _PlacedParens:
+        return _PlacedParens(self, node)
+
+
+def _placing_codegen(self, state: _PlacingState, **kwargs) -> None:
+    """`CSTNode._codegen` for `_PlacingState` (its before/after_codegen in one frame), recording the node's span."""
+    tokens = state.tokens
+    start, line, column, indent = len(tokens), state.line, state.column, state.indent
+    self._codegen_impl(state, **kwargs)  # noqa: SLF001
+    key = id(self)
+    if key not in state.placed:  # a syntactic position recorded inside the node's code stays
+        state.placed[key] = (line, column, state.line, state.column)
+    if not kwargs:
+        state.spans[key] = (tokens, start, len(tokens), indent)
 
 
 def _code_range(placed: tuple[int, int, int, int]) -> CodeRange:
@@ -325,6 +373,7 @@ class LazyPositions(Mapping):
         self.lines: dict[int, int] | None = None  # id(top-level statement) -> line of its first token
         self.offsets: list[int] = []  # offset in the source where each line starts
         self.whole = False
+        self.spans: dict = {}  # id(node) -> its tokens in the code generated here (codemod.analysis.codegen)
 
     def _statement_lines(self) -> dict[int, int]:
         """The line each top-level statement's first token is on ({} when `ast` and libcst disagree on them)."""
@@ -348,12 +397,16 @@ class LazyPositions(Mapping):
     def _compute_all(self) -> None:
         self.whole = True
         try:
-            state = _PlacingState(self.module.default_indent, self.module.default_newline)
-            self.module._codegen(state)  # noqa: SLF001 - as `positions`, with the leaner state
+            self.spans = {}
+            state = _PlacingState(self.module.default_indent, self.module.default_newline, spans=self.spans)
+            with lean(_placing_codegen):
+                self.module._codegen(state)  # noqa: SLF001 - as `positions`, with the leaner state
+            self.spans.pop(id(self.module), None)  # its code lost the final newline its statements hold
             self.placed = state.placed
         except Exception:  # a libcst without these internals
             self.placed = {id(node): (r.start.line, r.start.column, r.end.line, r.end.column)
                            for node, r in positions(self.module).items()}
+            self.spans = {}
         self.computed = {}
 
     def _compute(self, node: cst.CSTNode) -> None:
@@ -372,8 +425,10 @@ class LazyPositions(Mapping):
         self.done.add(id(top))
         first = line - self._lines_before(top)  # the line its code starts on
         try:
-            state = _PlacingState(self.module.default_indent, self.module.default_newline, line=first)
-            top._codegen(state)  # noqa: SLF001 - as `positions`, one statement
+            state = _PlacingState(self.module.default_indent, self.module.default_newline, line=first,
+                                  spans=self.spans)
+            with lean(_placing_codegen):
+                top._codegen(state)  # noqa: SLF001 - as `positions`, one statement
         except Exception:  # a libcst without these internals
             self._compute_all()
             return
@@ -389,7 +444,7 @@ class LazyPositions(Mapping):
         and a definition's decorators."""
         before = len(getattr(top, "leading_lines", ()))
         for decorator in getattr(top, "decorators", ()):
-            before += len(NEWLINE_RE.findall(self.module.code_for_node(decorator)))
+            before += len(NEWLINE_RE.findall(code(decorator, self.module)))
         return before + len(getattr(top, "lines_after_decorators", ()))
 
     def _is_source_at(self, code: str, offset: int) -> bool:
@@ -398,6 +453,13 @@ class LazyPositions(Mapping):
             return True
         rest = self.source[offset:]
         return code.startswith(rest) and code[len(rest):] in ("\n", "\r\n", "\r")
+
+    def code_of_rewritten(self, rewritten: cst.Module) -> str:
+        """`rewritten.code`, REWRITTEN being this module with edits applied: the nodes it shares with this module
+        copy the tokens their positions were computed from (codemod.analysis.codegen)."""
+        same = (rewritten.default_indent, rewritten.default_newline) == (self.module.default_indent,
+                                                                          self.module.default_newline)
+        return code(rewritten, rewritten, self.spans if same else None)
 
     def __getitem__(self, node):
         key = id(node)
