@@ -34,6 +34,7 @@ class Patterns:
     names: re.Pattern[str]
     call_args: re.Pattern[str]
     method_near: re.Pattern[str]
+    v2_relative: re.Pattern[str]  # a `/v2/<resource>` path written relative to a base
 
 
 # Interpolations that stand for an unknown value inside a path or before it.
@@ -60,7 +61,17 @@ def patterns() -> Patterns:
         r"""(?:\bmethod\s*[:=]\s*["']?|-X\s*|--request[\s=]+|\.|\bhttp\.Method|\bNewRequest(?:WithContext)?\(\s*(?:ctx\s*,\s*)?["']|\bMethod\s*[:=]\s*["'])"""
         r"(?P<m>GET|POST|PUT|PATCH|DELETE|get|post|put|patch|delete|Get|Post|Put|Patch|Delete)\b"
     )
-    return Patterns(path, host, name_re, call_args, method_near)
+    v2_relative = re.compile(r"(?<![A-Za-z0-9_.])" + re.escape(cat.v2_prefix) + r"/(?:" + "|".join(
+        re.escape(s[0]) for s in sorted(cat.v2_relative) if s) + r")\b")
+    return Patterns(path, host, name_re, call_args, method_near, v2_relative)
+
+
+def suffix_of(path: str) -> str:
+    """`PurePosixPath(path).suffix.lower()` (a Windows path's separators too), with string operations only: a
+    PurePath per file was a part of each file's scan."""
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 @dataclass
 class Hit:
     kind: str  # call | base-url | indirect | field kinds

@@ -24,11 +24,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import PurePosixPath
 
 from codemod.audit.catalogue import RouteInfo, catalogue
 from codemod.audit.matching import (HOLE, IMPORT_LIKE, SEG, Hit, Language, Lines, dedupe, method_near, name_hits,
-                                    normalise, path_anchor, patterns, split_version)
+                                    normalise, path_anchor, patterns, split_version, suffix_of)
 from codemod.audit.model import RawFinding, Signals
 
 
@@ -81,17 +80,16 @@ LABELS: dict[str, str] = {
 
 def label_for(path: str, lang: Language) -> str:
     """A language name for the report (typescript, go, yaml, dotenv, ...)."""
-    suffix = PurePosixPath(path.replace("\\", "/")).suffix.lower()
-    return LABELS.get(suffix, lang.name)
+    return LABELS.get(suffix_of(path), lang.name)
 
 
 def language_for(path: str) -> Language | None:
-    name = PurePosixPath(path.replace("\\", "/")).name
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     if name in BY_NAME:
         return BY_NAME[name]
     if name.startswith(".env"):
         return DOTENV
-    return BY_SUFFIX.get(PurePosixPath(name).suffix.lower())
+    return BY_SUFFIX.get(suffix_of(name))
 
 
 @lru_cache(maxsize=None)
@@ -171,8 +169,7 @@ def scan_text(text: str, path: str, lang: Language | None = None) -> TextAnalysi
             uses_v2 = True
         elif kind == "runtime":
             runtime = True
-    if re.search(r"(?<![A-Za-z0-9_.])" + re.escape(cat.v2_prefix) + r"/(?:" + "|".join(
-            re.escape(s[0]) for s in cat.v2_relative if s) + r")\b", view):
+    if patterns().v2_relative.search(view):
         uses_v2 = True
 
     # routes --------------------------------------------------------------

@@ -26,3 +26,21 @@ def test_the_graphql_test_agrees_with_a_search_for_each_name():
             assert engine._graphql_signs().search(text), name
     plain = "import requests\nrequests.get('https://rest.runpod.io/v1/pods').json()['desiredStatus']\n"
     assert not any(name in plain for name in names) and not engine._graphql_signs().search(plain)
+
+
+SPELLINGS = ["a/b.PY", "a\\b.Ts", ".env", "x/.env.local", "a.", "a..b", "dir.d/file", "x/.hidden", "a/b.sh/", "", ".",
+             "..", "a/..", "a.tar.gz", "Makefile", "/abs/p.SH", "C:\\work\\x.PS1", "pkg/lib.test.js", "bin/rpctl"]
+
+
+@pytest.mark.parametrize("path", SPELLINGS)
+def test_a_file_name_is_read_as_pathlib_reads_it(path):
+    from pathlib import PurePosixPath
+
+    from codemod.audit.matching import suffix_of
+    from codemod.audit.scan_text import BY_NAME, BY_SUFFIX, DOTENV, language_for
+
+    posix = PurePosixPath(path.replace("\\", "/"))
+    assert suffix_of(path) == posix.suffix.lower()
+    name = posix.name
+    assert language_for(path) == (BY_NAME[name] if name in BY_NAME else DOTENV if name.startswith(".env")
+                                  else BY_SUFFIX.get(PurePosixPath(name).suffix.lower()))

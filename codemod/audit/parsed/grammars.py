@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import Callable
 
+from codemod.audit.matching import suffix_of
 from codemod.audit.parsed.lang_go import Go
 from codemod.audit.parsed.lang_js import JS
 from codemod.audit.parsed.lang_powershell import PowerShell
@@ -47,7 +47,7 @@ SUFFIXES: tuple[str, ...] = tuple(GRAMMARS)
 
 
 def grammar_for(path: str) -> Grammar | None:
-    return GRAMMARS.get(PurePosixPath(path.replace("\\", "/")).suffix.lower())
+    return GRAMMARS.get(suffix_of(path))
 
 
 @lru_cache(maxsize=None)
@@ -76,7 +76,7 @@ def parse(text: str, path: str) -> ParsedFile | None:
     if grammar is None:
         return None
     source = text.encode("utf-8")
-    tree = parser(PurePosixPath(path.replace("\\", "/")).suffix.lower()).parse(source)
+    tree = parser(suffix_of(path)).parse(source)
     parsed = ParsedFile(text, source, grammar.name)
     walker = WALKERS[grammar.name](parsed)
     walker.walk(tree.root_node)

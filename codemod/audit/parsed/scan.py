@@ -163,8 +163,7 @@ def scan_parsed(text: str, path: str) -> ParsedAnalysis:
     potential: list[PotentialWrapper] = []
     # (byte offset, route, anchor, callee, expr)
     candidates: list[tuple[int, RouteInfo, str, str | None, StringExpr]] = []
-    v2_rel = re.compile(r"(?<![A-Za-z0-9_.])" + re.escape(cat.v2_prefix) + r"/(?:" + "|".join(
-        re.escape(s[0]) for s in cat.v2_relative if s) + r")\b")
+    v2_rel = pats.v2_relative
 
     top_level = {name for name, entries in parsed.symbols.items() if any(where is None for _v, where in entries)}
     for expr in parsed.exprs:
