@@ -40,6 +40,47 @@ def test_a_helper_that_raises_on_errors_still_walks(cm, client):
     assert isinstance(pod, dict) and pod["gpu"]["id"] == AVAILABLE_GPU
 
 
+class ApiError(RuntimeError):
+    """A client's own error, as helpers raise one in place of their HTTP library's."""
+
+
+def _wrapping_helper(client, chained: bool):
+    def create(body):
+        try:
+            return client.helper("POST", "/pods", body)
+        except requests.HTTPError as exc:
+            message = f"POST /pods: {exc.response.status_code} {exc.response.json().get('detail')}"
+            if chained:
+                raise ApiError(message) from exc
+            raise ApiError(message)  # raised while handling it: the HTTP error is its context
+    return create
+
+
+@pytest.mark.parametrize("chained", [True, False], ids=["raise-from", "raised-while-handling"])
+def test_a_helper_that_turns_http_errors_into_its_own_still_walks(cm, client, chained):
+    """The capacity 400 reaches the walk as the client's ApiError: its answer is read from the HTTP error it came
+    from, so the next type is tried (before, the ApiError ended the walk on the first type)."""
+    pod = cm.create_with_fallback(_wrapping_helper(client, chained), pod_body(), [UNAVAILABLE_GPU, AVAILABLE_GPU])
+    assert pod["gpu"]["id"] == AVAILABLE_GPU
+    assert [b["gpu"]["id"] for m, p, b in client.calls if (m, p) == ("POST", "/pods")] == [UNAVAILABLE_GPU,
+                                                                                           AVAILABLE_GPU]
+
+
+def test_a_helpers_own_error_is_the_one_raised_when_every_type_is_out_of_capacity(cm, client):
+    with pytest.raises(ApiError, match="POST /pods: 400 "):
+        cm.create_with_fallback(_wrapping_helper(client, True), pod_body(), [UNAVAILABLE_GPU, "NVIDIA B200"])
+    assert [b["gpu"]["id"] for m, p, b in client.calls if (m, p) == ("POST", "/pods")] == [UNAVAILABLE_GPU,
+                                                                                           "NVIDIA B200"]
+
+
+def test_an_error_with_no_http_error_behind_it_is_raised_as_it_came(cm, client):
+    def create(body):
+        raise ApiError("the cron box has no network")
+
+    with pytest.raises(ApiError, match="no network"):
+        cm.create_with_fallback(create, pod_body(), [UNAVAILABLE_GPU, AVAILABLE_GPU])
+
+
 def test_urllib_http_errors_are_read_and_walked(cm, sandbox):
     def create(body):
         request = urllib.request.Request(sandbox.url + "/v2/pods", data=json.dumps(body).encode(), method="POST",
