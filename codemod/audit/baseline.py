@@ -19,7 +19,6 @@ The same string is the SARIF `partialFingerprints["v1bridge/v1"]` of the finding
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import re
@@ -91,7 +90,7 @@ def assign(report: AuditReport) -> None:
         for f in sorted(fr.findings, key=AuditFinding.sort_key):
             base = fingerprint(f)
             counts[base] = counts.get(base, 0) + 1
-            updated.append(dataclasses.replace(f, fingerprint=f"{base}:{counts[base]}"))
+            updated.append(f.but(fingerprint=f"{base}:{counts[base]}"))
         fr.findings = updated
 
 
@@ -142,7 +141,7 @@ def apply(report: AuditReport, known: set[str]) -> None:
                 in_baseline = f.fingerprint in known
                 if in_baseline:
                     seen.add(f.fingerprint)
-                f = dataclasses.replace(f, baseline="unchanged" if in_baseline else "new")
+                f = f.but(baseline="unchanged" if in_baseline else "new")
             updated.append(f)
         fr.findings = updated
     report.baseline = {"entries": len(known), "matched": len(seen), "fixed": len(known - seen),

@@ -189,3 +189,22 @@ def test_sarif_with_a_baseline_is_valid_sarif(tmp_path, capsys):
     for schema in (root / "tests/audit/schemas/sarif-2.1.0-subset.json", root / ".cache/sarif-2.1.0.json"):
         if schema.exists():
             jsonschema.Draft7Validator(json.loads(schema.read_text())).validate(sarif)
+
+
+def test_a_finding_changed_by_but_is_the_finding_replace_makes():
+    import dataclasses
+
+    import pytest
+
+    from codemod.audit.model import AuditFinding
+
+    f = AuditFinding("L01", "n", "loud", "high", "p.py", 3, 4, "x", "m", "r", True, "call", related=(("a", 1, "b"),))
+    for change in ({"fingerprint": "ab:1"}, {"baseline": "new"}, {"line": 9, "suppressed": "ignore"}, {}):
+        changed = f.but(**change)
+        assert changed == dataclasses.replace(f, **change) and changed is not f
+        assert hash(changed) == hash(dataclasses.replace(f, **change))
+    assert f.fingerprint == "" and f.baseline is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.but(line=2).line = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        f.but(lines=2)
