@@ -2,6 +2,7 @@
 exactly the answers of the whole module: its text, counts, manual items, call states and the audit's findings."""
 from __future__ import annotations
 
+import bisect
 import sys
 from pathlib import Path
 
@@ -138,3 +139,45 @@ def test_pieces_in_worker_processes_give_what_this_process_gives(monkeypatch, sm
     big.write_text(text)
     reports = [audit_paths([str(big)], jobs=jobs, max_bytes=0) for jobs in (1, 2)]
     assert [f.findings for f in reports[0].files] == [f.findings for f in reports[1].files] != [[]]
+
+
+STDLIB = sorted(Path(bisect.__file__).parent.glob("*.py"))[:200]  # the standard library
+ODD_TOKENS = {
+    "f-strings": 'x = f"{a!r:>{w}} {b.c} text words"\nclass A: y = rf"\\d{z}"\n',
+    "decorated and async": "@d\n@e(1)\nasync def f():\n    await g()\n\n\nasync  def h(): pass\n",
+    "clauses and one-liners": "if a: b = 1\nelif c: pass\nelse: d()\ntry:\n    e()\nexcept E as x: raise\nfinally: f()\n",
+    "continuations": "x = 1 + \\\n    2\ny = (3,\n  # c\n  4)  # end\n\n\n# tail\n",
+    "no final newline": "def f():\n    return 1\nz = f()",
+    "bad indentation": "def f():\n\tif x:\n        return 1\n",
+    "unterminated": "x = (1,\n",
+    "a dedent to no level": "def f():\n  x\n y\nz = 1\n",
+    "a character no token starts with": "x = 1\n$ = 2\n",
+    "an unterminated string last": 'x = 1\ny = """abc\n',
+    "a comment after the last statement": "x = 1\n  # indented comment\n\n# last",
+    "numbers": "x = 1e5 + 0x1f + 1_000j + 0o7\ndef e5(): pass\n",
+}
+
+
+@pytest.mark.skipif(pieces._c_tokens is None, reason="tokenize is CPython's C tokenizer already")
+def test_the_c_tokenizer_gives_the_statements_tokenize_gives():
+    """`_statements` reads CPython's C tokenizer: on our modules, the test clients, the standard library's and
+    odd sources (errors the C tokenizer stops at without a word included), the statements and names are those of
+    `tokenize`."""
+    import io
+    import tokenize
+
+    sources = [*ODD_TOKENS.values(), client_module(50)]
+    sources += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(ROOT.glob("codemod/**/*.py"))]
+    sources += [p.read_text(encoding="utf-8") for p in CORPUS]
+    sources += [p.read_text(encoding="utf-8", errors="replace") for p in STDLIB]
+    assert len(sources) > 250
+    compared = 0
+    for source in sources:
+        try:
+            expected = pieces._scan(tokenize.generate_tokens(io.StringIO(source).readline))
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            expected = None
+        assert pieces._statements(source) == expected
+        if "\r" not in source and "\x0c" not in source:
+            compared += 1
+    assert compared > 200
