@@ -51,6 +51,8 @@ class Wrap:
     is_async: bool
     method_code: str | None = None  # the method as code (a helper's own `method` parameter), when not a literal
     star: int | None = None  # ... of a helper's `**kwargs` handed on (json=, params= and the rest: call_v1 sorts them)
+    query: tuple[int, ...] = ()  # ... of the keywords (and `**mapping`s) that are the query, through a helper whose
+    # `**kwargs` are its query (`get("/pods", name=name)`): one `params={"name": name}` in the first one's place
 
 
 def _at(call: cst.Call, node) -> int | None:
@@ -61,7 +63,9 @@ def _wrap(call, send: str, site, others) -> tuple["Wrap | None", str]:
     url, body, params = _at(call, site.url_expr), _at(call, site.body_expr), _at(call, site.params_expr)
     if url is None or (site.body_expr is not None and body is None) or (site.params_expr is not None and params is None):
         return None, "its URL, body or query is not an argument of the call"
-    return Wrap(send, site.method, url, body, params, tuple(_at(call, a.value) for a in others), site.is_async), ""
+    query = () if params is not None else tuple(i for i, a in enumerate(call.args) if a in site.query_args)
+    return Wrap(send, site.method, url, body, params, tuple(_at(call, a.value) for a in others), site.is_async,
+                query=query), ""
 
 
 def plan_wrap(an, site, refused_ok: bool = False) -> tuple[Wrap | None, str]:
@@ -223,7 +227,7 @@ def _unsupported_query(an, site) -> str | None:
     variable is bound to, or `params["k"] = v` on it) that mappings/data/queries.yaml marks `unsupported`."""
     route = site.route
     qid = route.op.query if route is not None else None
-    if qid is None or site.params_expr is None:
+    if qid is None or site.params_expr is None and not site.query_args:
         return None
     spec = an.kb.mappings.queries[qid].params
     node, keys = site.params_expr, []
@@ -237,6 +241,7 @@ def _unsupported_query(an, site) -> str | None:
         node = assigned[0][0] if len(assigned) == 1 else None
     if isinstance(node, cst.Dict):
         keys += [str_of(el.key) for el in node.elements if isinstance(el, cst.DictElement)]
+    keys += [a.keyword.value for a in site.query_args if a.keyword is not None]
     return next((k for k in keys if k in spec and spec[k].unsupported), None)
 
 
@@ -255,7 +260,7 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
     head = an.code_of(func.value) + "." if isinstance(func, cst.Attribute) else ""
     if "\n" in head:
         return None, "its helper expression spans several lines"
-    if any(a.star for a in call.args):
+    if any(a.star and a not in site.query_args for a in call.args):
         return None, "its arguments are unpacked (*args/**kwargs)"
     if helper.sig is not None and helper.sig.library:  # `rest().post(...)`: the library client's own request
         others = tuple(a for a in call.args if a.keyword is not None
@@ -268,15 +273,18 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
              helper.sig.query_param if helper.sig is not None else None}
     bound = an._bind(helper, call)
     by_node = {id(v): p for p, v in bound.items()}
-    if any(by_node.get(id(a.value)) not in taken for a in call.args if a.keyword is None):
+    if any(by_node.get(id(a.value)) not in taken for a in call.args if a.keyword is None and not a.star):
         send = _bound_verb_send(an, site, head + name)
         if send is None:
             return None, "its helper takes positional arguments the run-time translation cannot pass on"
         return _wrap(call, send, site, ())
-    others = tuple(a for a in call.args if a.keyword is not None and a.keyword.value not in taken)
+    others = tuple(a for a in call.args if a.keyword is not None and a.keyword.value not in taken
+                   and a not in site.query_args)
     if site.params_expr is not None and helper.kwargs_param is None and "params" not in helper.params \
             and not (helper.sig is not None and helper.sig.query_param):
         return None, "its helper has no query channel"
+    if site.query_args and helper.method_param:  # the helper's own keywords would have to be the query
+        return None, "its helper takes the query as its keyword arguments, which its send cannot hand on"
     body_arg = _param_arg(helper, "json")
     if helper.method_param:
         tail = (f", {body_arg}" if body_arg else "") + (", **kw" if helper.kwargs_param else "")
@@ -289,7 +297,7 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
         if method.lower() not in verbs:
             return None, f"no helper of the module sends {method}" + (
                 f" (v2 answers it with {v2_method})" if method != site.method else "")
-    if others or site.params_expr is not None and helper.sig is None:
+    if others or (site.params_expr is not None or site.query_args) and helper.sig is None:
         # (the query goes into the path the translation hands on, which ends the helper's URL)
         return None, "its per-verb helper takes other arguments the run-time translation cannot pass on"
     send = f"{MODULE_NAME}.by_method(" + ", ".join(f"{v}={head}{fn}" for v, fn in sorted(verbs.items())) + ")"
@@ -399,7 +407,8 @@ def apply(node: cst.CSTNode, wrap: Wrap) -> cst.CSTNode:
         send = send.with_changes(body=send.body.with_changes(args=inner))
     # the call's own URL, body and query arguments keep their place, keyword and layout (a call written one
     # argument a line stays so); the send and the method lead, on the first argument's line
-    kept = sorted(i for i in (wrap.url, wrap.body, wrap.params, wrap.star) if i is not None)
+    query = wrap.query[0] if wrap.query else None
+    kept = sorted(i for i in (wrap.url, wrap.body, wrap.params, wrap.star, query) if i is not None)
     first_comma = args[0].comma if isinstance(args[0].comma, cst.Comma) else cst.MaybeSentinel.DEFAULT
     method = cst.parse_expression(wrap.method_code) if wrap.method_code else cst.SimpleString(f'"{wrap.method}"')
     new_args = [cst.Arg(send), cst.Arg(method, comma=first_comma)]
@@ -413,6 +422,8 @@ def apply(node: cst.CSTNode, wrap: Wrap) -> cst.CSTNode:
             arg = _kw("json", arg.value).with_changes(comma=arg.comma)
         elif i == wrap.params and (arg.keyword is None or arg.keyword.value != "params"):
             arg = _kw("params", arg.value).with_changes(comma=arg.comma)
+        elif i == query:
+            arg = _kw("params", _query_dict([args[j] for j in wrap.query])).with_changes(comma=arg.comma)
         if n == len(kept) - 1:
             arg = arg.with_changes(comma=args[-1].comma)  # the call's own last comma (a trailing one, a newline)
         elif isinstance(args[kept[n + 1] - 1].comma, cst.Comma):
@@ -523,6 +534,14 @@ def apply_create(node: cst.CSTNode, wrap: CreateWrap) -> cst.CSTNode:
     fn = ACREATE_WITH_FALLBACK if wrap.is_async else CREATE_WITH_FALLBACK
     return cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=new_args,
                     lpar=node.lpar, rpar=node.rpar)
+
+
+def _query_dict(args: list[cst.Arg]) -> cst.Dict:
+    """`{"name": name, **q}` of the call's keywords and `**mapping`s that are its query."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    elements = [cst.StarredDictElement(a.value) if a.star == "**" else
+                cst.DictElement(cst.SimpleString(f'"{a.keyword.value}"'), a.value) for a in args]
+    return cst.Dict([el.with_changes(comma=comma) for el in elements[:-1]] + elements[-1:])
 
 
 def _bare(arg: cst.Arg) -> cst.Arg:

@@ -78,6 +78,7 @@ class HelperSig:
     ends_url: bool = False  # the path ends the URL it requests (a query string put at its end ends the URL)
     answers_tuple: bool = False  # it answers a tuple (`status, data`), not the answer itself
     query_param: str | None = None  # its parameter whose mapping it encodes after the path (`query=`), if any
+    kwargs_query: bool = False  # its `**kwargs` are the query's parameters (`get(path, **params)`)
     api: str = "v1"  # "v2": a helper already on v2 (a rewrite moved it): its callers' calls are v2 code
     group: str = ""  # the helper whose request it goes through (`RunPodClient.request` for `.get`): they move as one
     library: str = ""  # "httpx": a verb of the library client a function returns (`rest().get`), its request(method,
@@ -133,6 +134,9 @@ class HelperRef:
     sigs: tuple[HelperSig, ...]
     blocked: frozenset = frozenset()  # names of its helpers the run keeps on v1 (calls through them are not planned)
     class_name: str = ""  # "instance" (a module-level instance) and "factory" (a function returning one): its class
+    # "function": the defining file's other module-level helpers the same `from <module> import` can import too (a
+    # v1 POST whose v2 route is a PATCH goes through `patch`, imported beside `post`)
+    siblings: tuple[HelperSig, ...] = ()
 
     def find(self, name: str) -> HelperSig | None:
         return next((s for s in self.sigs if s.name == name or s.name.endswith("." + name)
@@ -215,6 +219,7 @@ class Table:
             for level, module, name, local in facts.imports:
                 origin = self._resolve(path, level, module) if name or module else None
                 if origin is not None and origin != path and name:
+                    source = origin
                     origin, name = self._defining(origin, name)
                     for sig in self.facts[origin].returns:
                         if sig.name == name:
@@ -236,7 +241,10 @@ class Table:
                     one = tuple(sig for sig in sigs if sig.name == name)
                     methods = tuple(sig for sig in sigs if sig.name.startswith(name + "."))
                     if one or methods:
-                        self._reach(path, local, HelperRef(origin, "function" if one else "class", one or methods))
+                        siblings = tuple(sig for sig in sigs if one and "." not in sig.name and sig.name != name
+                                         and self._defining(source, sig.name) == (origin, sig.name))
+                        self._reach(path, local, HelperRef(origin, "function" if one else "class", one or methods,
+                                                           siblings=siblings))
                         continue
                 if origin is not None and origin != path:
                     self._imports_of.setdefault(path, set()).add(origin)
@@ -256,6 +264,18 @@ class Table:
                     self._imports_of.setdefault(path, set()).add(whole)
                     for sig in self.facts[whole].returns:  # called as `local.function(...)`
                         self.return_refs.setdefault(path, {})[f"{local}.{sig.name}"] = ReturnRef(whole, sig)
+                    for _level, _module, handed, as_name in self.facts[whole].imports:  # a package's __init__
+                        if handed and handed == as_name:  # handing one on (`from .pods import get_pod`)
+                            defining, defined = self._defining(whole, handed)
+                            if defining == whole:
+                                continue
+                            for sig in self.facts[defining].returns:
+                                if sig.name == defined:
+                                    self.return_refs.setdefault(path, {})[f"{local}.{handed}"] = ReturnRef(
+                                        defining, sig)
+                            if defined in self.facts[defining].views or any(
+                                    sig.name == defined for sig in self.facts[defining].returns):
+                                self._imports_of.setdefault(path, set()).add(defining)  # what it answers is read here
                     if facts.relative:
                         self.run_imports.setdefault(path, {})[local] = whole
                     ref = HelperRef(whole, "module", self.facts[whole].helpers) if self.facts[whole].helpers \

@@ -667,7 +667,8 @@ def _grouped_always(an, cf) -> bool:
         assigned = an.ix.assigns.get(id(scope) if scope else None, {}).get(node.value, [])
         node = assigned[0][0] if len(assigned) == 1 else None
     return isinstance(node, cst.Dict) and any(
-        isinstance(el, cst.DictElement) and _literal(el.key) == "grouping" for el in node.elements)
+        isinstance(el, cst.DictElement) and _literal(el.key) == "grouping" for el in node.elements) or any(
+        a.keyword is not None and a.keyword.value == "grouping" for a in cf.site.query_args)
 
 
 def _literal(node) -> str | None:
@@ -929,9 +930,10 @@ def _helpers_agreed(plan: "Plan", fam: _Families, sites: list, blocked: set) -> 
         if inner is None or inner.sig is None:
             continue
         key = (inner.origin, inner.sig.key)
-        if fam.find(u) in blocked:
+        if fam.find(u) in blocked:  # one call through it staying v1 is this file's word, whatever the others say
             line = an.where(site.call)[0]
-            plan.verdicts.setdefault(key, Verdict("stay", why="a call through it stays v1", line=line))
+            if key not in plan.verdicts or plan.verdicts[key].state != "stay":
+                plan.verdicts[key] = Verdict("stay", why="a call through it stays v1", line=line)
         else:
             plan.verdicts.setdefault(key, Verdict("go"))
     shared: dict = {}  # id(request helper) -> it, for the helpers other files read at the call site
@@ -961,6 +963,11 @@ def _helpers_agreed(plan: "Plan", fam: _Families, sites: list, blocked: set) -> 
         _move_helper_base(plan, inner, "every call through which is v2 at its call site",
                           f"the base of {name}() moves to v2: every call through it, here and in other files, is v2 "
                           "at its call site")
+        # its request answers as v2 does now: the v1 error keys it reads are v2's (Q29), for every caller
+        for read in an.error_reads_of(inner.inner.call):
+            plan.change("key", read.node, "Q29", plan.kb.v2_error_key)
+            plan.find(read.node, "Q29", "error-read", f"error body read [{read.key!r}] -> "
+                      f"[{plan.kb.v2_error_key!r}] in {name}(), whose base moves to v2", True)
 
 
 def _factories_agreed(plan: "Plan", fam: _Families, sites: list) -> None:
@@ -1077,6 +1084,9 @@ def _base_kept(plan: "Plan", inner, units: set, sites: list, fam: _Families, hel
     for u, site in enumerate(sites):
         if u not in units and ids & _piece_ids(site):
             return f"its base also serves the call at line {an.where(site.call)[0]}, which does not go through it"
+    # the module's other helpers on the same base move with it: no call of the run goes through them (a call that
+    # does is one of SITES, checked above), whether or not another file imports them
+    helpers = (*helpers, *_helpers_on(an, ids))
     traced = {id(node) for helper in (inner, *helpers) for node, _ids in helper.refs}
     fns = [helper.fn for helper in (inner, *helpers)]
     for ref, _ids in inner.refs:
@@ -1084,6 +1094,17 @@ def _base_kept(plan: "Plan", inner, units: set, sites: list, fam: _Families, hel
             if id(r) not in traced and not any(_inside(an, r, fn) for fn in fns) and _builds_url(an, r):
                 return f"its base also builds a URL at line {an.where(r)[0]} that the rewrite cannot follow"
     return ""
+
+
+def _helpers_on(an, ids: set[int]) -> list:
+    """The module's helpers (functions making a request for their caller) whose base is made of the literals IDS."""
+    out = []
+    for fns in an.ix.functions.values():
+        for fn in fns:
+            info = an._helper(fn)
+            if info is not None and info.base is not None and ids & {id(p.node) for p in info.base.pieces}:
+                out.append(info)
+    return out
 
 
 def _translate(plan: "Plan", translating: dict, translated: set) -> None:

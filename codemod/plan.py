@@ -48,6 +48,7 @@ STAGE_FUNCTIONS = {"call": "plan_call", "read": "plan_read", "param": "plan_para
 # edit kinds in the order they apply on one node (a string span before a comment on the same statement)
 ORDER = {kind: i for i, kind in enumerate(
     ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
+     "import-name",
      "drop-statement", "subscript",
      "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-create", "compat-regroup",
      "compat-error", "compat-view", "compat-import", "uncomment",

@@ -223,7 +223,7 @@ class Analyzer(Strings, Calls, Flow):
                 continue
             for verb in sorted(VERBS - defined - {"head", "options"}):
                 out.append(replace(sig, name=f"{cls_name}.{verb}", params=("url",), path_param="url",
-                                   method=verb.upper(), method_param=None, body_param=None, kwargs_param="kwargs",
+                                   method=verb.upper(), method_param=None, body_param=None, kwargs_param="kwargs", kwargs_query=False,
                                    defaults=(), returns="response", forwards_params=True, query_param=None,
                                    group=sig.group or sig.name))
         return out
@@ -303,7 +303,8 @@ class Analyzer(Strings, Calls, Flow):
                         query_param = call.args[0].value.value
         if query_param is not None and forwards:
             query_param = None
-        return {"query_param": query_param, "base": base, "defaults": defaults, "kwargs_param": info.kwargs_param, "returns": info.returns,
+        forwards = forwards or info.kwargs_query
+        return {"query_param": query_param, "kwargs_query": info.kwargs_query, "base": base, "defaults": defaults, "kwargs_param": info.kwargs_param, "returns": info.returns,
                 "is_async": info.is_async, "forwards_params": forwards, "ends_url": ends,
                 "answers_tuple": info.json_at is not None or _returns_tuple(self.ix.returns.get(id(fn), [])), "group": self.qualname(inner.fn) or ""}
 

@@ -56,6 +56,9 @@ class CallSite:
     indirect: bool = False
     base: UrlInfo | None = None  # the base the URL is relative to: a client's base_url, a helper's prefix
     refs: list = field(default_factory=list)  # Name/Attribute nodes read to build the URL (its base included)
+    # the call's arguments that are its query, through a helper whose `**kwargs` are the query (`get("/pods",
+    # name=name)`, `get("/billing/pods", **q)`): keywords and `**mapping`, in the call's order
+    query_args: tuple = ()
 
 
 @dataclass
@@ -74,6 +77,7 @@ class HelperInfo:
     returns: str
     is_async: bool
     slash_join: bool = False  # the helper puts "/" between base and path (callers may omit the leading slash)
+    kwargs_query: bool = False  # its `**kwargs` are the query's parameters (`get(path, **params)`: `params=params`)
     tail_at: int | None = None  # a partial base (`.../v1/billing`): where its path part starts in the base text
     inner: "CallSite | None" = None  # the call the helper makes
     refs: list = field(default_factory=list)
@@ -343,7 +347,7 @@ class Calls:
         if info is None or info.method_param is None:
             return None
         verb = replace(info, params=[info.path_param], method=func.attr.value.upper(), method_param=None,
-                       body_param=None, kwargs_param=info.kwargs_param or "kwargs")
+                       body_param=None, kwargs_param=info.kwargs_param or "kwargs", kwargs_query=False)
         return self._site_through(call, verb, func.attr.value)
 
     def _is_opener(self, receiver: cst.CSTNode, scope) -> bool:
@@ -521,16 +525,31 @@ class Calls:
                 body_param = body_expr.value
             elif inner.helper is not None and inner.helper.body_param:
                 body_param = self._arg_param(inner, inner.helper.body_param)
+            kwargs_query = kwargs_param is not None and self._kwargs_query(inner, kwargs_param)
             returns = "json" if self._returns_json(fn, inner) else "response"
             json_at = self._tuple_json_at(fn) if returns == "response" and inner.helper is None else None
             returns = "json" if json_at is not None else returns
             info = HelperInfo(fn, params, path_param, method_param, method if method_param is None else None, body_param,
                               kwargs_param, base, base_kind, returns, isinstance(fn.asynchronous, cst.Asynchronous),
                               slash_join=prefix_flat.endswith("/"), inner=inner, refs=list(inner.refs),
-                              tail_at=tail_at, json_at=json_at)
+                              tail_at=tail_at, json_at=json_at, kwargs_query=kwargs_query)
             break
         self.helpers[id(fn)] = info
         return info
+
+    @staticmethod
+    def _kwargs_query(inner: CallSite, kwargs_param: str) -> bool:
+        """Are a helper's `**KWARGS_PARAM` the query of the request INNER makes: handed to the library as its query
+        (`params=params`, `params=params or None`), or on as `**params` to a helper whose own are?"""
+        if inner.helper is not None:
+            return inner.helper.kwargs_query and any(
+                a.star == "**" and isinstance(a.value, cst.Name) and a.value.value == kwargs_param
+                for a in inner.call.args)
+        sent = inner.params_expr
+        if isinstance(sent, cst.BooleanOperation) and isinstance(sent.operator, cst.Or) \
+                and isinstance(sent.right, cst.Name) and sent.right.value == "None":
+            sent = sent.left  # `params=params or None`: no query string when none is given
+        return isinstance(sent, cst.Name) and sent.value == kwargs_param
 
     def keyword_sent(self, call: cst.Call, fn: cst.FunctionDef, key: str) -> cst.CSTNode | None:
         """The value CALL sends as keyword KEY through a dict of keywords FN builds itself and hands on as
@@ -709,7 +728,7 @@ class Calls:
         base = UrlInfo(kind, [Piece(sig.base, node)], 0, len(sig.base), host_edit, ours=self.is_ours(sig.base))
         info = HelperInfo(fn, list(sig.params), sig.path_param, sig.method_param, sig.method, sig.body_param,
                           sig.kwargs_param, base, sig.api, sig.returns, sig.is_async, slash_join=sig.slash_join,
-                          sig=sig, origin=origin)
+                          kwargs_query=sig.kwargs_query, sig=sig, origin=origin)
         cache[key] = info
         return info
 
@@ -750,14 +769,22 @@ class Calls:
             method = next((v.upper() for v in VERBS if low == v or low.endswith("_" + v) or low.startswith(v + "_")), None)
         body = bound.get(helper.body_param) if helper.body_param else None
         body_kw = helper.body_param
-        if body is None and helper.kwargs_param:
+        query_args: tuple = ()
+        if helper.kwargs_query:  # every keyword the helper does not name, and `**mapping`, is the query
+            named = set(helper.params)
+            query_args = tuple(a for a in call.args if a.star == "**" or (
+                a.keyword is not None and a.keyword.value not in named))
+        elif body is None and helper.kwargs_param:
             body = bound.get("json")
             body_kw = "json"
             if body is None and "data" in bound:
                 body, body_kw = self._data_body(bound["data"], "helper")
         is_async = helper.is_async
         query = helper.sig.query_param if helper.sig is not None and helper.sig.query_param else "params"
-        site = CallSite(call, method, method_node, path_expr, info, "helper", body, body_kw, bound.get(query),
+        params = bound.get(query)
+        if query_args:  # a mapping handed on whole (`**q`) is the query's expression, as `params=q` would be
+            params = query_args[0].value if len(query_args) == 1 and query_args[0].star == "**" else None
+        site = CallSite(call, method, method_node, path_expr, info, "helper", body, body_kw, params,
                         helper.returns, is_async, helper, base=helper.base if base_kind else None, refs=refs,
-                        json_at=helper.json_at)
+                        json_at=helper.json_at, query_args=query_args)
         return site

@@ -164,6 +164,21 @@ class Source:
         return self._an.ix.names.get(id(scope) if scope else None, {}).get(name, [])
 
     # ------------------------------------------------------------ value flow
+    def importable_helper(self, local: str, name: str) -> tuple[object, cst.ImportFrom] | None:
+        """(its HelperSig, the import statement) of the helper NAME that the `from <module> import` of the helper
+        imported here as LOCAL can import too (codemod.crossfile.HelperRef.siblings), when no name of the module is
+        NAME already; None otherwise."""
+        ref = self._an.helper_refs.get(local)
+        sig = next((s for s in ref.siblings if s.name == name), None) if ref is not None else None
+        if sig is None or name in self._an.ix.functions or name in self._an.ix.imports or name in self.names():
+            return None
+        for stmt in self._an.module.body:
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.ImportFrom) and isinstance(small.names, (list, tuple)) and any(
+                        alias.asname is None and alias.name.value == local for alias in small.names):
+                    return sig, small
+        return None
+
     def is_helper(self, fn: cst.FunctionDef) -> bool:
         """Does FN make an HTTP call for its caller (a helper the analysis follows)?"""
         return self._an._helper(fn) is not None

@@ -33,7 +33,10 @@ def apply_string(node: cst.CSTNode, spans) -> cst.CSTNode:
 
 
 def apply_key(node: cst.CSTNode, new: str) -> cst.CSTNode:
-    """"desiredStatus" -> "status", "message" -> "detail": same quotes and prefix."""
+    """"desiredStatus" -> "status", "message" -> "detail": same quotes and prefix; a keyword that is a query
+    parameter (`get("/billing/endpoints", endpointId=x)`) by its new name."""
+    if isinstance(node, cst.Name):
+        return node.with_changes(value=new)
     if not isinstance(node, cst.SimpleString):
         return node
     prefix, quote = node.prefix, node.quote

@@ -136,7 +136,36 @@ def _method_edit(cf: CallFact, plan) -> bool:
                 if (fn := src.function(candidate)) is not None and src.is_helper(fn):
                     plan.change("name", name_node, "L04", candidate)
                     return True
+                # a helper imported from another file (`from rpops import get, post`): its sibling for the v2
+                # method, imported beside it, when it takes the same arguments on the same base
+                found = src.importable_helper(old, candidate) if isinstance(site.call.func, cst.Name) else None
+                sig, mine = (found[0], site.helper.sig) if found is not None else (None, None)
+                if sig is not None and mine is not None and sig.method == new.upper() and sig.base == mine.base \
+                        and sig.params == mine.params and sig.body_param == mine.body_param \
+                        and sig.is_async == mine.is_async and sig.returns == mine.returns:
+                    plan.change("name", name_node, "L04", candidate)
+                    plan.change("import-name", found[1], "L04", candidate)
+                    return True
     return False
+
+
+def import_name(node: cst.CSTNode, name: str) -> cst.CSTNode:
+    """`from rpops import get, post` -> `from rpops import get, patch, post`: NAME in sorted place when the names are
+    sorted (else last), once."""
+    if not isinstance(node, cst.ImportFrom) or not isinstance(node.names, (list, tuple)):
+        return node
+    names = list(node.names)
+    if any(alias.name.value == name and alias.asname is None for alias in names):
+        return node
+    spelled = [alias.name.value for alias in names]
+    at = next((i for i, value in enumerate(spelled) if value > name), len(names)) if spelled == sorted(spelled) \
+        else len(names)
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    new = cst.ImportAlias(cst.Name(name), comma=comma if at < len(names) else cst.MaybeSentinel.DEFAULT)
+    if at == len(names):
+        names[-1] = names[-1].with_changes(comma=comma)
+    names.insert(at, new)
+    return node.with_changes(names=names)
 
 
 def _add_action_body(cf: CallFact, plan, body=None) -> bool:
@@ -200,4 +229,5 @@ def add_body(node: cst.CSTNode, data) -> cst.CSTNode:
     return node.with_changes(args=args)
 
 
-APPLIES = {"verb-segment": verb_segment, "drop-operand": drop_operand, "add-kwarg": add_body}
+APPLIES = {"verb-segment": verb_segment, "drop-operand": drop_operand, "add-kwarg": add_body,
+           "import-name": import_name}

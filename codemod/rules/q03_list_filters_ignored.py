@@ -47,6 +47,9 @@ def plan_call(cf: CallFact, plan) -> None:
                       "its v1 parameters by hand (" + plan.rule_text("Q03") + ")")
             encoded = []
     keys = _param_keys(site.params_expr, cf, plan)
+    if site.params_expr is None:  # keywords that are the query (`get("/pods", name=name)`), and `**mapping`s
+        for arg in site.query_args:
+            keys += [(arg.keyword, arg.keyword.value)] if arg.keyword is not None else _param_keys(arg.value, cf, plan)
     for mapping in encoded:
         keys += _param_keys(mapping, cf, plan)
     for key_node, name in keys:

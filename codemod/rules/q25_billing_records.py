@@ -191,6 +191,9 @@ def plan_param(cf: CallFact, key_node, name: str, spec, plan) -> None:
             else "always"
     if isinstance(holder, cst.DictElement):
         dropped, change = holder, ("drop-element", src.parent(holder), "Q25", name)
+    elif isinstance(holder, cst.Arg):  # a keyword of the call (`grouping="podId"`): kept, its rule says so
+        plan.flag(key_node, spec.rule or "R10", "param", cf.route)
+        return
     else:
         stmt = src.statement_of(key_node)
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:

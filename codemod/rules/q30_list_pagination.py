@@ -375,6 +375,8 @@ def _call_edit(cf: CallFact, plan) -> Change:
         if not (isinstance(existing, cst.Name) and _holds_dict(plan.facts.source, existing, cf.call)):
             raise CannotPage("its query parameters are built where the rewrite cannot read them")
     helper = site.helper if site.library == "helper" else None
+    if helper is not None and helper.kwargs_query:  # its keywords are the query: `get("/pods", **paging)`
+        return Change("page-call", cf.call, RULE, ("kwargs",))
     query = helper.sig.query_param if helper is not None and helper.sig is not None else None
     return Change("page-call", cf.call, RULE, ("params", query or "params"))
 
@@ -692,6 +694,11 @@ def apply_call(node: cst.CSTNode, data: tuple) -> cst.CSTNode:
     mine = cst.Name(paging.paging)
     args = list(node.args)
     keyword = data[1] if data[0] == "params" and len(data) > 2 else "params"  # the query's keyword at the call
+    if data[0] == "kwargs":  # a helper whose keywords are the query: the cursor as `**paging`, after them
+        new = cst.Arg(value=mine, star="**")
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return node.with_changes(args=[*args, new])
     if data[0] == "url":  # the URL argument ends with the cursor's query string
         at = data[1]
         value = args[at].value

@@ -260,6 +260,19 @@ def test_an_answer_returned_to_another_module_is_plain_v2_and_read_there_by_its_
     assert all(r.new_source == out[path].new_source for path, r in again.items())
 
 
+def test_a_helper_module_whose_other_helpers_no_file_calls_moves_as_when_they_are_imported():
+    """`from .api import _get` alone: api.py's `_post` (no file of the run calls or imports it) builds its URL from
+    the same base, and moves with it as when it is imported beside `_get` (it was taken for a use of the base the
+    rewrite cannot follow: the base stayed v1, flagged, and the call through `_get` said it was translated)."""
+    getter = 'from .api import _get\n\n\ndef pod(pod_id):\n    return _get(f"/pods/{pod_id}")\n'
+    for imported in (getter, getter.replace("import _get", "import _get, _post")):
+        out = rewrite_files({"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": imported, "wait.py": WAIT})
+        assert out["pkg/api.py"].new_source == API.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
+        assert out["pkg/pods.py"].new_source == imported
+        assert [(s.line, s.state) for s in out["pkg/pods.py"].states] == [(5, 1)]
+        assert out["wait.py"].new_source == WAIT.replace('"desiredStatus"', '"status"')
+
+
 def test_an_answer_handed_on_where_the_rewrite_cannot_read_it_is_returned_as_its_v1_view():
     # wait.py (no API sign of its own: the prefilter skips it) dumps the whole record: it must stay v1's record
     files = {"pkg/__init__.py": "", "pkg/api.py": API, "pkg/pods.py": GETTER, "wait.py": DUMP}
@@ -764,3 +777,120 @@ def test_a_method_per_route_that_returns_nothing_is_read_where_it_is_defined():
     assert states == {("rpc/client.py", 11): (2, "L01"), ("rpc/client.py", 16): (1, "L04"),
                       ("status.py", 6): (2, "L01")}
     assert not any(r.manual for r in out.values())
+
+
+KW_HTTP = '''import os
+
+import requests
+
+API_URL = os.environ.get("RUNPOD_API_URL", "https://rest.runpod.io/v1").rstrip("/")
+
+
+def request(method, path, body=None, **params):
+    r = requests.request(method, f"{API_URL}/{path.lstrip('/')}", json=body, params=params or None, timeout=30)
+    if not r.ok:
+        raise RuntimeError(r.json().get("message", r.reason))
+    return r.json() if r.text else None
+
+
+def get(path, **params):
+    return request("GET", path, **params)
+
+
+def post(path, body=None):
+    return request("POST", path, body)
+
+
+def patch(path, body):
+    return request("PATCH", path, body)
+'''
+
+KW_USES = '''from pkg.http import get, post
+
+
+def named(name):
+    return [p["id"] for p in get("/pods", name=name)]
+
+
+def spend(start):
+    return sum(r["amount"] for r in get("/billing/networkvolumes", bucketSize="day", startTime=start))
+
+
+def grow(volume_id, size):
+    post(f"/networkvolumes/{volume_id}/update", {"size": size})
+'''
+
+
+def test_a_helper_whose_keyword_arguments_are_the_query_is_read_at_each_call_site():
+    """`get(path, **params)` hands its keywords to the request as the query (`params=params or None`, opsbox's
+    rpops): `get("/pods", name=name)` sends the query {"name": name}. Each call is read at its call site: the
+    filter v2 ignores goes through call_v1 with that query, the billing list is plain v2, the update is a PATCH
+    through `patch` imported beside `post`; the helper's base moves plain and its error read is v2's."""
+    out = rewrite_files({"pkg/__init__.py": "", "pkg/http.py": KW_HTTP, "uses.py": KW_USES})
+    assert out["pkg/http.py"].new_source == KW_HTTP.replace("rest.runpod.io/v1", "api.runpod.io/v2").replace(
+        '.get("message", r.reason)', '.get("detail", r.reason)')
+    assert out["uses.py"].new_source == '''from pkg.http import get, patch, post
+
+import v1bridge_compat
+
+
+def named(name):
+    return [p["id"] for p in v1bridge_compat.call_v1(v1bridge_compat.by_method(get=get, post=post), "GET", "/pods", params={"name": name})]
+
+
+def spend(start):
+    return sum(r["totalAmount"] for r in get("/billing/network-volumes", bucketSize="day", startTime=start)["records"])
+
+
+def grow(volume_id, size):
+    patch(f"/network-volumes/{volume_id}", {"size": size})
+'''
+    assert [(s.line, s.state, s.rule) for s in out["uses.py"].states] == [(5, 2, "Q03"), (9, 1, "L01"), (13, 1, "L04")]
+    again = rewrite_files({path: r.new_source for path, r in out.items()})
+    assert all(r.new_source == out[path].new_source for path, r in again.items())
+
+
+def test_one_call_through_a_helper_staying_v1_keeps_its_request_group_from_moving_whatever_the_calls_before_say():
+    """`get` and `post` send through one `request`: a plain GET read first, then a POST .../update that needs a
+    PATCH the module has no helper for. That file's word on `request` is 'stay' (it was the first call's 'go', and
+    the base moved under a call left flagged with its v1 path): the request is translated, both calls state 2."""
+    http = KW_HTTP.split("\n\ndef patch")[0] + "\n"
+    uses = ('from pkg.http import get, post\n\n\ndef pod(pod_id):\n    return get(f"/pods/{pod_id}")["id"]\n\n\n'
+            'def grow(volume_id, size):\n    post(f"/networkvolumes/{volume_id}/update", {"size": size})\n')
+    out = rewrite_files({"pkg/__init__.py": "", "pkg/http.py": http, "uses.py": uses})
+    assert out["uses.py"].new_source == uses
+    assert [(s.line, s.state) for s in out["uses.py"].states] == [(5, 2), (9, 2)]
+    assert "r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, timeout=30, **kw), " \
+           "method, f\"{API_URL}/{path.lstrip('/')}\", json=body, params=params or None)" in out["pkg/http.py"].new_source
+
+
+def test_a_function_a_package_hands_on_is_heard_where_it_is_called_through_the_package():
+    """`import pkg; pkg.pod(x)["publicIp"]` with `pkg/__init__.py` handing on `pods.pod`: reader.py reads the
+    answer pod() returns (v1's publicIp), so pod() returns its v1 view, and the audit after lists the read as
+    compat code (the call was agreed plain with no word from reader.py)."""
+    files = {"pkg/__init__.py": "from .pods import pod\n", "pkg/api.py": API, "pkg/pods.py": GETTER,
+             "reader.py": 'import pkg\n\n\ndef ip(pod_id):\n    return pkg.pod(pod_id)["publicIp"]\n'}
+    out = rewrite_files(files)
+    assert 'return v1bridge_compat.v1_view("pod", _get(f"/pods/{pod_id}"))' in out["pkg/pods.py"].new_source
+    assert out["reader.py"].new_source == files["reader.py"]
+    after = analyze_files({path: r.new_source for path, r in out.items()})
+    assert [f for f in after["reader.py"].findings if not f.fixable] == []
+
+
+def test_a_list_through_a_helper_whose_keywords_are_the_query_pages_with_the_cursor_as_keywords():
+    uses = ('from pkg.http import get\n\n\ndef names():\n    return [p["name"] for p in get("/pods")]\n')
+    out = rewrite_files({"pkg/__init__.py": "", "pkg/http.py": KW_HTTP, "uses.py": uses})
+    assert out["uses.py"].new_source == '''from pkg.http import get
+
+
+def names():
+    pods, paging = [], {}
+    while True:
+        page = get("/pods", **paging)
+        pods += page["pods"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = {"cursor": page["pagination"]["nextCursor"]}
+    return [p["name"] for p in pods]
+'''
+    assert [(s.line, s.state, s.rule) for s in out["uses.py"].states] == [(5, 1, "Q02")]
