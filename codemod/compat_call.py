@@ -544,6 +544,42 @@ def _query_dict(args: list[cst.Arg]) -> cst.Dict:
     return cst.Dict([el.with_changes(comma=comma) for el in elements[:-1]] + elements[-1:])
 
 
+WITH_V1_BODY = "with_v1_body"
+AWITH_V1_BODY = "awith_v1_body"
+
+
+@dataclass(frozen=True)
+class BodyWrap:
+    """A call on its v2 route whose v1 body is converted when it runs (values only known then): `with_v1_body(
+    lambda v2_body: <the call, its body replaced>, "<v1 operation>", <the v1 body>, send=<the client's call>)`."""
+
+    body: int  # index in the call's arguments of the v1 body
+    op: str  # the v1 operation (mappings/data/operations.yaml id) whose request map converts it
+    send: str | None  # code of a send(method, path) on the client, for the v2 reads a conversion needs (the catalog)
+    is_async: bool
+
+
+def apply_body(node: cst.CSTNode, wrap: BodyWrap) -> cst.CSTNode:
+    """The call (already edited to its v2 route) inside the compat body converter; its body argument becomes the
+    lambda's `v2_body`."""
+    if not isinstance(node, cst.Call):
+        return node
+    args = list(node.args)
+    body = args[wrap.body]
+    args[wrap.body] = body.with_changes(value=cst.Name(_CREATED))
+    create = cst.Lambda(params=cst.Parameters([cst.Param(cst.Name(_CREATED))]),
+                        body=node.with_changes(args=args, lpar=(), rpar=()))
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    new_args = [cst.Arg(create, comma=comma), cst.Arg(cst.SimpleString(f'"{wrap.op}"'), comma=comma),
+                cst.Arg(body.value)]
+    if wrap.send is not None:
+        new_args[-1] = new_args[-1].with_changes(comma=comma)
+        new_args.append(_kw("send", cst.parse_expression(wrap.send)))
+    fn = AWITH_V1_BODY if wrap.is_async else WITH_V1_BODY
+    return cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=new_args,
+                    lpar=node.lpar, rpar=node.rpar)
+
+
 def _bare(arg: cst.Arg) -> cst.Arg:
     return arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
 

@@ -824,8 +824,8 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
     why_not = plan.scratch.get("unwrapped", {})
     # plain v2 calls with what v2 lacks kept around them (create_with_fallback, codemod.rules.l02; regroup_billing,
     # codemod.rules.q25): state 2 while their change stands
-    kept = {u for key, units in plan.change_units.items() if key[0] in ("compat-create", "compat-regroup",
-                                                                         "compat-error")
+    kept = {u for key, units in plan.change_units.items() if key[0] in ("compat-create", "compat-body",
+                                                                         "compat-regroup", "compat-error")
             for u in units}
     created = {u: why for u, why in plan.scratch.get("compat-created", {}).items() if u in kept}
     # plain v2 calls whose answer a function returns as its v1 view (`_plan_view`): state 2 while that view stands

@@ -50,8 +50,8 @@ ORDER = {kind: i for i, kind in enumerate(
     ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
      "import-name",
      "drop-statement", "subscript",
-     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-create", "compat-regroup",
-     "compat-error", "compat-view", "compat-import", "uncomment",
+     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-create", "compat-body",
+     "compat-regroup", "compat-error", "compat-view", "compat-import", "uncomment",
      "comment"])}
 
 
@@ -68,6 +68,7 @@ def load(catalogue: dict[str, "Rule"]) -> tuple[dict[str, Rewriter], dict[str, C
                                      "drop-statement": edits.drop_statement, "drop-element": edits.drop_element,
                                      "comment": edits.apply_comment, "uncomment": edits.apply_uncomment,
                                      "compat-call": compat_call.apply, "compat-create": compat_call.apply_create,
+                                     "compat-body": compat_call.apply_body,
                                      "compat-view": compat_call.apply_view, "compat-import": compat_call.apply_import}
     builders: dict[str, Callable] = {"comment": edits.build_comment}
     declared = {r.id: r.rewrite for r in catalogue.values() if r.rewrite is not None and r.rewrite.module is not None}

@@ -169,6 +169,39 @@ def plan_call(cf: CallFact, plan) -> None:
     compat = plan.scratch.get("compat-create", {}).get(plan.unit)
     if compat is not None:
         _plan_compat_create(cf, plan, compat)
+    at_run_time = plan.scratch.get("compat-body", {}).pop(plan.unit, None)
+    if at_run_time is not None:
+        _plan_compat_body(cf, plan, *at_run_time)
+
+
+def _run_time_value(cf: CallFact, plan, node: cst.CSTNode, rule_id: str) -> None:
+    """A v1 body value only known at run time needs a conversion: the body is converted when it runs
+    (`_plan_compat_body`, after the body's plan), or flagged where the call cannot carry that."""
+    plan.scratch.setdefault("compat-body", {})[plan.unit] = (node, rule_id)
+
+
+def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str) -> None:
+    """The call on its v2 route (the other rules' path and method edits stand) inside `v1bridge_compat.with_v1_body`,
+    which converts only its body, when it runs; flagged as before when the call cannot carry it (the body not an
+    argument of the call, a PATCH of an existing record whose conversion reads it, no send for the catalog)."""
+    site, route, src = cf.site, cf.route, plan.facts.source
+    body = next((i for i, a in enumerate(cf.call.args) if a.value is site.body_expr), None)
+    wrap, _why = compat_call.plan_wrap(src._an, site)  # (None also when the body is not the call's JSON body)
+    # the conversion's own v2 reads (the GPU catalog) go through a send taking paths on the client's v2 base: a
+    # helper's (its paths are relative to its base), else the client's request on the call's base
+    send = wrap.send if wrap is not None and site.library == "helper" else compat_call.relative_send(src, site)
+    if body is None or cf.call.args[body].star or wrap is None or send is None \
+            or isinstance(src.parent(cf.call), cst.WithItem) or route.v2_method != "POST" or route.op.v2 is None:
+        plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
+                  + plan.rule_text(rule_id))
+        return
+    fn = compat_call.AWITH_V1_BODY if site.is_async else compat_call.WITH_V1_BODY
+    plan.change("compat-body", cf.call, rule_id, compat_call.BodyWrap(body, route.op.id, send, site.is_async))
+    plan.change("compat-import", src.module, "compat", plan.compat_import)
+    plan.find(cf.call, rule_id, "body-field", f"v2 {route.v2_label()} through v1bridge_compat.{fn}: its v1 body, "
+              "built at run time, converted when it runs", True, route)
+    plan.scratch.setdefault("compat-created", {})[plan.unit] = (
+        f"v2 route; v1bridge_compat.{fn} converts its v1 body (values only known at run time) when it runs")
 
 
 def _plan_compat_create(cf: CallFact, plan, compat: CompatCreate) -> None:
@@ -256,8 +289,7 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         return None
     except Exception:  # a converter that needs the value itself (arithmetic, parsing) met a run-time value
         rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
-        plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
-                  + plan.rule_text(rule_id))
+        _run_time_value(cf, plan, node, rule_id)
         return None
     # what the translation drops or cannot express is a person's decision
     for key in body:
@@ -271,8 +303,7 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
             plan.flag(node, rule_id, "body-field", route, f"v1 body field {key!r}: {plan.rule_text(rule_id)}")
     if _consumed(result.body, [m for v in body.values() for m in _list_markers(v)]):
         rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
-        plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
-                  + plan.rule_text(rule_id))
+        _run_time_value(cf, plan, node, rule_id)
         return None
     if compat is not None:
         _drop_path(result.body, compat.at)

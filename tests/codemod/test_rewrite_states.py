@@ -40,8 +40,9 @@ import rewrite_states  # noqa: E402
 # base_url=config.REST_URL)`) are read at their call site and the constant moves: gpuctl on v2 (171/200). A create
 # whose error words are matched is plain v2 inside v1_error (stock_out_message_retry.py: 112/121, 172/200).
 # A helper whose `**kwargs` are the query (opsbox's rpops `get(path, **params)`) is read at its call sites and moves
-# plain (173/200).
-SHARE_AT_LEAST = {"corpus": 0.92, "all": 0.86}
+# plain (173/200); a create whose body values are only known at run time is on its v2 route with only its body
+# converted when it runs (modelhub's endpoint create, 174/200).
+SHARE_AT_LEAST = {"corpus": 0.92, "all": 0.87}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites of the multi-module projects (tests/codemod/projects/) not yet in the state their manifest names
@@ -58,10 +59,9 @@ PROJECTS_NOT_YET = {
     # opsbox: the create through call_v1 at its call site (a v1 field read on a name bound twice in provision.py),
     # its v1 body on the line; the storage billing list returned by storage_spend() through call_v1, its v1 path
     "opsbox/provision.py:17", "opsbox/spend.py:27",
-    # modelhub: calls wrapped in acall_v1 at their call site for their own causes (a create body built at run time,
-    # includeWorkers, the update), the v1 path left on the line; the template create and update the same
-    "modelhub/modelhub/endpoints.py:19", "modelhub/modelhub/endpoints.py:26", "modelhub/modelhub/endpoints.py:45",
-    "modelhub/modelhub/templates.py:22",
+    # modelhub: calls wrapped in acall_v1 at their call site for their own causes (includeWorkers, the update), the
+    # v1 path left on the line; the template create the same (its readme)
+    "modelhub/modelhub/endpoints.py:26", "modelhub/modelhub/endpoints.py:45", "modelhub/modelhub/templates.py:22",
     # labkit: the reset through call_v1 at the call site, its v1 path on the line
     "labkit/labkit/pods.py:62",
 }

@@ -169,3 +169,26 @@ def test_the_compat_create_is_state_2_with_what_it_keeps_and_the_priority_left_t
     result = rewrite_source(unknown, "case.py")
     assert [(s.state, s.rule) for s in result.states] == [(2, "R02")]
     assert "v1bridge_compat.call_v1(" in result.new_source  # the whole create translated at run time, as before
+
+
+def test_a_create_whose_body_values_are_only_known_at_run_time_is_on_its_v2_route_its_body_converted_when_it_runs():
+    """The GPU list `list(gpus)` becomes v2's GPU pools by a conversion that needs its values: the call is on its v2
+    route (`/serverless`) and only its body goes through `v1bridge_compat.with_v1_body` (the catalog read through the
+    client's own request on its base), not the whole call through call_v1."""
+    from codemod.engine import rewrite_source
+
+    source = ('import requests\n\nBASE = "https://rest.runpod.io/v1"\n\n\ndef create(name, template_id, gpus):\n'
+              '    body = {"name": name, "templateId": template_id, "gpuTypeIds": list(gpus), "workersMax": 3}\n'
+              '    return requests.post(BASE + "/endpoints", json=body, timeout=30).json()["id"]\n')
+    result = rewrite_source(source, "case.py")
+    assert result.new_source == (
+        'import requests\n\nimport v1bridge_compat\n\nBASE = "https://api.runpod.io/v2"\n\n\n'
+        'def create(name, template_id, gpus):\n'
+        '    body = {"name": name, "templateId": template_id, "gpuTypeIds": list(gpus), "workersMax": 3}\n'
+        '    return v1bridge_compat.with_v1_body(lambda v2_body: requests.post(BASE + "/serverless", json=v2_body, '
+        'timeout=30), "endpoints.create", body, send=lambda method, path, **kw: requests.request(method, BASE + path, '
+        'timeout=30, **kw)).json()["id"]\n')
+    assert [(s.line, s.state, s.rule, s.cause) for s in result.states] == [
+        (8, 2, "L02", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (values only known at run time) "
+                      "when it runs")]
+    assert rewrite_source(result.new_source, "case.py").new_source == result.new_source
