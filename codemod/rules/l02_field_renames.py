@@ -162,8 +162,9 @@ def plan_call(cf: CallFact, plan) -> None:
     map_id = route.op.request
     if map_id is None or cf.site.body_expr is None:
         return
-    if cf.body is None:
-        _body_flag(cf, plan)
+    if cf.body is None:  # built where the rewrite cannot see it: converted when it runs, or flagged
+        _plan_compat_body(cf, plan, cf.call, "L02", "request body built elsewhere; convert it to the v2 shape ("
+                          + plan.rule_text("L02") + ")")
         return
     plan_body(cf, plan, map_id, cf.body)
     compat = plan.scratch.get("compat-create", {}).get(plan.unit)
@@ -180,7 +181,7 @@ def _run_time_value(cf: CallFact, plan, node: cst.CSTNode, rule_id: str) -> None
     plan.scratch.setdefault("compat-body", {})[plan.unit] = (node, rule_id)
 
 
-def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str) -> None:
+def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str, why: str | None = None) -> None:
     """The call on its v2 route (the other rules' path and method edits stand) inside `v1bridge_compat.with_v1_body`,
     which converts only its body, when it runs; flagged as before when the call cannot carry it (the body not an
     argument of the call, a PATCH of an existing record whose conversion reads it, no send for the catalog)."""
@@ -192,16 +193,17 @@ def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str) -> No
     send = wrap.send if wrap is not None and site.library == "helper" else compat_call.relative_send(src, site)
     if body is None or cf.call.args[body].star or wrap is None or send is None \
             or isinstance(src.parent(cf.call), cst.WithItem) or route.v2_method != "POST" or route.op.v2 is None:
-        plan.flag(node, rule_id, "body-field", route, "a v1 body value only known at run time needs a conversion: "
-                  + plan.rule_text(rule_id))
+        plan.flag(node, rule_id, "body-field", route, why or "a v1 body value only known at run time needs a "
+                  "conversion: " + plan.rule_text(rule_id))
         return
     fn = compat_call.AWITH_V1_BODY if site.is_async else compat_call.WITH_V1_BODY
     plan.change("compat-body", cf.call, rule_id, compat_call.BodyWrap(body, route.op.id, send, site.is_async))
     plan.change("compat-import", src.module, "compat", plan.compat_import)
-    plan.find(cf.call, rule_id, "body-field", f"v2 {route.v2_label()} through v1bridge_compat.{fn}: its v1 body, "
-              "built at run time, converted when it runs", True, route)
+    built = "built elsewhere" if why else "values only known at run time"
+    plan.find(cf.call, rule_id, "body-field", f"v2 {route.v2_label()} through v1bridge_compat.{fn}: its v1 body "
+              f"({built}) converted when it runs", True, route)
     plan.scratch.setdefault("compat-created", {})[plan.unit] = (
-        f"v2 route; v1bridge_compat.{fn} converts its v1 body (values only known at run time) when it runs")
+        f"v2 route; v1bridge_compat.{fn} converts its v1 body ({built}) when it runs")
 
 
 def _plan_compat_create(cf: CallFact, plan, compat: CompatCreate) -> None:

@@ -192,3 +192,17 @@ def test_a_create_whose_body_values_are_only_known_at_run_time_is_on_its_v2_rout
         (8, 2, "L02", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (values only known at run time) "
                       "when it runs")]
     assert rewrite_source(result.new_source, "case.py").new_source == result.new_source
+
+
+def test_a_create_whose_body_is_built_elsewhere_is_on_its_v2_route_its_body_converted_when_it_runs():
+    from codemod.engine import rewrite_source
+
+    source = ('import requests\n\nBASE = "https://rest.runpod.io/v1"\n\n\ndef create(body):\n'
+              '    return requests.post(BASE + "/endpoints", json=body, timeout=30).json()["id"]\n')
+    result = rewrite_source(source, "case.py")
+    assert result.new_source.splitlines()[-1] == (
+        '    return v1bridge_compat.with_v1_body(lambda v2_body: requests.post(BASE + "/serverless", json=v2_body, '
+        'timeout=30), "endpoints.create", body, send=lambda method, path, **kw: requests.request(method, BASE + path, '
+        'timeout=30, **kw)).json()["id"]')
+    assert [(s.line, s.state, s.rule, s.cause) for s in result.states] == [
+        (7, 2, "L02", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (built elsewhere) when it runs")]
