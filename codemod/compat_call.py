@@ -557,6 +557,7 @@ class BodyWrap:
     op: str  # the v1 operation (mappings/data/operations.yaml id) whose request map converts it
     send: str | None  # code of a send(method, path) on the client, for the v2 reads a conversion needs (the catalog)
     is_async: bool
+    ids: dict | None = None  # an update: {"id": <code>} of the record (a conversion may read it first)
 
 
 def apply_body(node: cst.CSTNode, wrap: BodyWrap) -> cst.CSTNode:
@@ -575,6 +576,10 @@ def apply_body(node: cst.CSTNode, wrap: BodyWrap) -> cst.CSTNode:
     if wrap.send is not None:
         new_args[-1] = new_args[-1].with_changes(comma=comma)
         new_args.append(_kw("send", cst.parse_expression(wrap.send)))
+    if wrap.ids:
+        new_args[-1] = new_args[-1].with_changes(comma=comma)
+        new_args.append(_kw("ids", cst.parse_expression(
+            "{" + ", ".join(f'"{key}": {code}' for key, code in wrap.ids.items()) + "}")))
     fn = AWITH_V1_BODY if wrap.is_async else WITH_V1_BODY
     return cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=new_args,
                     lpar=node.lpar, rpar=node.rpar)

@@ -179,6 +179,16 @@ class Source:
                     return sig, small
         return None
 
+    def sibling_method(self, call: cst.Call, name: str) -> object | None:
+        """The HelperSig of method NAME beside the one CALL goes through, on a client or module of another file
+        (`rp.post(...)` on a `RunPod` of client.py: `RunPod.patch`); None when there is none."""
+        found = self._an._imported_helper(call)
+        if found is None or found[0].kind == "local":
+            return None
+        ref, sig = found
+        owner = sig.name.rpartition(".")[0]
+        return next((s for s in ref.sigs if s.name == (f"{owner}.{name}" if owner else name)), None)
+
     def is_helper(self, fn: cst.FunctionDef) -> bool:
         """Does FN make an HTTP call for its caller (a helper the analysis follows)?"""
         return self._an._helper(fn) is not None

@@ -175,10 +175,11 @@ def plan_call(cf: CallFact, plan) -> None:
         _plan_compat_body(cf, plan, *at_run_time)
 
 
-def _run_time_value(cf: CallFact, plan, node: cst.CSTNode, rule_id: str) -> None:
-    """A v1 body value only known at run time needs a conversion: the body is converted when it runs
-    (`_plan_compat_body`, after the body's plan), or flagged where the call cannot carry that."""
-    plan.scratch.setdefault("compat-body", {})[plan.unit] = (node, rule_id)
+def _run_time_value(cf: CallFact, plan, node: cst.CSTNode, rule_id: str, why: str | None = None) -> None:
+    """A v1 body the rewrite cannot convert where it is written (a value only known at run time that a conversion
+    needs, fields set over several statements that combine in the v2 body): it is converted when it runs
+    (`_plan_compat_body`, after the body's plan), or flagged (with WHY) where the call cannot carry that."""
+    plan.scratch.setdefault("compat-body", {})[plan.unit] = (node, rule_id, why)
 
 
 def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str, why: str | None = None) -> None:
@@ -188,18 +189,22 @@ def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str, why: 
     site, route, src = cf.site, cf.route, plan.facts.source
     body = next((i for i, a in enumerate(cf.call.args) if a.value is site.body_expr), None)
     wrap, _why = compat_call.plan_wrap(src._an, site)  # (None also when the body is not the call's JSON body)
+    ids = _record_id(src, site) if route.op.path_params else {}  # an update: the record it converts against
     # the conversion's own v2 reads (the GPU catalog) go through a send taking paths on the client's v2 base: a
     # helper's (its paths are relative to its base), else the client's request on the call's base
     send = wrap.send if wrap is not None and site.library == "helper" else compat_call.relative_send(src, site)
-    if body is None or cf.call.args[body].star or wrap is None or send is None \
-            or isinstance(src.parent(cf.call), cst.WithItem) or route.v2_method != "POST" or route.op.v2 is None:
+    if send is not None and f"{compat_call.MODULE_NAME}.by_method(" in send and "get=" not in send:
+        send = None  # per-verb helpers with no GET: the conversion's reads could not be made
+    if body is None or cf.call.args[body].star or wrap is None or send is None or ids is None \
+            or isinstance(src.parent(cf.call), cst.WithItem) or route.op.v2 is None or route.op.steps:
         plan.flag(node, rule_id, "body-field", route, why or "a v1 body value only known at run time needs a "
                   "conversion: " + plan.rule_text(rule_id))
         return
     fn = compat_call.AWITH_V1_BODY if site.is_async else compat_call.WITH_V1_BODY
-    plan.change("compat-body", cf.call, rule_id, compat_call.BodyWrap(body, route.op.id, send, site.is_async))
+    plan.change("compat-body", cf.call, rule_id, compat_call.BodyWrap(body, route.op.id, send, site.is_async, ids))
     plan.change("compat-import", src.module, "compat", plan.compat_import)
-    built = "built elsewhere" if why else "values only known at run time"
+    built = "built elsewhere" if cf.body is None else "values only known at run time" if why is None else \
+        "fields set over several statements"
     plan.find(cf.call, rule_id, "body-field", f"v2 {route.v2_label()} through v1bridge_compat.{fn}: its v1 body "
               f"({built}) converted when it runs", True, route)
     plan.scratch.setdefault("compat-created", {})[plan.unit] = (
@@ -235,6 +240,30 @@ def _plan_compat_create(cf: CallFact, plan, compat: CompatCreate) -> None:
     plan.change("compat-import", src.module, "compat", plan.compat_import)
     plan.find(cf.call, compat.rules[0], "body-field", f"v2 create through v1bridge_compat.{fn}: {kept}", True, route)
     plan.scratch.setdefault("compat-created", {})[plan.unit] = f"v2 create; v1bridge_compat.{fn} keeps {kept}"
+
+
+def _record_id(src, site) -> dict | None:
+    """{"id": <code>} of the one expression of the call's URL that is not a literal (`f"/endpoints/{endpoint_id}"`,
+    `BASE + "/pods/" + pod_id`): the id of the record an update converts its body against; None when not one."""
+    found: list = []
+
+    def walk(node) -> None:
+        if isinstance(node, cst.FormattedString):
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    walk(part.expression)
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            walk(node.left)
+            walk(node.right)
+        elif not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) \
+                and any(p.text is None for p in src._an.evaluate(node, src.scope_of(site.call))):
+            found.append(node)  # not a constant the analysis reads whole (a base)
+
+    if site.url_expr is None:
+        return None
+    walk(site.url_expr)
+    code = src.code_of(found[0]).strip() if len(found) == 1 else ""
+    return {"id": code} if code and "\n" not in code else None
 
 
 def _literal_body(cf: CallFact, plan, node: cst.Dict, counter: list) -> tuple[dict, str] | None:
@@ -544,8 +573,8 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
         changed = [k for k in {**a, **b} if a.get(k) != b.get(k)]
         own = _markers(value)
         if any(k not in b for k in a) or len(changed) > 1 or any(_markers(b[k]) - own for k in changed):
-            plan.flag(w.stmt, "L02", "body-field", route, f"the body field {key!r} set at this line changes more of "
-                      "the v2 body than one key of its own; convert the body by hand (" + plan.rule_text("L02") + ")")
+            _run_time_value(cf, plan, w.stmt, "L02", f"the body field {key!r} set at this line changes more of the "
+                            "v2 body than one key of its own; convert the body by hand (" + plan.rule_text("L02") + ")")
             return
         if not changed and w.conditional and len(src.parent(w.stmt).body) == 1:
             plan.flag(w.stmt, "L02", "body-field", route, f"the body field {key!r} has no v2 place; remove it by hand "
@@ -560,8 +589,8 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
         if new_key is not None:
             expected[new_key] = new_value
     if _translate(cf, plan, map_id, node, everything) != expected:
-        plan.flag(node, "L02", "body-field", route, "the body's fields set over several statements combine in the "
-                  "v2 body; convert it by hand (" + plan.rule_text("L02") + ")")
+        _run_time_value(cf, plan, node, "L02", "the body's fields set over several statements combine in the v2 "
+                        "body; convert it by hand (" + plan.rule_text("L02") + ")")
         return
     _plan_dict(cf, plan, spec, node, literal, literal_out, quote)
     for w, key, new_key, new_value in plans:

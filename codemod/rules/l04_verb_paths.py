@@ -136,15 +136,22 @@ def _method_edit(cf: CallFact, plan) -> bool:
                 if (fn := src.function(candidate)) is not None and src.is_helper(fn):
                     plan.change("name", name_node, "L04", candidate)
                     return True
-                # a helper imported from another file (`from rpops import get, post`): its sibling for the v2
-                # method, imported beside it, when it takes the same arguments on the same base
-                found = src.importable_helper(old, candidate) if isinstance(site.call.func, cst.Name) else None
-                sig, mine = (found[0], site.helper.sig) if found is not None else (None, None)
-                if sig is not None and mine is not None and sig.method == new.upper() and sig.base == mine.base \
+                # a helper of another file: its sibling for the v2 method when it takes the same arguments on the
+                # same base, a method of the same client (`rp.post` -> `rp.patch`), or a function imported beside
+                # it (`from rpops import get, post` -> `get, patch, post`)
+                mine = site.helper.sig if site.helper is not None else None
+                if isinstance(site.call.func, cst.Attribute):
+                    found = None
+                    sig = src.sibling_method(site.call, candidate) if mine is not None else None
+                else:
+                    found = src.importable_helper(old, candidate) if mine is not None else None
+                    sig = found[0] if found is not None else None
+                if sig is not None and sig.method == new.upper() and sig.base == mine.base \
                         and sig.params == mine.params and sig.body_param == mine.body_param \
                         and sig.is_async == mine.is_async and sig.returns == mine.returns:
                     plan.change("name", name_node, "L04", candidate)
-                    plan.change("import-name", found[1], "L04", candidate)
+                    if found is not None:
+                        plan.change("import-name", found[1], "L04", candidate)
                     return True
     return False
 

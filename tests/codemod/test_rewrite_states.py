@@ -41,15 +41,15 @@ import rewrite_states  # noqa: E402
 # whose error words are matched is plain v2 inside v1_error (stock_out_message_retry.py: 112/121, 172/200).
 # A helper whose `**kwargs` are the query (opsbox's rpops `get(path, **params)`) is read at its call sites and moves
 # plain (173/200); a create whose body values are only known at run time is on its v2 route with only its body
-# converted when it runs (modelhub's endpoint create, 174/200).
-SHARE_AT_LEAST = {"corpus": 0.92, "all": 0.87}
+# converted when it runs (modelhub's endpoint create, 174/200), and so is an update by the client's own PATCH whose
+# fields set over several statements combine in one v2 key (fleet's and modelhub's scale, 176/200).
+SHARE_AT_LEAST = {"corpus": 0.92, "all": 0.88}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites of the multi-module projects (tests/codemod/projects/) not yet in the state their manifest names
 # (state 2 where the manifest wants 1, a v1 spelling left on a line translated at run time, nightly and gpuctl
 # flagged with their cause): a ratchet, the set may only shrink; emptied as the rebuilt rewrite lands.
 PROJECTS_NOT_YET = {
-    "fleet/fleet/endpoints.py:14",
     # gpuctl: the endpoint create through call_v1 (its GPU list and flashboot from parameters need a conversion at
     # run time), the v1 path left on the line
     "gpuctl/gpuctl/serverless.py:10",
@@ -59,9 +59,9 @@ PROJECTS_NOT_YET = {
     # opsbox: the create through call_v1 at its call site (a v1 field read on a name bound twice in provision.py),
     # its v1 body on the line; the storage billing list returned by storage_spend() through call_v1, its v1 path
     "opsbox/provision.py:17", "opsbox/spend.py:27",
-    # modelhub: calls wrapped in acall_v1 at their call site for their own causes (includeWorkers, the update), the
-    # v1 path left on the line; the template create the same (its readme)
-    "modelhub/modelhub/endpoints.py:26", "modelhub/modelhub/endpoints.py:45", "modelhub/modelhub/templates.py:22",
+    # modelhub: calls wrapped in acall_v1 at their call site for their own causes (includeWorkers), the v1 query
+    # left on the line; the template create the same (its readme)
+    "modelhub/modelhub/endpoints.py:26", "modelhub/modelhub/templates.py:22",
     # labkit: the reset through call_v1 at the call site, its v1 path on the line
     "labkit/labkit/pods.py:62",
 }

@@ -206,3 +206,66 @@ def test_a_create_whose_body_is_built_elsewhere_is_on_its_v2_route_its_body_conv
         'timeout=30, **kw)).json()["id"]')
     assert [(s.line, s.state, s.rule, s.cause) for s in result.states] == [
         (7, 2, "L02", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (built elsewhere) when it runs")]
+
+
+UPDATE_CLIENT = '''import requests
+
+
+class Client:
+    def __init__(self, base="https://rest.runpod.io/v1"):
+        self.base = base
+        self.session = requests.Session()
+
+    def request(self, method, path, body=None):
+        r = self.session.request(method, f"{self.base}/{path.lstrip('/')}", json=body, timeout=30)
+        r.raise_for_status()
+        return r.json() if r.content else None
+
+    def get(self, path):
+        return self.request("GET", path)
+
+    def post(self, path, body=None):
+        return self.request("POST", path, body)
+
+    def patch(self, path, body=None):
+        return self.request("PATCH", path, body)
+'''
+
+UPDATES = '''from pkg.client import Client
+
+
+def rename(c: Client, endpoint_id, name):
+    c.post(f"/endpoints/{endpoint_id}/update", {"name": name})
+
+
+def scale(c: Client, endpoint_id, lo=None, hi=None):
+    changes = {}
+    if lo is not None:
+        changes["workersMin"] = lo
+    if hi is not None:
+        changes["workersMax"] = hi
+    c.post(f"/endpoints/{endpoint_id}/update", changes)
+'''
+
+
+def test_an_update_through_another_files_client_is_a_patch_by_its_own_method_its_combined_body_converted_when_it_runs():
+    """`c.post(".../update", ...)` on a client class of another file that has `patch`: the v2 PATCH by `c.patch`
+    (L04); a body whose fields set over several statements combine in one v2 key (workersMin, workersMax ->
+    workers) is converted when it runs against the record (`ids`), on the v2 route, not the whole call through
+    call_v1 (modelhub's and fleet's scale)."""
+    from codemod.engine import rewrite_files
+
+    out = rewrite_files({"pkg/__init__.py": "", "pkg/client.py": UPDATE_CLIENT, "uses.py": UPDATES})
+    assert out["pkg/client.py"].new_source == UPDATE_CLIENT.replace("rest.runpod.io/v1", "api.runpod.io/v2")
+    assert out["uses.py"].new_source == UPDATES.replace(
+        "from pkg.client import Client\n", "from pkg.client import Client\n\nimport v1bridge_compat\n").replace(
+        'c.post(f"/endpoints/{endpoint_id}/update", {"name": name})',
+        'c.patch(f"/serverless/{endpoint_id}", {"name": name})').replace(
+        'c.post(f"/endpoints/{endpoint_id}/update", changes)',
+        'v1bridge_compat.with_v1_body(lambda v2_body: c.patch(f"/serverless/{endpoint_id}", v2_body), '
+        '"endpoints.update_alias", changes, send=v1bridge_compat.by_method(get=c.get, patch=c.patch, post=c.post), '
+        'ids={"id": endpoint_id})')
+    assert [(s.line, s.state, s.rule, s.cause) for s in out["uses.py"].states] == [
+        (5, 1, "L04", ""),
+        (14, 2, "L04", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (fields set over several "
+                       "statements) when it runs")]

@@ -55,7 +55,7 @@ async def run(args):
         elif args.cmd == "scale":
             ep = await endpoints.by_name(rp, args.model)
             ep = await endpoints.scale(rp, ep["id"], args.min, args.max, args.idle)
-            print("scaled", ep["name"], ep["workersMin"], ep["workersMax"], ep["idleTimeout"])
+            print("scaled", ep["name"], ep["workers"]["min"], ep["workers"]["max"], ep["workers"]["idleTimeout"])
         elif args.cmd == "smoke":
             ep = await endpoints.by_name(rp, args.model)
             out, fresh, running = await asyncio.gather(jobs.runsync(ep["id"], {"prompt": "ping"}),

@@ -44,7 +44,7 @@ async def scale(rp: RunPod, endpoint_id, lo=None, hi=None, idle=None):
         changes["workersMax"] = hi
     if idle is not None:
         changes["idleTimeout"] = idle
-    return await v1bridge_compat.acall_v1(v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), "POST", f"/endpoints/{endpoint_id}/update", json=changes)
+    return await v1bridge_compat.awith_v1_body(lambda v2_body: rp.patch(f"/serverless/{endpoint_id}", v2_body), "endpoints.update_alias", changes, send=v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), ids={"id": endpoint_id})
 
 
 async def workers(rp: RunPod, endpoint_id):
