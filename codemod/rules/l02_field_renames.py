@@ -203,8 +203,8 @@ def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str, why: 
     fn = compat_call.AWITH_V1_BODY if site.is_async else compat_call.WITH_V1_BODY
     plan.change("compat-body", cf.call, rule_id, compat_call.BodyWrap(body, route.op.id, send, site.is_async, ids))
     plan.change("compat-import", src.module, "compat", plan.compat_import)
-    built = "built elsewhere" if cf.body is None else "values only known at run time" if why is None else \
-        "fields set over several statements"
+    built = "built or read where the rewrite cannot convert it" if cf.body is None else \
+        "values only known at run time" if why is None else "fields set over several statements"
     plan.find(cf.call, rule_id, "body-field", f"v2 {route.v2_label()} through v1bridge_compat.{fn}: its v1 body "
               f"({built}) converted when it runs", True, route)
     plan.scratch.setdefault("compat-created", {})[plan.unit] = (

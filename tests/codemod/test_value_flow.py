@@ -455,7 +455,7 @@ CASES = {
         def create(name, flavor, vcpus):
             payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": [flavor]}
             payload["vcpuCount"] = vcpus
-            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods", json=payload).json()["id"]
+            return v1bridge_compat.with_v1_body(lambda v2_body: requests.post(f"{BASE}/pods", json=v2_body), "pods.create", payload, send=lambda method, path, **kw: requests.request(method, BASE + path, **kw)).json()["id"]
     '''),
     "a renamed key read before the call: the body converted at run time": case('''
         import requests
@@ -474,7 +474,7 @@ CASES = {
             payload = {"name": name, "imageName": "python:3.12", "computeType": "CPU", "cpuFlavorIds": ["cpu3c"]}
             payload["containerDiskInGb"] = disk
             print(payload["imageName"])
-            return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "POST", f"{BASE}/pods", json=payload).json()["id"]
+            return v1bridge_compat.with_v1_body(lambda v2_body: requests.post(f"{BASE}/pods", json=v2_body), "pods.create", payload, send=lambda method, path, **kw: requests.request(method, BASE + path, **kw)).json()["id"]
     '''),
     # --- a URL concatenated over several statements
     "a URL of another API built over statements: untouched": case('''

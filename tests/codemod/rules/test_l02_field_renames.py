@@ -205,7 +205,8 @@ def test_a_create_whose_body_is_built_elsewhere_is_on_its_v2_route_its_body_conv
         'timeout=30), "endpoints.create", body, send=lambda method, path, **kw: requests.request(method, BASE + path, '
         'timeout=30, **kw)).json()["id"]')
     assert [(s.line, s.state, s.rule, s.cause) for s in result.states] == [
-        (7, 2, "L02", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (built elsewhere) when it runs")]
+        (7, 2, "L02", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (built or read where the rewrite "
+                      "cannot convert it) when it runs")]
 
 
 UPDATE_CLIENT = '''import requests
