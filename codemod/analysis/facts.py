@@ -179,6 +179,18 @@ class Source:
                     return sig, small
         return None
 
+    def client_send(self, site) -> str | None:
+        """The code of a send(method, path, json=None) made of the client's own call that SITE goes through (what
+        `v1bridge_compat.call_v1` would be handed, codemod.compat_call.plan_wrap); None when it cannot be made."""
+        from codemod.compat_call import plan_wrap
+
+        wrap, _why = plan_wrap(self._an, site)
+        return wrap.send if wrap is not None else None
+
+    def known_text(self, node: cst.CSTNode, at: cst.CSTNode) -> bool:
+        """Does NODE evaluate, where AT is, to a text the analysis reads whole (a literal, a constant)?"""
+        return all(piece.text is not None for piece in self._an.evaluate(node, self.scope_of(at)))
+
     def sibling_method(self, call: cst.Call, name: str) -> object | None:
         """The HelperSig of method NAME beside the one CALL goes through, on a client or module of another file
         (`rp.post(...)` on a `RunPod` of client.py: `RunPod.patch`); None when there is none."""

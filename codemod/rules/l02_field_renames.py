@@ -188,14 +188,14 @@ def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str, why: 
     argument of the call, a PATCH of an existing record whose conversion reads it, no send for the catalog)."""
     site, route, src = cf.site, cf.route, plan.facts.source
     body = next((i for i, a in enumerate(cf.call.args) if a.value is site.body_expr), None)
-    wrap, _why = compat_call.plan_wrap(src._an, site)  # (None also when the body is not the call's JSON body)
+    wrapped = src.client_send(site)  # (None also when the body is not the call's JSON body)
     ids = _record_id(src, site) if route.op.path_params else {}  # an update: the record it converts against
     # the conversion's own v2 reads (the GPU catalog) go through a send taking paths on the client's v2 base: a
     # helper's (its paths are relative to its base), else the client's request on the call's base
-    send = wrap.send if wrap is not None and site.library == "helper" else compat_call.relative_send(src, site)
+    send = wrapped if wrapped is not None and site.library == "helper" else compat_call.relative_send(src, site)
     if send is not None and f"{compat_call.MODULE_NAME}.by_method(" in send and "get=" not in send:
         send = None  # per-verb helpers with no GET: the conversion's reads could not be made
-    if body is None or cf.call.args[body].star or wrap is None or send is None or ids is None \
+    if body is None or cf.call.args[body].star or wrapped is None or send is None or ids is None \
             or isinstance(src.parent(cf.call), cst.WithItem) or route.op.v2 is None or route.op.steps:
         plan.flag(node, rule_id, "body-field", route, why or "a v1 body value only known at run time needs a "
                   "conversion: " + plan.rule_text(rule_id))
@@ -255,8 +255,7 @@ def _record_id(src, site) -> dict | None:
         elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             walk(node.left)
             walk(node.right)
-        elif not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) \
-                and any(p.text is None for p in src._an.evaluate(node, src.scope_of(site.call))):
+        elif not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and not src.known_text(node, site.call):
             found.append(node)  # not a constant the analysis reads whole (a base)
 
     if site.url_expr is None:
