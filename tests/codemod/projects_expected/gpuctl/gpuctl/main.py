@@ -12,7 +12,7 @@ def main(argv=None):
     try:
         tpl = templates.create(name + "-tpl", image, env={"MODEL": name})
         ep = serverless.create_endpoint(name, tpl["id"], max_workers=2)
-        print("endpoint", ep["name"], ep["workersMax"], ep["idleTimeout"], ep["executionTimeoutMs"])
+        print("endpoint", ep["name"], ep["workers"]["max"], ep["workers"]["idleTimeout"], ep["timeout"])
         print("describe", serverless.describe(ep["id"]))
         print("smoke", serverless.run_sync(ep["id"], {"prompt": "hello"}))
         print("health", asyncio.run(serverless.health(ep["id"])))

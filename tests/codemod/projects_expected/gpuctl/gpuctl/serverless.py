@@ -8,7 +8,7 @@ from .http import jobs, rest
 
 
 def create_endpoint(name, template_id, gpu_ids=("NVIDIA GeForce RTX 4090",), max_workers=3, flashboot=True):
-    r = v1bridge_compat.call_v1(lambda method, url, **kw: rest().request(method, url, **kw), "POST", "/endpoints", json={
+    r = v1bridge_compat.with_v1_body(lambda v2_body: rest().post("/serverless", json=v2_body), "endpoints.create", {
         "name": name,
         "templateId": template_id,
         "gpuTypeIds": list(gpu_ids),
@@ -18,9 +18,9 @@ def create_endpoint(name, template_id, gpu_ids=("NVIDIA GeForce RTX 4090",), max
         "idleTimeout": 10,
         "executionTimeoutMs": 600000,
         "flashboot": flashboot,
-    })
+    }, send=lambda method, url, **kw: rest().request(method, url, **kw))
     if r.status_code >= 400:
-        raise RuntimeError(r.json()["message"])
+        raise RuntimeError(r.json()["detail"])
     return r.json()
 
 
