@@ -8,7 +8,7 @@ import rpops as rp
 
 
 def window(days):
-    end = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
+    end = datetime.now(timezone.utc).replace(microsecond=0)
     return (end - timedelta(days=days)).isoformat(), end.isoformat()
 
 

@@ -9,7 +9,7 @@ import v1bridge_compat
 
 
 def window(days):
-    end = datetime.now(timezone.utc).replace(minute=0, second=0, microsecond=0)
+    end = datetime.now(timezone.utc).replace(microsecond=0)
     return (end - timedelta(days=days)).isoformat(), end.isoformat()
 
 
