@@ -456,8 +456,9 @@ _NEWLINES = re.compile(r"\r\n?|\n")  # as CPython counts lines
 
 
 def _v1_only_arguments(path_arguments) -> list:
-    """(callee, route, line, column from 0 in characters, the call's first line) of each path argument
-    (`codemod.analysis.facts.PathArgument`, the analysis' facts) that only v1 spells, in the order the calls are met.
+    """(callee, route, line, column from 0 in characters, the call's first line, its statement's lines) of each path
+    argument (`codemod.analysis.facts.PathArgument`, the analysis' facts) that only v1 spells, in the order the calls
+    are met.
     A call importing something (`require("/pods")`) and the compat module's run-time translation (v1 paths on
     purpose: v2 when it runs) are not API calls."""
     cat = catalogue()
