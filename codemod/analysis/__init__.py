@@ -23,7 +23,7 @@ from codemod.analysis.flow import Flow
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.calls import URLENCODE
 from codemod.analysis.syntax import (ENV_GETTERS, Indexer, LazyPositions, callee_name, constant_literal, descendants, dotted,
-                                     flatten, parse_module, path_segments, str_of)
+                                     flatten, parse_module, path_segments, returned_name, str_of)
 from codemod.knowledge import HOLE, SCHEME, Knowledge, knowledge
 
 __all__ = ["Analyzer", "CallFact", "CallSite", "FileFacts", "HelperInfo", "Read", "Typed", "UrlInfo", "analyze"]
@@ -1008,7 +1008,8 @@ class Analyzer(Strings, Calls, Flow):
                 self.compat_answers.add(scope.name.value)  # `return v1bridge_compat.call_v1(...)`: a v1 answer
             bound = self._bound_name(self.parent(call) if isinstance(self.parent(call), cst.Await) else call)
             if bound is not None and scope is not None and any(  # `r = call_v1(...)`; `return r.json()` (or `r`)
-                    _returns_name(ret, bound[0]) for ret in self.ix.returns.get(id(scope), [])):
+                    (returned := returned_name(ret)) is not None and returned.value == bound[0]
+                    for ret in self.ix.returns.get(id(scope), [])):
                 self.compat_answers.add(scope.name.value)
             for arg in call.args:
                 value = arg.value
@@ -1103,12 +1104,3 @@ def analyze(source: str, path: str, *, v2_base: str | None = None, externals: di
         return an, an.run()
     except RecursionError:
         return an, FileFacts(path, error="too deeply nested to analyse")
-
-
-def _returns_name(ret: cst.Return, name: str) -> bool:
-    """`return NAME`, `return NAME.json()` (awaited or not)."""
-    value = ret.value.expression if isinstance(ret.value, cst.Await) else ret.value
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "json" \
-            and not value.args:
-        value = value.func.value
-    return isinstance(value, cst.Name) and value.value == name

@@ -11,7 +11,7 @@ import libcst as cst
 
 from codemod.analysis.facts import CallFact, Read, Typed
 from codemod.analysis.calls import CallSite
-from codemod.analysis.syntax import descendants, dotted, str_of
+from codemod.analysis.syntax import descendants, dotted, returned_name, str_of
 from codemod.knowledge import Route
 
 
@@ -564,13 +564,10 @@ class Flow:
             return False
         if any(node is call for node in descendants(ret.value)):
             return True
-        value = ret.value.expression if isinstance(ret.value, cst.Await) else ret.value
-        if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute) \
-                and value.func.attr.value == "json":
-            value = value.func.value
+        name = returned_name(ret)
         fn = self.scope_of(ret)
-        return isinstance(value, cst.Name) and len(
-            self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(value.value, [])) <= 1
+        return name is not None and len(
+            self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(name.value, [])) <= 1
 
     def escapes(self, expr: cst.CSTNode, shape: str, depth: int = 0) -> int:
         """Line where an answer (EXPR, an object or a list of them) goes where the rewrite cannot read what is read

@@ -517,6 +517,16 @@ def _walked(cls: type) -> object:
     return issubclass(cls, cst.CSTNode) and not issubclass(cls, _WHITESPACE)
 
 
+def returned_name(ret: cst.Return) -> cst.Name | None:
+    """The name a `return` gives back: `return NAME`, or the response bound to it as `return NAME.json()` (awaited
+    or not); None for any other value."""
+    value = ret.value.expression if isinstance(ret.value, cst.Await) else ret.value
+    if isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute) \
+            and value.func.attr.value == "json":
+        value = value.func.value
+    return value if isinstance(value, cst.Name) else None
+
+
 def descendants(node: cst.CSTNode, prune=None):
     """NODE and the nodes under it, in the order a libcst visitor meets them (whitespace left out), without
     descending below a node for which PRUNE(node) is true. A libcst visit rebuilds every node it leaves."""
