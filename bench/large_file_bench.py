@@ -120,10 +120,10 @@ def render(rows: list[dict], timeout: float, jobs: int = JOBS) -> list[str]:
     return lines
 
 
-def section(full: bool) -> list[str]:
-    """bench/run_all.py's section: quick sizes up to 0.5 MB, full ones up to 5 MB."""
-    timeout = 600.0 if full else 180.0
-    sizes = FULL_SIZES if full else QUICK_SIZES
+def section(full: bool, sizes: tuple[float, ...] | None = None) -> list[str]:
+    """bench/run_all.py's section: quick sizes up to 0.5 MB, full ones up to 5 MB, or the sizes asked for."""
+    sizes = sizes or (FULL_SIZES if full else QUICK_SIZES)
+    timeout = 600.0 if full or max(sizes) > max(QUICK_SIZES) else 180.0
     load = os.getloadavg()[0]
     rows = measure(sizes, timeout)
     return [*render(rows, timeout), "", f"Load average (1 min) at the start: {load:.2f}, at the end: "

@@ -3,6 +3,7 @@
     .venv/bin/python bench/run_all.py --quick     # under 3 minutes: 2 rounds x 2 s, 10 s soak, 1,000-file trees
     .venv/bin/python bench/run_all.py --full      # ~12 minutes: 5 rounds x 5 s, 5 min soak, 10,000-file trees
     .venv/bin/python bench/run_all.py --quick --files 10000   # quick, with the issues' 10,000-file trees
+    .venv/bin/python bench/run_all.py --quick --files 10000 --large-sizes 0.5,5   # and issue 23's 5 MB file
 
 Proxy hot path (bench/hotpath.py): against a fast upstream (nginx serving pre-serialised v2 answers, pinned
 with wrk to CPU 0), direct / plain aiohttp pass-through / naive translator (bench/naive_translator.py) /
@@ -20,8 +21,9 @@ commit, machine load and command of the run, and bench/results/latest.md and lat
 runs one section and writes only bench/results/ (a partial run never replaces docs/bench.md).
 
 Sections beyond the four above register in SECTIONS: (name, title, module in bench/, function). The function
-takes `full: bool` and returns the section's Markdown lines, ratios against a baseline measured in the same
-run (the GraphQL endpoint against the REST route, a large file against a small one, ...).
+takes `full: bool` (the large-file one also `sizes`, from `--large-sizes`) and returns the section's Markdown
+lines, ratios against a baseline measured in the same run (the GraphQL endpoint against the REST route, a large
+file against a small one, ...).
 """
 from __future__ import annotations
 
@@ -366,6 +368,9 @@ def main() -> int:
     parser.add_argument("--files", type=int, metavar="N",
                         help="files in the rewrite and audit trees (default: 1,000 quick, 10,000 full; the issues' "
                              "goals are set on 10,000)")
+    parser.add_argument("--large-sizes", type=lambda text: tuple(float(s) for s in text.split(",")),
+                        metavar="MB,MB", help="the large-file section's sizes in MB (default: 0.125,0.5 quick, "
+                                              "0.25,1,5 full; issue 23's goal is set on 5)")
     parser.add_argument("--only", choices=[*CORE, *(name for name, *_ in SECTIONS)], metavar="NAME",
                         help="run one section; writes bench/results/ only, never docs/bench.md")
     args = parser.parse_args()
@@ -406,7 +411,8 @@ def main() -> int:
         print(f"[{next(step)}/{len(steps)}] {title}", flush=True)
         import importlib
 
-        extra += [f"## {title}", "", *getattr(importlib.import_module(module_name), function)(full), ""]
+        options = {"sizes": args.large_sizes} if section == "large-files" and args.large_sizes else {}
+        extra += [f"## {title}", "", *getattr(importlib.import_module(module_name), function)(full, **options), ""]
     args.elapsed = time.monotonic() - began
     report = render(name, args, hot, rows, mem, files, started) + ("\n" + "\n".join(extra) if extra else "")
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -419,7 +425,8 @@ def main() -> int:
     print(report)
     print(f"written: {RESULTS / 'latest.md'}, {RESULTS / 'latest.json'}")
     if args.only is None:
-        command = f".venv/bin/python bench/run_all.py --{name}" + (f" --files {args.files}" if args.files else "")
+        command = (f".venv/bin/python bench/run_all.py --{name}" + (f" --files {args.files}" if args.files else "")
+                   + (f" --large-sizes {','.join(f'{s:g}' for s in args.large_sizes)}" if args.large_sizes else ""))
         DOCS_BENCH.write_text(docs_page(report, command, started, load_before, revision))
         print(f"written: {DOCS_BENCH}")
     return 0 if mem["soak_stable"] else 1
