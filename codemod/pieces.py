@@ -83,38 +83,40 @@ def _statements(source: str) -> list[list] | None:
     the tokens (a stream: CPython's `ast` tree of a large module is itself hundreds of MB). The names of a definition are every
     function and class in it; the names spelled are every name and attribute, and the identifiers of f-strings.
 
-    Tokenized by CPython's C tokenizer where `tokenize` is pure Python (3.11: about 3 times less CPU, and this
-    runs before the pieces are handed out); it gives the same statements (tests/codemod/test_pieces.py). A source
-    it does not read to its end, or with CR line ends or form feeds (which `tokenize` reads differently), goes
-    through `tokenize`."""
+    Tokenized by CPython's C tokenizer, read as the plain tuples it makes, where `tokenize` is pure Python (3.11:
+    about 5 times less CPU than `tokenize`, and this runs before the pieces are handed out); it gives the same
+    statements (tests/codemod/test_pieces.py). A source it does not read to its end, or with CR line ends or form
+    feeds (which `tokenize` reads differently), goes through `tokenize`."""
     if _c_tokens is not None and "\r" not in source and "\x0c" not in source:
-        seen = [0, 0, None]  # indentation level, line of the last NEWLINE, type of the last token
-
-        def read():  # the C tokenizer of 3.11 stops without a word on some errors (and has no ENDMARKER)
-            for tok in _c_tokens(source):
-                seen[0] += 1 if tok.type == tokenize.INDENT else -1 if tok.type == tokenize.DEDENT else 0
-                if tok.type == tokenize.NEWLINE:
-                    seen[1] = tok.start[0]
-                seen[2] = tok.type
-                yield tok
-
         try:
-            out = _scan(read())
+            out, (level, line, last) = _scan(_c_tokens(source))
         except (SyntaxError, ValueError, MemoryError):
             out = None
-        else:  # read to the end: back at the top level after a statement, nothing but comments after it
-            level, line, last = seen
-            if level == 0 and last in (tokenize.NEWLINE, tokenize.DEDENT) and line > 0 \
-                    and _TRAILER.fullmatch(source, _line_end(source, line)):
-                return out
+        # the C tokenizer of 3.11 stops without a word on some errors (and has no ENDMARKER): its answer counts when
+        # it read to the end, back at the top level after a statement, with nothing but comments after it
+        if out is not None and level == 0 and last in (tokenize.NEWLINE, tokenize.DEDENT) and line > 0 \
+                and _TRAILER.fullmatch(source, _line_end(source, line)):
+            return out
     try:
-        return _scan(tokenize.generate_tokens(io.StringIO(source).readline))
+        return _scan((tok.string, tok.type, tok.start[0])
+                     for tok in tokenize.generate_tokens(io.StringIO(source).readline))[0]
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return None
 
 
-# CPython's own tokenizer, where the `tokenize` module is still pure Python (3.11; from 3.12 it is this one)
-_c_tokens = getattr(tokenize, "_generate_tokens_from_c_tokenizer", None) if sys.version_info < (3, 12) else None
+def _c_tokenizer():
+    """CPython's own tokenizer, where the `tokenize` module is still pure Python (3.11; from 3.12 it is this one):
+    its tuples begin (string, type, line), as `_scan` reads them."""
+    if sys.version_info >= (3, 12):
+        return None
+    try:
+        from _tokenize import TokenizerIter
+    except ImportError:  # pragma: no cover - another Python than CPython
+        return None
+    return TokenizerIter
+
+
+_c_tokens = _c_tokenizer()
 
 
 _TRAILER = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]*(?:#[^\n]*)?")  # blank and comment lines
@@ -132,41 +134,47 @@ def _line_end(source: str, line: int) -> int:
 
 # `async` and `await` are NAME tokens of `tokenize`, ASYNC and AWAIT of the C tokenizer
 _NAMES = frozenset({tokenize.NAME, getattr(tokenize, "ASYNC", tokenize.NAME), getattr(tokenize, "AWAIT", tokenize.NAME)})
+_NOT_READ = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.ENDMARKER})
 
 
-def _scan(tokens) -> list[list] | None:
+def _scan(tokens) -> tuple[list[list] | None, tuple[int, int, int | None]]:
+    """The statements of TOKENS, each a tuple that begins (string, type, line); and where the stream ended:
+    (indentation level, line of the last NEWLINE, type of the last token)."""
     out: list[list] = []
     level = 0
     starting = True  # the next token begins a logical line
     decorated = False  # the logical line before, at the top level, was a decorator
     previous = ""
+    newline_at, kind = 0, None
+    indent, dedent, newline, string, names, not_read = tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, \
+        tokenize.STRING, _NAMES, _NOT_READ
     for tok in tokens:
-        kind, text = tok.type, tok.string
-        if kind == tokenize.INDENT:
+        text, kind = tok[0], tok[1]
+        if kind == indent:
             level += 1
             continue
-        if kind == tokenize.DEDENT:
+        if kind == dedent:
             level -= 1
             continue
-        if kind in (tokenize.COMMENT, tokenize.NL, tokenize.ENDMARKER):
+        if kind in not_read:
             continue
         if starting and level == 0:
             if not decorated and text not in _CLAUSES:
                 out.append([0, text in ("def", "class", "async", "@"), set(), set()])
             decorated = text == "@"
-        starting = kind == tokenize.NEWLINE
+        starting = kind == newline
         if not out:
-            return None
-        if kind == tokenize.NEWLINE:
-            out[-1][0] = tok.start[0]
-        elif kind in _NAMES:
+            return None, (level, newline_at, kind)
+        if kind == newline:
+            out[-1][0] = newline_at = tok[2]
+        elif kind in names:
             out[-1][3].add(text)
             if previous in ("def", "class"):
                 out[-1][2].add(text)
-        elif kind == tokenize.STRING and _F_STRING.match(text):
+        elif kind == string and _F_STRING.match(text):
             out[-1][3].update(_IDENTIFIER.findall(text))
         previous = text
-    return out
+    return out, (level, newline_at, kind)
 
 
 def split(source: str) -> Split | None:
@@ -181,10 +189,15 @@ def split(source: str) -> Split | None:
     # a segment: from the line after the previous statement (its comments and decorators) to its own last line
     segments: list[str] = []
     first_lines: list[int] = []
+    breaks: list[int] = []  # line ends in each segment
     line = 1
     for i, (last, _definition, _defines, _names) in enumerate(groups):
-        stop = len(source) if i == len(groups) - 1 or last >= len(offsets) else offsets[last]
-        segments.append(source[offsets[line - 1]:stop])
+        if i == len(groups) - 1 or last >= len(offsets):
+            segments.append(source[offsets[line - 1]:])
+            breaks.append(len(_NEWLINE.findall(segments[-1])))
+        else:
+            segments.append(source[offsets[line - 1]:offsets[last]])
+            breaks.append(last - line + 1)
         first_lines.append(line)
         line = last + 1
     if "".join(segments) != source:
@@ -205,12 +218,13 @@ def split(source: str) -> Split | None:
             i = parent[i]
         return i
 
+    defined = defined_at.keys()
     for i in definition:
-        for name in named[i]:
-            for j in defined_at.get(name, ()):
+        for name in named[i] & defined:  # (a set operation: most names a statement spells are defined nowhere)
+            for j in defined_at[name]:
                 parent[root(j)] = root(i)
     shared_roots = {root(j) for i in range(len(groups)) if i not in definition
-                    for name in named[i] for j in defined_at.get(name, ())}
+                    for name in named[i] & defined for j in defined_at[name]}
     shared = {i for i in range(len(groups)) if i not in definition or root(i) in shared_roots}
     if sum(len(segments[i]) for i in shared) > min(SHARED_MAX, len(source) * SHARED_SHARE):
         return None
@@ -240,7 +254,7 @@ def split(source: str) -> Split | None:
             parts.append(f"# <<{nonce} {i}>>\n")
             piece.starts.append((line + 1, first_lines[i]))
             parts.append(segments[i])
-            line += 1 + len(_NEWLINE.findall(segments[i]))
+            line += 1 + breaks[i]
         piece.text = "".join(parts)
         pieces.append(piece)
     return Split(segments, shared, pieces, marker)
