@@ -85,7 +85,7 @@ class Analyzer(Strings, Calls, Flow):
             return self.facts
         self.ix = Indexer()
         self.ix.walk(module)
-        self.pos = LazyPositions(module, self.source, self.ix.parent)
+        self.pos = LazyPositions(module, self.source, self.ix.parent, self.ix)
         self.module = module
         self.facts.module = module
         self.facts.source = Source(self)

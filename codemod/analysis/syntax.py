@@ -20,6 +20,7 @@ from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionPr
 from libcst.metadata.position_provider import NEWLINE_RE
 
 from codemod.analysis.codegen import LeanState, code, lean
+from codemod.analysis.located import LOCATED, locate
 from codemod.knowledge import HOLE
 
 
@@ -365,8 +366,13 @@ class LazyPositions(Mapping):
     Any doubt (a node outside the module's statements, no `ast` tree or a different count of statements, text
     that differs) and the whole module's positions are computed, as before."""
 
-    def __init__(self, module: cst.Module, source: str, parent: dict[int, cst.CSTNode]) -> None:
+    def __init__(self, module: cst.Module, source: str, parent: dict[int, cst.CSTNode],
+                 index: "Indexer | None" = None) -> None:
         self.module, self.source, self.parent = module, source, parent
+        self.index = index  # the module's Indexer: its calls, dicts and strings may be placed by `ast` (located)
+        self.statements: dict[int, list[ast.stmt]] = {}  # id(top-level statement) -> its `ast` statements
+        self.located: dict[int, dict[int, tuple[int, int, int, int]]] = {}  # id(top) -> what `ast` placed in it
+        self.located_nodes: dict[int, list[cst.CSTNode]] | None = None  # id(top) -> its calls, dicts, strings
         self.placed: dict[int, tuple[int, int, int, int]] = {}  # id(node) -> its position as _PlacingState has it
         self.computed: dict[int, CodeRange] = {}  # id(node) -> the CodeRange made of it, once asked for
         self.done: set[int] = set()  # id() of the top-level statements computed
@@ -384,15 +390,51 @@ class LazyPositions(Mapping):
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return {}
         starts: list[int] = []
+        groups: list[list[ast.stmt]] = []
         end = 0
         for stmt in tree.body:
             if stmt.lineno != end:  # `a = 1; b = 2`: one libcst statement line, two ast statements
                 starts.append(stmt.lineno)
+                groups.append([])
+            groups[-1].append(stmt)
             end = stmt.end_lineno or stmt.lineno
         if len(starts) != len(self.module.body):
             return {}
         self.offsets = [0] + [m.end() for m in NEWLINE_RE.finditer(self.source)]
+        self.statements = {id(stmt): group for stmt, group in zip(self.module.body, groups)}
         return {id(stmt): line for stmt, line in zip(self.module.body, starts)}
+
+    def _located(self, node: cst.CSTNode) -> tuple[int, int, int, int] | None:
+        """NODE's position as CPython's `ast` gives it (codemod.analysis.located), None when it does not say."""
+        top, up = node, self.parent.get(id(node))
+        while up is not None and up is not self.module:
+            top, up = up, self.parent.get(id(up))
+        if up is None:
+            return None
+        table = self.located.get(id(top))
+        if table is None:
+            if self.lines is None:
+                self.lines = self._statement_lines()
+            statements = self.statements.get(id(top))
+            if statements is None or self.source.count("\r") != self.source.count("\r\n"):
+                return None  # a lone CR: CPython's lines are not libcst's
+            if self.located_nodes is None:
+                self.located_nodes = self._by_statement()
+            table = self.located[id(top)] = locate(top, self.located_nodes.get(id(top), []), statements,
+                                                   self.source, self.offsets)
+        return table.get(id(node))
+
+    def _by_statement(self) -> dict[int, list[cst.CSTNode]]:
+        """The index's calls, dicts and plain strings, by the top-level statement they are in."""
+        ix, parent, module = self.index, self.parent, self.module
+        out: dict[int, list[cst.CSTNode]] = {}
+        for node in [*ix.calls, *ix.dicts, *(s for s in ix.strings if type(s) is cst.SimpleString)]:
+            top, up = node, parent.get(id(node))
+            while up is not None and up is not module:
+                top, up = up, parent.get(id(up))
+            if up is not None:
+                out.setdefault(id(top), []).append(node)
+        return out
 
     def _compute_all(self) -> None:
         self.whole = True
@@ -467,6 +509,8 @@ class LazyPositions(Mapping):
         if found is not None:
             return found
         placed = self.placed.get(key)
+        if placed is None and self.index is not None and not self.whole and isinstance(node, LOCATED):
+            placed = self._located(node)
         if placed is None and not self.whole:
             self._compute(node)
             placed = self.placed.get(key)
