@@ -204,6 +204,12 @@ class Walker:
         self.skipped.append(Skipped(str(path), reason))
 
     def iter_files(self, paths: Iterable[str | os.PathLike[str]]) -> Iterator[SourceFile]:
+        for real, shown in self.iter_paths(paths):
+            yield SourceFile(Path(real), shown)
+
+    def iter_paths(self, paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[str, str]]:
+        """(real path, path shown) of each file `iter_files` gives, as strings: a caller that reads the files by
+        name (the audit) need not make a Path per file."""
         seen: set[str] = set()  # real paths, as strings (a Path hashes its parts: slower, per file)
         never = {str(p.resolve()): reason for p, reason in self.exclude_files.items()}
         spec = pathspec.GitIgnoreSpec.from_lines(self.exclude) if self.exclude else None
@@ -225,7 +231,7 @@ class Walker:
                     continue
                 if real not in seen:
                     seen.add(real)
-                    yield SourceFile(given, str(given))
+                    yield str(given), str(given)
                 continue
             if not given.is_dir():
                 self.skip(given, "not found")
@@ -242,7 +248,7 @@ class Walker:
                 # follows a symlink, so no per-file resolve() (a syscall per path component).
                 if real not in seen:
                     seen.add(real)
-                    yield SourceFile(Path(real), shown)
+                    yield real, shown
 
     def _generated(self, path: Path) -> bool:
         if not self.check_generated:
@@ -340,6 +346,28 @@ def iter_files(
     """The files to look at under `paths`; appends (path, reason) of each skip to `skipped`.
 
     EXCLUDE_FILES: files never read, with the reason to show for each (default "written by this run")."""
+    return _walker(include_suffixes, skipped, check_generated, use_gitignore, include_extensionless, exclude,
+                   exclude_files).iter_files(paths)
+
+
+def iter_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    include_suffixes: Iterable[str] | None = None,
+    skipped: list[Skipped] | None = None,
+    check_generated: bool = True,
+    use_gitignore: bool = True,
+    include_extensionless: bool = False,
+    exclude: Iterable[str] = (),
+    exclude_files: Iterable[Path] | Mapping[Path, str] = (),
+) -> Iterator[tuple[str, str]]:
+    """`iter_files`, each file as (real path, path shown): strings, no Path per file."""
+    return _walker(include_suffixes, skipped, check_generated, use_gitignore, include_extensionless, exclude,
+                   exclude_files).iter_paths(paths)
+
+
+def _walker(include_suffixes, skipped, check_generated, use_gitignore, include_extensionless, exclude,
+            exclude_files) -> Walker:
     walker = Walker(
         include_suffixes=tuple(include_suffixes) if include_suffixes is not None else DEFAULT_SUFFIXES,
         check_generated=check_generated,
@@ -351,4 +379,4 @@ def iter_files(
     )
     if skipped is not None:
         walker.skipped = skipped
-    return walker.iter_files(paths)
+    return walker

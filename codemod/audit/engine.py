@@ -25,7 +25,7 @@ from mappings.index import index
 from codemod.audit.model import AuditReport, FileResult, Signals
 from codemod.audit.scan_text import SUFFIXES, Language, language_for, scan_text
 from codemod.audit.status import enrich, finish
-from codemod.walk import Skipped, iter_files, read_file
+from codemod.walk import Skipped, iter_paths, read_file
 from codemod.project_model import ProjectIndex
 
 PY_SUFFIXES = (".py", ".pyi")
@@ -464,14 +464,14 @@ def audit_paths(paths: list[str], jobs: int = 1, exclude: Iterable[str] = (), ma
     started = time.perf_counter()
     root = _root_for(paths)
     skipped_raw: list = []
-    walk = iter_files(paths, include_suffixes=PY_SUFFIXES + SUFFIXES + parsed_mod.SUFFIXES, skipped=skipped_raw, check_generated=False,
+    walk = iter_paths(paths, include_suffixes=PY_SUFFIXES + SUFFIXES + parsed_mod.SUFFIXES, skipped=skipped_raw, check_generated=False,
                       include_extensionless=True, exclude=exclude,
                       exclude_files={Path(p): why for p, why in (own_files or {}).items()})
 
     def chunks():
         chunk: list[tuple[str, str]] = []
-        for source in walk:
-            chunk.append((str(source.path), _relative(source.path, root)))
+        for real, _shown in walk:
+            chunk.append((real, _relative(real, root)))
             if len(chunk) >= CHUNK:
                 yield chunk
                 chunk = []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from codemod.walk import Skipped, is_generated, iter_files, read_file
+from codemod.walk import Skipped, is_generated, iter_files, iter_paths, read_file
 
 
 def _touch(root: Path, rel: str, text: str = "x = 1\n") -> Path:
@@ -91,6 +91,24 @@ def test_explicit_files_are_taken_once_and_missing_paths_reported(tmp_path: Path
     files, reasons = _walk(target, target, tmp_path / "nope.py")
     assert files == [target.as_posix()]
     assert reasons == {"nope.py": "not found"}
+
+
+def test_the_paths_are_the_files_as_strings(tmp_path: Path) -> None:
+    """`iter_paths` (the audit's walk) gives what `iter_files` gives, each file as (str(path), path shown), with
+    the same skips: folders, explicit files (twice: once), a missing path."""
+    (tmp_path / ".git").mkdir()
+    _touch(tmp_path, ".gitignore", "secret_*.py\n")
+    for rel in ("src/a.py", "src/secret_b.py", "src/sub/c.ts", "src/node_modules/d.js", "src/bin/tool", "e.py"):
+        _touch(tmp_path, rel)
+    given = [str(tmp_path / "src"), str(tmp_path / "e.py"), str(tmp_path / "e.py"), str(tmp_path / "nope.py")]
+    files_skipped: list[Skipped] = []
+    paths_skipped: list[Skipped] = []
+    files = [(str(f.path), f.rel) for f in iter_files(given, skipped=files_skipped, include_extensionless=True,
+                                                       include_suffixes=(".py", ".ts"))]
+    paths = list(iter_paths(given, skipped=paths_skipped, include_extensionless=True, include_suffixes=(".py", ".ts")))
+    assert paths == files and all(type(real) is str and type(shown) is str for real, shown in paths)
+    assert [Path(shown).name for _real, shown in paths] == ["a.py", "tool", "c.ts", "e.py"]
+    assert paths_skipped == files_skipped and len(paths_skipped) == 3
 
 
 def test_suffixes_are_configurable(tmp_path: Path) -> None:
