@@ -124,6 +124,9 @@ class Plan:
     states: list[CallState] = field(default_factory=list)  # one per v1 call site, in the decision's order
     compat_import: str = "import v1bridge_compat"  # how this module imports the compat module (state 2)
     rewriters: dict[str, Rewriter] = field(default_factory=dict)  # rule id -> the module that rewrites it
+    # unit -> [(a read of a field of its answer, the keys of the changes, the flags, the findings planned for it)]
+    field_reads: dict[int, list] = field(default_factory=dict)
+    logged: list | None = None  # while a field read is planned: the keys of its changes
 
     @property
     def kb(self):
@@ -160,6 +163,8 @@ class Plan:
         key = change.key()
         self.changes.setdefault(key, change)
         self.change_units[key].add(self.unit)
+        if self.logged is not None:
+            self.logged.append(key)
 
     def string_edit(self, node: cst.CSTNode, start: int, end: int, text: str, rule: str) -> None:
         spans = self.spans.setdefault(id(node), [])

@@ -448,6 +448,7 @@ class View:
     kind: str  # the response map (mappings/data/responses.yaml id)
     send: str | None
     is_async: bool
+    includes: tuple[str, ...] = ()  # v1 include flags the call asked for (`?includeMachine=true`): the view builds them
 
 
 def apply_view(node: cst.CSTNode, view: View) -> cst.CSTNode:
@@ -459,6 +460,10 @@ def apply_view(node: cst.CSTNode, view: View) -> cst.CSTNode:
     if view.send is not None:
         args[-1] = args[-1].with_changes(comma=comma)
         args.append(_kw("send", cst.parse_expression(view.send)))
+    if view.includes:
+        args[-1] = args[-1].with_changes(comma=comma)
+        names = ", ".join(f'"{name}"' for name in view.includes)
+        args.append(_kw("includes", cst.parse_expression(f"({names},)" if len(view.includes) == 1 else f"({names})")))
     fn = AV1_VIEW if view.send is not None and view.is_async else V1_VIEW
     call = cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=args)
     return cst.Await(call) if fn == AV1_VIEW else call

@@ -134,6 +134,17 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
         if kind == "unmatched":
             _site, path, candidates = item
             removed = {}
+            never = not candidates and not (site.url is not None and site.url.kind == "wrong-host")
+            spelled = path.split("?")[0].strip("/").split("/")
+            if never and HOLE not in path and plan.kb.is_v2_relative(tuple(spelled)):
+                # v2's own spelling on the v1 base (`/network-volumes`): v1 answered 404 there; once the base moves
+                # with the calls beside it, the line is a call of that v2 route as it stands
+                plan.unit = u
+                _move_base(plan, site)
+                plan.note(site.call, "L01", f"{site.method or ''} {path} is v2's spelling of a route, never a v1 one "
+                                            "(v1 answered 404): on the v2 base it calls that v2 route")
+                plan.scratch.setdefault("v2-spelled", set()).add(u)
+                continue
             if site.url is not None and site.url.kind == "wrong-host":
                 rule = "L01"
                 why = (f"{site.method or ''} {path} on a v1 prefix of the v2 host, where v1 was never served (the "
@@ -204,6 +215,9 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
             continue
         block(u, _call_rule(cf), why)
 
+    # state 2 for the answer only: a call kept back by nothing but reads of fields v2 does not name is plain v2,
+    # its answer read through the v1 view of the record
+    _view_records(plan, fam, reasons, n_calls, translated)
     # state 2: a call the rules cannot make plain v2 goes through the run-time translation of the compat module
     wrapped = _wrap_blocked(plan, fam, sites, reasons, n_calls, extra)
     # ... or, when every call of a family left goes through helpers of this module, the helpers' own requests do
@@ -585,6 +599,82 @@ def _plan_view(plan: "Plan", u: int, fn_name: str, why: str) -> bool:
     return True
 
 
+def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, translated: set) -> None:
+    """A call whose only blocking flags are reads of fields of its record that v2 does not name as v1 did
+    (`publicIp`, `portMappings`: built from `runtime.ports`) stays plain v2, and each place its answer is parsed
+    reads `v1bridge_compat.v1_view("<kind>", <answer>)`: v2 lacks the v1 record, not the call. The reads of that
+    answer stay as written (v1 names on the v1 view), so the renames planned for them go."""
+    from codemod import compat_call
+
+    an, facts = plan.an, plan.facts
+    responses = plan.kb.mappings.responses
+    for root in list(reasons):
+        for u in sorted({v for v, _rule, _why in reasons[root] if v < n_calls and v not in translated}):
+            cf = facts.calls[u]
+            kind = cf.route.op.response
+            if kind is None or plan.kb.list_key(cf.route) or not cf.answers:
+                continue  # a list: its pages are v2's to read (Q30), the view is per record
+            reads = plan.field_reads.get(u, ())
+            # include flags that are the whole query of its URL (`?includeMachine=true`): the query goes, the view
+            # builds what they asked for
+            includes, query = plan.scratch.get("url-includes", {}).get(u, ((), None))
+            asked = {name for name, _flags in includes}
+            viewable = {(f.rule, f.message) for read, _keys, flags, _found in reads if read.kind == "field"
+                        and _in_view(responses[kind].fields[read.key], asked) for f in flags if f.blocking}
+            reading = set(viewable)
+            viewable |= {(f.rule, f.message) for _name, flags in includes for f in flags}
+            own = [(rule, why) for v, rule, why in reasons[root] if v == u]
+            if not reading or any(reason not in viewable for reason in own) \
+                    or any(f.blocking and (f.rule, f.message) not in viewable for f in plan.flags.get(u, ())):
+                continue
+            lookups = plan.kb.mappings.conventions.lookups
+            expands = {name for name in asked for name in plan.kb.mappings.queries[cf.route.op.query].params[
+                name].expand} if asked else set()
+            send = None
+            if any(kind in spec.responses for spec in lookups.values()) or expands & set(lookups):
+                wrap, _why = compat_call.plan_wrap(an, cf.site)
+                if wrap is None:
+                    continue
+                send = wrap.send
+            planned = {id(f) for _read, _keys, flags, _found in reads for f in flags}
+            found = {id(f) for _read, _keys, _flags, finds in reads for f in finds}
+            for _read, keys, _flags, _finds in reads:
+                for key in keys:
+                    if key in plan.change_units:
+                        plan.change_units[key].discard(u)
+                        if not plan.change_units[key]:
+                            del plan.change_units[key], plan.changes[key]
+            planned |= {id(f) for _name, flags in includes for f in flags}
+            plan.flags[u] = [f for f in plan.flags.get(u, ()) if id(f) not in planned]
+            via = f"read on the v1 view v1bridge_compat.{compat_call.V1_VIEW} builds: "
+            plan.findings[u] = [Finding(f.rule, f.line, f.column, via + f.message, True, f.route, f.v2_target,
+                                        f.kind, f.source_line, f.attributed, True) if id(f) in found else f
+                                for f in plan.findings.get(u, ())]
+            plan.unit = u
+            rule = next(f.rule for _read, _keys, flags, _found in reads for f in flags if f.blocking)
+            for answer in cf.answers:
+                plan.change("compat-view", answer, rule,
+                            compat_call.View(kind, send, cf.site.is_async, tuple(sorted(asked))))
+            if asked:
+                plan.string_edit(query[0], query[1], query[2], "", includes[0][1][0].rule)
+            plan.scratch.setdefault("view-rule", {})[u] = rule
+            fields = sorted({read.key for read, _k, flags, _f in reads if any(f.blocking for f in flags)})
+            plan.scratch.setdefault("compat-viewed", {})[u] = (
+                f"v2 has no field {', '.join(map(repr, fields))} of the v1 record; the call is plain v2 and its "
+                f"answer is read through v1bridge_compat.{compat_call.V1_VIEW}")
+            plan.unit = "file"
+            plan.change("compat-import", an.module, "compat", plan.compat_import)
+            reasons[root] = [r for r in reasons[root] if r[0] != u]
+        if not reasons[root]:
+            del reasons[root]
+
+
+def _in_view(spec, asked: set) -> bool:
+    """Does the v1 view build this field of a record (not left out; a field v1 sent on request only when the call
+    asked for it: ASKED, its include flags)?"""
+    return not spec.omit and (spec.include is None or spec.include in asked)
+
+
 def _return_agreed(an, fn_name: str) -> bool:
     """Has the run agreed that every caller of FN_NAME in other files reads its answer as v2's (codemod.crossfile
     `RETURN_KEY`)?"""
@@ -846,8 +936,11 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
         elif u in wrapped:
             wrap, causes = wrapped[u]
             plan.states.append(CallState(line, 2, causes[0][0], causes[0][1]))
+        elif u in plan.scratch.get("v2-spelled", ()) and fam.find(u) not in blocked:
+            plan.states.append(CallState(line, 1, "L01", ""))
         elif u < n_calls and fam.find(u) not in blocked and u in created:
-            plan.states.append(CallState(line, 2, _call_rule(plan.facts.calls[u]), created[u]))
+            rule = plan.scratch.get("view-rule", {}).get(u) or _call_rule(plan.facts.calls[u])
+            plan.states.append(CallState(line, 2, rule, created[u]))
         elif u < n_calls and fam.find(u) not in blocked:
             plan.states.append(CallState(line, 1, _call_rule(plan.facts.calls[u]), ""))
         else:

@@ -207,7 +207,15 @@ def decide_file(an: "Analyzer", facts: FileFacts, compat_import: str | None = No
         plan.unit = i
         plan_call(cf, plan)
         for read in cf.reads:
-            plan_read(read, cf, plan)
+            if read.kind in ("field", "loop"):  # what it plans is kept apart: the call may read a v1 view instead
+                plan.logged = []
+                flags, findings = len(plan.flags.get(i, ())), len(plan.findings.get(i, ()))
+                plan_read(read, cf, plan)
+                plan.field_reads.setdefault(i, []).append(
+                    (read, plan.logged, plan.flags.get(i, [])[flags:], plan.findings.get(i, [])[findings:]))
+                plan.logged = None
+            else:
+                plan_read(read, cf, plan)
     plan.unit = "file"
     plan_unresolved(plan)
     for rewriter in FILE_STAGE:

@@ -151,6 +151,9 @@ class Policy(Strict):
     strict_message: str
     walk_on: list[WalkAnswer] = []
     wait_on: list[WalkWait] = []
+    # how `v1bridge rewrite` writes a readable body that engages it: "leave-out" = the v2 body without the field,
+    # as the proxy sends it by default, the field named in the run's summary (None: a person decides; flagged)
+    rewrite: Literal["leave-out"] | None = None
 
 
 # ---------------------------------------------------------------------- operations

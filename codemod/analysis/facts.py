@@ -62,6 +62,7 @@ class CallFact:
     body: cst.Dict | None = None  # the request body's dict literal
     verb: "VerbChoice | None" = None  # the last path segment is a variable a guard limits to known verbs
     body_writes: list["BodyWrite"] = field(default_factory=list)  # `payload["k"] = v` after the literal
+    answers: list[cst.CSTNode] = field(default_factory=list)  # where its JSON is parsed, in the function it is made in
 
     @property
     def call(self) -> cst.Call:

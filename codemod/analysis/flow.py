@@ -35,9 +35,11 @@ class Flow:
                 self._json_site(json_expr, typed, site)
             return
         if site.returns == "json":
+            cf.answers.append(call_expr)
             self._json_site(call_expr, typed, site)
             return
         uses = self._urllib_json(call_expr) if site.library == "urllib" else self._json_uses(call_expr)
+        cf.answers.extend(uses)
         for json_expr in uses:
             self._json_site(json_expr, typed, site)
         self._returned_response(call_expr, cf, typed)

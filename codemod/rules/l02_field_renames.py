@@ -327,7 +327,11 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         rule_id = field.rule
         policy = kb.mappings.policies.get(field.policy) if field.policy else None
         engaged = policy is not None and policy.id in result.emulations and body[key] not in (False, None)
-        if rule_id and kb.mappings.rules[rule_id].rule_class == "removed" and (
+        if rule_id and kb.mappings.rules[rule_id].rule_class == "removed" and engaged \
+                and policy.rewrite == "leave-out":
+            plan.note(node, rule_id, f"v1 body field {key!r} is left out of the v2 body ({policy.summary}): "
+                                     + plan.rule_text(rule_id))
+        elif rule_id and kb.mappings.rules[rule_id].rule_class == "removed" and (
             engaged or (field.to is None and policy is None)
         ):
             plan.flag(node, rule_id, "body-field", route, f"v1 body field {key!r}: {plan.rule_text(rule_id)}")

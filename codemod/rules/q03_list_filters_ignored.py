@@ -31,15 +31,23 @@ def plan_call(cf: CallFact, plan) -> None:
     if "?" in flat[site.url.path_start:]:
         at = flat.find("?", site.url.path_start) + 1
         query = flat[at:]
+        includes: list = []  # include flags set true, and their flags: the v1 view may build what they add
         for pair in query.split("&"):
-            name = pair.split("=")[0]
+            name, _eq, value = pair.partition("=")
             spec = qmap.params.get(name)
             if spec is not None and spec.to and spec.to != name and _rename_in_url(cf, plan, at, name, spec):
                 pass  # renamed where it is spelled (`?endpointId=` -> `?serverlessId=`)
             elif spec is not None and spec.to != name:
+                before = len(plan.flags.get(plan.unit, ()))
                 for rule_id in _param_flag_rules(name, spec, plan):
                     plan.flag(cf.call, rule_id, "param", route)
+                if spec.expand and not spec.filter and not spec.unsupported and value in ("true", "1"):
+                    includes.append((name, plan.flags[plan.unit][before:]))
             at += len(pair) + 1
+        if includes and len(includes) == len(query.split("&")):  # the query is include flags only: it can go
+            origin = span_origin(site.url.pieces, flat.find("?", site.url.path_start), len(flat))
+            if origin is not None:
+                plan.scratch.setdefault("url-includes", {})[plan.unit] = (includes, origin)
         unknown = any(HOLE in pair.split("=")[0] for pair in query.split("&"))  # a parameter name not known
         encoded = plan.facts.source.url_queries(site.url_expr, plan.facts.source.scope_of(cf.call)) if unknown else []
         if encoded is None or unknown and not encoded:

@@ -33,7 +33,7 @@ def first_pods(limit=10):
 
 
 def volumes():
-    return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "GET", BASE + "/network-volumes")
+    return requests.get(BASE + "/network-volumes", headers=_h(), timeout=30)
 
 
 def pods_on_wrong_host():

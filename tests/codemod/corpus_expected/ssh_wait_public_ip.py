@@ -20,22 +20,20 @@ def _req(method, path, **kw):
 
 
 def launch(name, gpu):
-    return v1bridge_compat.call_v1(lambda method, path, json=None, **kw: _req(method=method, path=path, json=json, **kw), "POST", "/pods", json={
+    return _req("POST", "/pods", json={
         "name": name,
-        "imageName": "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
-        "gpuTypeIds": [gpu],
-        "gpuCount": 1,
-        "supportPublicIp": True,
+        "image": "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04",
+        "gpu": {"id": gpu, "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
         "ports": ["22/tcp", "8888/http"],
-        "volumeInGb": 20,
-        "containerDiskInGb": 20,
+        "disk": 20,
+        "mounts": {"persistent": {"size": 20, "path": "/workspace"}},
     })
 
 
 def wait_ssh(pod_id, timeout_s=600, every=10):
     deadline = time.time() + timeout_s
     while time.time() < deadline:
-        pod = v1bridge_compat.call_v1(lambda method, path, json=None, **kw: _req(method=method, path=path, json=json, **kw), "GET", f"/pods/{pod_id}")
+        pod = v1bridge_compat.v1_view("pod", _req("GET", f"/pods/{pod_id}"))
         if pod.get("desiredStatus") == "RUNNING" and pod.get("publicIp") and pod.get("portMappings"):
             return pod["publicIp"], pod["portMappings"]["22"]
         time.sleep(every)
@@ -50,13 +48,13 @@ def main(argv=None):
     pod = launch(args.name, args.gpu)
     ip, port = wait_ssh(pod["id"])
     print(f"ssh root@{ip} -p {port} -i ~/.ssh/id_ed25519")
-    print(f"cost: ${pod['costPerHr']}/h")
+    print(f"cost: ${pod['cost']}/h")
     return 0
 
 
 def scenario(base_url, api_key, ids):
     pod = launch("devgpu", "NVIDIA RTX A5000")
-    got = v1bridge_compat.call_v1(lambda method, path, json=None, **kw: _req(method=method, path=path, json=json, **kw), "GET", f"/pods/{pod['id']}")
+    got = v1bridge_compat.v1_view("pod", _req("GET", f"/pods/{pod['id']}"))
     _req("DELETE", f"/pods/{pod['id']}")
     return {"status": got["desiredStatus"], "has_ports": isinstance(got.get("portMappings"), dict)}
 
