@@ -185,6 +185,17 @@ def v1_spelled(text: str, route: str) -> bool:
     return any(re.search(rf"[\"']{re.escape(name)}[\"']", text) for name in ix.v1_only_names)
 
 
+def bases_named(corpus: Path, constants: list[tuple[str, int]], text: str) -> list[tuple[str, int]]:
+    """The base constants of the module the statement TEXT names (`BASE + "/pods"`: BASE's line); all of them
+    when it names none (a helper or a client holds the base)."""
+    named = []
+    for file, line in constants:
+        target = (corpus / file).read_text().splitlines()[line - 1].split("=", 1)[0].strip()
+        if target.isidentifier() and re.search(rf"\b{re.escape(target)}\b", text):
+            named.append((file, line))
+    return named or constants
+
+
 def base_still_v1(corpus: Path, copy: Path, constants: list[tuple[str, int]]) -> bool:
     """A base constant of the module still holds a v1 address after the rewrite (a comment on the constant is
     not one on the calls through it)."""
@@ -287,7 +298,8 @@ def classify(corpus: Path, copy: Path, listed: set[tuple[str, int]] = frozenset(
             # (call_v1 inside the helper): on v2, through state 2, with whatever v1 spelling the line keeps
             state = "2"
             runtime_helper = True
-        elif spelled or (not V1_HOST.search(text) and base_still_v1(corpus, copy, bases.get(module, []))):
+        elif spelled or (not V1_HOST.search(text)
+                         and base_still_v1(corpus, copy, bases_named(corpus, bases.get(module, []), text))):
             state = "silent" if unchanged else "v1-left"
         elif unchanged and not bases.get(module):
             state = "silent"  # no base of its own moved and the line did not change: nothing took it to v2

@@ -448,7 +448,7 @@ class View:
     kind: str  # the response map (mappings/data/responses.yaml id)
     send: str | None
     is_async: bool
-    includes: tuple[str, ...] = ()  # v1 include flags the call asked for (`?includeMachine=true`): the view builds them
+    includes: tuple[str, ...] = ()  # v1 fields the call asked for (`?includeMachine=true`: machine), the view builds
 
 
 def apply_view(node: cst.CSTNode, view: View) -> cst.CSTNode:

@@ -135,8 +135,8 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
             _site, path, candidates = item
             removed = {}
             never = not candidates and not (site.url is not None and site.url.kind == "wrong-host")
-            spelled = path.split("?")[0].strip("/").split("/")
-            if never and HOLE not in path and plan.kb.is_v2_relative(tuple(spelled)):
+            spelled = tuple("{}" if seg == HOLE else seg for seg in path.split("?")[0].strip("/").split("/"))
+            if never and not any(HOLE in seg for seg in spelled) and plan.kb.is_v2_relative(spelled):
                 # v2's own spelling on the v1 base (`/network-volumes`): v1 answered 404 there; once the base moves
                 # with the calls beside it, the line is a call of that v2 route as it stands
                 plan.unit = u
@@ -652,9 +652,9 @@ def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, tra
                                 for f in plan.findings.get(u, ())]
             plan.unit = u
             rule = next(f.rule for _read, _keys, flags, _found in reads for f in flags if f.blocking)
+            fields = tuple(sorted(key for key, spec in responses[kind].fields.items() if spec.include in asked))
             for answer in cf.answers:
-                plan.change("compat-view", answer, rule,
-                            compat_call.View(kind, send, cf.site.is_async, tuple(sorted(asked))))
+                plan.change("compat-view", answer, rule, compat_call.View(kind, send, cf.site.is_async, fields))
             if asked:
                 plan.string_edit(query[0], query[1], query[2], "", includes[0][1][0].rule)
             plan.scratch.setdefault("view-rule", {})[u] = rule
@@ -1115,9 +1115,10 @@ def _move_helper_base(plan: "Plan", inner, how: str, request: str) -> None:
 
 def _translate_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_calls: int, extra: list,
                        translating: dict) -> set:
-    """Families still blocked whose every call goes through helpers of this module whose request can be wrapped
-    in the run-time translation (and none asks for what the compat module refuses): those helpers are translated
-    (`_translate`) and the family is no longer blocked. Returns the units now translated."""
+    """Families still blocked whose every blocked call goes through helpers of this module whose request can be
+    wrapped in the run-time translation (and none asks for what the compat module refuses): those helpers are
+    translated (`_translate`), with every call through them, and the family is no longer blocked; its calls through
+    other helpers stay plain v2. Returns the units now translated."""
     from codemod import compat_call
 
     an = plan.an
@@ -1127,7 +1128,10 @@ def _translate_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict,
         if any(u >= n_calls and extra[u - n_calls][0] != "unmatched" for u in units):
             continue
         inners: dict = {}
+        kept = {u for u, _rule, _why in reasons[root]}
         for u in units:
+            if u not in kept:
+                continue  # plain v2 (its own changes stand) unless it goes through a helper translated for another
             helper = sites[u].helper
             if helper is None or compat_call._strict_policy(an, sites[u]) or compat_call._unsupported_query(an, sites[u]):
                 inners = {}

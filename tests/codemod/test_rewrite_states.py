@@ -44,7 +44,13 @@ import rewrite_states  # noqa: E402
 # converted when it runs (modelhub's endpoint create, 174/200), and so is an update by the client's own PATCH whose
 # fields set over several statements combine in one v2 key (fleet's and modelhub's scale, 176/200). With gpuctl's
 # endpoint create through with_v1_body and rpdash (8 call sites) on main: 112/121, 190/208.
-SHARE_AT_LEAST = {"corpus": 0.92, "all": 0.91}
+# A call kept back only by reads of fields v2 does not name is plain v2 read through v1_view; supportPublicIp is
+# left out of a plain v2 create as the proxy leaves it out; v2's own spelling on the v1 base is that v2 route; only
+# the helper a blocked call goes through is translated, the others' calls plain v2 (113/121, 191/208).
+SHARE_AT_LEAST = {"corpus": 0.93, "all": 0.915}
+# State 2 by call_v1 (the whole call translated at run time, `Site.runtime`), at most: issue 21 wants the compat
+# module to wrap only the part v2 lacks (41 at f36a386, 18 of them in the corpus).
+RUNTIME_AT_MOST = {"corpus": 11, "all": 34}
 CAUSELESS_TODAY = 0  # flagged call sites whose comment names no cause (issue 21: none)
 
 # Call sites of the multi-module projects (tests/codemod/projects/) not yet in the state their manifest names
@@ -117,6 +123,12 @@ def test_the_share_of_call_sites_in_states_1_and_2(sites, part):
     assert migrated / len(judged) >= SHARE_AT_LEAST[part]
 
 
+@pytest.mark.parametrize("part", ["corpus", "all"])
+def test_whole_calls_translated_at_run_time_do_not_come_back(sites, part):
+    judged = [s for s in sites if part == "all" or s.corpus == part]
+    assert sum(1 for s in judged if s.runtime) <= RUNTIME_AT_MOST[part]
+
+
 def test_every_flagged_call_site_is_in_the_runs_list(sites):
     """Issue 21: every state-3 line of the project is listed in one run (the summary's items left to the user)."""
     assert [f"{s.corpus}/{s.file}:{s.line}" for s in sites if s.state == "3" and not s.listed] == []
@@ -185,3 +197,26 @@ def test_the_judge_counts_a_line_left_as_it_was_through_call_v1_only_when_its_ow
                            'return v1bridge_compat.call_v1(v1bridge_compat.by_method(get=_get, post=_post), "POST", '
                            'f"/pods/{pod_id}/reset")')
     assert _judged(tmp_path / "site", moved, wrapped) == {5: ("1", False, False), 9: ("2", True, True)}
+
+
+def test_the_judge_reads_the_base_constant_a_statement_names(tmp_path):
+    """A line left as it was, whose own base constant moved, is state 1 although another base constant of its module
+    stays v1 (flagged where it is used): the old judge read any v1 constant of the module as this line's base and
+    called non_v1_routes_on_v1_host.py:34 (`BASE + "/network-volumes"`, BASE moved) silent."""
+    import yaml
+
+    before = ('import requests\n\nBASE = "https://rest.runpod.io/v1"\nOLD = "https://api.runpod.io/v1"\n\n\n'
+              'def volumes():\n    return requests.get(BASE + "/network-volumes")\n\n\n'
+              'def wrong_host():\n    return requests.get(OLD + "/pods")\n')
+    after = before.replace("rest.runpod.io/v1", "api.runpod.io/v2").replace(
+        "    return requests.get(OLD", "    # v1bridge: L01 /v1 on the v2 host: confirm it\n    return requests.get(OLD")
+    corpus, copy = tmp_path / "corpus", tmp_path / "copy"
+    for root, text in ((corpus, before), (copy, after)):
+        root.mkdir()
+        (root / "m.py").write_text(text)
+    (corpus / "MANIFEST.yaml").write_text(yaml.safe_dump({"modules": {"m.py": {
+        "constants": [{"line": 3, "at": 'BASE = "https://rest.runpod.io/v1"'},
+                      {"line": 4, "at": 'OLD = "https://api.runpod.io/v1"'}],
+        "calls": [{"line": 8, "v1": "not a v1 route: GET /network-volumes"}, {"line": 12, "v1": "GET /pods"}]}}}))
+    judged = {s.line: (s.state, s.cause) for s in rewrite_states.classify(corpus, copy)}
+    assert judged == {8: ("1", False), 12: ("3", True)}

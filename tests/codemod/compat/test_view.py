@@ -152,3 +152,13 @@ def test_the_compat_view_and_the_proxys_translators_agree_on_every_record_shape(
         assert cm.v1_view("pod", record) == translators().response("pod", record, ResponseContext())
     assert [cm.v1_view("pod", r)["publicIp"] for r in records] == [None, None, "203.0.113.7"]
     assert [cm.v1_view("pod", r)["portMappings"] for r in records] == [None, None, {"22": 10341}]
+
+
+def test_a_field_v1_sent_on_request_is_asked_for_by_its_name_or_its_flag(cm, client, v1):
+    # `?includeMachine=true` rewritten as a plain v2 GET read through v1_view(..., includes=("machine",))
+    pod_id = _pod(client)
+    v2_record = client.send("GET", f"/pods/{pod_id}").json()
+    asked = v1.get(f"/pods/{pod_id}?includeMachine=true")
+    assert "machine" in asked and "machine" not in cm.v1_view("pod", v2_record)
+    assert cm.v1_view("pod", v2_record, includes=("machine",)) == asked
+    assert cm.v1_view("pod", v2_record, includes=("includeMachine",)) == asked

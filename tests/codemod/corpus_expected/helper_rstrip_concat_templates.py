@@ -6,6 +6,7 @@ cleans up templates nobody references any more.
 import json
 import logging
 import os
+import urllib.parse
 
 import requests
 
@@ -26,7 +27,7 @@ def _headers():
 
 
 def _get(path):
-    r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_headers(), timeout=20, **kw), "GET", _url(path))
+    r = requests.get(_url(path), headers=_headers(), timeout=20)
     r.raise_for_status()
     return r.json()
 
@@ -40,12 +41,19 @@ def _post(path, body):
 
 
 def _delete(path):
-    r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_headers(), timeout=20, **kw), "DELETE", _url(path))
+    r = requests.delete(_url(path), headers=_headers(), timeout=20)
     r.raise_for_status()
 
 
 def list_templates():
-    return _get("templates")
+    templates, paging = [], ""
+    while True:
+        page = _get("templates" + paging)
+        templates += page["templates"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = "?" + urllib.parse.urlencode({"cursor": page["pagination"]["nextCursor"]})
+    return templates
 
 
 def publish_template(name, image, disk_gb=20, public=False):
@@ -76,7 +84,7 @@ def stale_templates(prefix):
     """Our templates whose image is not the latest tag."""
     out = []
     for tpl in list_templates():
-        if tpl["name"].startswith(prefix) and not tpl["imageName"].endswith(":latest"):
+        if tpl["name"].startswith(prefix) and not tpl["image"].endswith(":latest"):
             out.append(tpl["name"])
     return sorted(out)
 

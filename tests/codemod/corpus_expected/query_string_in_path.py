@@ -21,7 +21,7 @@ def pods_with_machines(api_key):
 
 
 def pod_machine(api_key, pod_id):
-    pod = v1bridge_compat.v1_view("pod", _get(f"{REST}/pods/{pod_id}", api_key), includes=("includeMachine",))
+    pod = v1bridge_compat.v1_view("pod", _get(f"{REST}/pods/{pod_id}", api_key), includes=("machine",))
     machine = pod.get("machine") or {}
     return machine.get("gpuTypeId"), machine.get("dataCenterId")
 
