@@ -159,6 +159,10 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
                 rule = "L04" if any("L04" in r.op.rules or r.op.v2 is None for r in candidates) else "L01"
                 why = (f"v1 call {site.method or ''} {path.replace(HOLE, '{?}')} matches no single v1 route "
                        f"(a part is only known at run time, or v1 never had it); migrate it by hand")
+                unrouted = _unrouted(plan, site.method, path) if never else None
+                if unrouted is not None:  # left to a person, sent to v2 as it is (as the base moves)
+                    rule, why = unrouted
+                    plan.scratch.setdefault("unrouted", set()).add(u)
             plan.unit = u
             plan.flag(site.call, rule, "call", None, why)
             for extra_rule, route in removed.items():
@@ -599,6 +603,29 @@ def _plan_view(plan: "Plan", u: int, fn_name: str, why: str) -> bool:
     return True
 
 
+UNROUTED_SENT = "(sent to v2 through v1bridge_compat.call_v1 as it is, where it answers 404 as on v1)"
+
+
+def _unrouted(plan: "Plan", method: str | None, path: str) -> tuple[str, str] | None:
+    """(rule, cause) of a call whose path, every segment read (an unknown part a whole id), is a route of neither v1
+    nor v2 (`POST /pods/{id}/resume`, `GET /gpuTypes`: 404 on both); None for any other path. The same words for the
+    call on its v1 base and, after a run moved that base, inside call_v1 on the v2 one."""
+    kb, an = plan.kb, plan.an
+    segs = path.split("?")[0].strip("/").split("/")
+    if not segs[0] or HOLE in segs[0] or any(HOLE in seg and seg != HOLE for seg in segs) or kb.match(path, None) \
+            or kb.is_v2_relative(tuple("{}" if seg == HOLE else seg for seg in segs)) or an._candidates(path, method):
+        return None
+    near = an._candidates("/" + "/".join(segs[:-1] + [HOLE]), method) if len(segs) > 1 else []
+    rule = "L04" if any("L04" in r.op.rules or r.op.v2 is None for r in near) else "L01"
+    # a path named after a GraphQL operation (`/pods/{id}/resume`: podResume; `/gpuTypes`), written from memory of
+    # that API: its v2 call, from mappings/data/graphql.yaml, is a hint, not a certainty
+    named = {segs[-1], segs[0].rstrip("s") + segs[-1][:1].upper() + segs[-1][1:]}
+    hint = next((f"; GraphQL's {op.selection} is {op.v2} on v2" for op in kb.mappings.graphql.operations
+                 if op.selection in named and op.v2), "")
+    return rule, (f"{method or ''} /{'/'.join('{?}' if seg == HOLE else seg for seg in segs)} is a route of neither "
+                  f"v1 nor v2 (it answered 404 on both){hint}: what it should call is a person's to say")
+
+
 def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, translated: set) -> None:
     """A call whose only blocking flags are reads of fields of its record that v2 does not name as v1 did
     (`publicIp`, `portMappings`: built from `runtime.ports`) stays plain v2, and each place its answer is parsed
@@ -812,6 +839,8 @@ def _wrap_blocked(plan: "Plan", fam: _Families, sites: list, reasons: dict, n_ca
         refused = set()
         for u in units:
             wrap, why = compat_call.plan_wrap(plan.an, sites[u])
+            if wrap is not None and u in plan.scratch.get("unrouted", ()):
+                refused.add(u)  # flagged still: through call_v1 only so that its base moves with its neighbours
             if wrap is None and u < n_calls and (compat_call._strict_policy(plan.an, sites[u])
                                                  or compat_call._unsupported_query(plan.an, sites[u])):
                 # what v2 refuses (a spot pod, a filter v2 cannot rebuild) is the user's to decide: the call stays
@@ -929,6 +958,9 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
         if u in translated:
             plan.states.append(CallState(line, 2, _call_rule(plan.facts.calls[u]) if u < n_calls else "L01",
                                          plan.scratch["translated"][u]))
+        elif u in wrapped and u in plan.scratch.get("unrouted", ()):
+            rule, cause = wrapped[u][1][0]
+            plan.states.append(CallState(line, 3, rule, f"{cause} {UNROUTED_SENT}"))
         elif u in wrapped and u in plan.scratch.get("refused", ()):
             rule, cause = wrapped[u][1][0]
             plan.states.append(CallState(line, 3, rule, f"{cause} (sent to v2 through v1bridge_compat.call_v1, "
@@ -1349,6 +1381,7 @@ def _refused_at_run_time(plan: "Plan") -> None:
     for call in an.ix.calls:
         if dotted(call.func) in names:
             _refused_query(plan, call)
+            _unrouted_at_run_time(plan, call)
         body = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "json"), None)
         if dotted(call.func) not in names or body is None:
             continue
@@ -1371,6 +1404,32 @@ def _refused_at_run_time(plan: "Plan") -> None:
                                          "v1bridge_compat.call_v1, which refuses it in the mapping's words until it "
                                          "is chosen)"))
             break
+
+
+def _unrouted_at_run_time(plan: "Plan", call: cst.Call) -> None:
+    """An earlier run's `call_v1(send, "POST", f"{BASE}/pods/{pod_id}/resume")` on this service's base whose path is a
+    route of neither v1 nor v2 (`_unrouted`): flagged again as the first run flagged it."""
+    from codemod.analysis.syntax import flatten
+
+    an = plan.an
+    args = [a.value for a in call.args if a.keyword is None]
+    method = str_of(args[1]) if len(args) >= 3 else None
+    if method is None:
+        return
+    flat = flatten(an.evaluate(args[2], an.scope_of(call)))
+    kind, at, _edit = an.classify(flat)
+    if kind not in ("v1", "v2"):
+        return
+    path = flat[at:]
+    prefix = plan.kb.v2_prefix
+    if kind == "v2" and path.startswith(prefix + "/"):
+        path = path[len(prefix):]
+    found = _unrouted(plan, method.upper(), path)
+    if found is not None:
+        rule, why = found
+        plan.unit = "refused"
+        plan.flag(call, rule, "call", None, why)
+        plan.states.append(CallState(an.where(call)[0], 3, rule, f"{why} {UNROUTED_SENT}"))
 
 
 def _refused_query(plan: "Plan", call: cst.Call) -> None:

@@ -151,8 +151,8 @@ def _refused_rules() -> frozenset[str]:
 
 
 def _through_compat(finding, spans):
-    if finding.rule in _refused_rules() and not finding.fixable:
-        return finding
+    if not finding.fixable and (finding.rule in _refused_rules() or finding.kind == "call"):
+        return finding  # a call the rewrite left to a person (refused, a route of neither v1 nor v2) inside call_v1
     for start, end, name in spans:
         if start <= finding.line <= end and finding.suppressed is None:
             return dataclasses.replace(finding, suppressed="compat", marker=f"{COMPAT_MODULE}.{name}")

@@ -17,14 +17,17 @@ def _h():
 
 
 def resume(pod_id):
+    # v1bridge: L04 POST /pods/{?}/resume is a route of neither v1 nor v2 (it answered 404 on both); GraphQL's podResume is POST /v2/pods/{id}/action {action: start} on v2: what it should call is a person's to say: use PATCH on the resource and POST /v2/pods/{id}/action {action}
     return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "POST", f"{BASE}/pods/{pod_id}/resume")
 
 
 def terminate(pod_id):
+    # v1bridge: L04 POST /pods/{?}/terminate is a route of neither v1 nor v2 (it answered 404 on both); GraphQL's podTerminate is DELETE /v2/pods/{id} on v2: what it should call is a person's to say: use PATCH on the resource and POST /v2/pods/{id}/action {action}
     return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "POST", f"{BASE}/pods/{pod_id}/terminate")
 
 
 def gpu_types():
+    # v1bridge: L01 GET /gpuTypes is a route of neither v1 nor v2 (it answered 404 on both); GraphQL's gpuTypes is GET /v2/catalog/gpus on v2: what it should call is a person's to say: use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
     return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, headers=_h(), timeout=30, **kw), "GET", BASE + "/gpuTypes")
 
 
