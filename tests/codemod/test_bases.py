@@ -445,6 +445,58 @@ CASES = {
             # v1bridge: L01 GET /pods on a v1 prefix of the v2 host, where v1 was never served (the call answered 404): a person must confirm what it should do: use /v2/serverless, /v2/network-volumes, /v2/registries (and /v2 before every path)
             return requests.get(OLD + "/pods").json()
     '''),
+    # --- a record read for fields v2 does not name (publicIp, portMappings: built from runtime.ports): the call is
+    # plain v2, its answer read through the v1 view where it is parsed, the reads as written
+    "publicIp read on a parsed answer: plain v2 GET, the answer through v1_view": _case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def ssh(pod_id):
+            r = requests.get(f"{API}/pods/{pod_id}", timeout=10)
+            r.raise_for_status()
+            pod = r.json()
+            return pod["publicIp"], pod["portMappings"]["22"], pod["desiredStatus"]
+    ''', '''
+        import requests
+
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
+        def ssh(pod_id):
+            r = requests.get(f"{API}/pods/{pod_id}", timeout=10)
+            r.raise_for_status()
+            pod = v1bridge_compat.v1_view("pod", r.json())
+            return pod["publicIp"], pod["portMappings"]["22"], pod["desiredStatus"]
+    '''),
+    "publicIp read on an async answer parsed where it is read": _case('''
+        import httpx
+        API = "https://rest.runpod.io/v1"
+        async def ssh(client: httpx.AsyncClient, pod_id):
+            r = await client.get(f"{API}/pods/{pod_id}")
+            return r.json()["publicIp"]
+    ''', '''
+        import httpx
+
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
+        async def ssh(client: httpx.AsyncClient, pod_id):
+            r = await client.get(f"{API}/pods/{pod_id}")
+            return v1bridge_compat.v1_view("pod", r.json())["publicIp"]
+    '''),
+    # (a field the v1 view cannot build either, machineId: no v2 source at all, so the whole call is translated)
+    "a read of a field no view builds keeps the whole call in the run-time translation": _case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def ssh(pod_id):
+            r = requests.get(f"{API}/pods/{pod_id}", timeout=10)
+            return r.json()["publicIp"], r.json()["machineId"]
+    ''', '''
+        import requests
+
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
+        def ssh(pod_id):
+            r = v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, timeout=10, **kw), "GET", f"{API}/pods/{pod_id}")
+            return r.json()["publicIp"], r.json()["machineId"]
+    '''),
     # (a route of neither v1 nor v2: flagged with that cause, and the GraphQL operation of that name as a hint; sent
     # through call_v1 as it is so that its base moves with its neighbours; a later run flags the call_v1 line again)
     "a verb v1 never had, next to the verbs it had: L04": _case('''
