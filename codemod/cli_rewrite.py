@@ -381,13 +381,15 @@ def _compat_location(option: str | None, files) -> str | None:
     if option is not None:
         where = Path(option)
         return str(where if where.suffix == ".py" else where / f"{compat.MODULE_NAME}.py")
-    # one file per folder says where: the place depends on the files' folders only (resolved; a symlink named
-    # directly resolves elsewhere, so each of those counts), and a resolve per file was a twentieth of a run
-    folders: set[Path] = set()
+    # one file per folder says where: the place depends on the files' folders only, and a resolve per file was a
+    # twentieth of a run. A symlink named directly is its target here (`_one_name_per_file`), and the walk yields
+    # none: a file's folder is its real one. Folders as strings (a Path per file to hash cost as much again).
+    folders: set[str] = set()
     paths = []
     for f in files:
-        if f.path.parent not in folders or os.path.islink(f.path):
-            folders.add(f.path.parent)
+        folder = os.path.dirname(f.path)
+        if folder not in folders:
+            folders.add(folder)
             paths.append(f.path)
     return str(compat.default_location(paths)) if paths else None
 

@@ -40,6 +40,7 @@ class _Folders:
     def __init__(self) -> None:
         self.project_root = functools.lru_cache(maxsize=None)(_project_root)
         self._packages = functools.lru_cache(maxsize=None)(self._packages_above)
+        self.is_package = functools.lru_cache(maxsize=None)(_is_package)
 
     def module_name(self, path: Path) -> tuple[Path, str]:
         """(the folder the program runs from, the dotted name the module is imported by), up its packages (an
@@ -48,12 +49,16 @@ class _Folders:
         return home, ".".join((*packages, path.stem))
 
     def _packages_above(self, folder: Path) -> tuple[Path, tuple[str, ...]]:
-        from codemod.compat import is_package
-
-        if not is_package(folder):
+        if not self.is_package(folder):
             return folder, ()
         home, packages = self._packages(folder.parent)
         return home, (*packages, folder.name)
+
+
+def _is_package(folder: Path) -> bool:
+    from codemod.compat import is_package
+
+    return is_package(folder)
 
 
 def _pattern(module: str) -> re.Pattern:
@@ -84,6 +89,9 @@ def importers(moved: Iterable[Path], given: Iterable[Path], run: Iterable[Path])
         root = folders_of.project_root(path.parent)
         if root is not None and whole(root):
             continue  # known without the module's name (finding its packages reads their folders)
+        if root is None and any(folder in path.parents and not folders_of.is_package(folder) for folder in folders):
+            continue  # its packages end at or below a folder given that is not one: where it is imported from is in
+            # the run (known from that folder alone, not from reading each folder up to it)
         home, name = folders_of.module_name(path)
         root = root or home
         if whole(root):

@@ -98,3 +98,22 @@ def test_two_names_of_one_file_in_a_run_are_rewritten_once(tmp_path, capsys):
     assert (root / "a.py").read_text() == V2 and (root / "b.py").read_text() == V2
     err = capsys.readouterr().err
     assert f"skipped {root / 'b.py'}: the same file as {root / 'a.py'} (rewritten once, under that name)" in err
+
+
+def test_the_compat_module_of_a_followed_symlink_goes_by_its_targets_folder_from_the_folders_alone(tmp_path,
+                                                                                                  monkeypatch):
+    """A symlink named directly and followed is its target by the time the compat module's place is chosen (one
+    file per folder decides it, by the folder's name: no call to the file system per file)."""
+    from codemod import cli_rewrite
+    from codemod.walk import SourceFile
+
+    real = _client(tmp_path / "code" / "real.py")
+    _client(tmp_path / "code" / "other.py")
+    link = tmp_path / "links" / "link.py"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    files = cli_rewrite._one_name_per_file([SourceFile(link, "links/link.py"), SourceFile(real.parent / "other.py",
+                                                                                         "code/other.py")], True, [])
+    assert [f.path for f in files] == [real, real.parent / "other.py"]
+    monkeypatch.setattr(os.path, "islink", lambda path: pytest.fail(f"a file's link was looked up: {path}"))
+    assert cli_rewrite._compat_location(None, files) == str(tmp_path / "code" / "v1bridge_compat.py")
