@@ -156,10 +156,14 @@ class Index:
     # -------------------------------------------------------------- prefilter
     @functools.cache
     def prefilter(self, bytes_: bool = False) -> re.Pattern:
-        """Case-sensitive search for the tokens any file worth parsing holds (hosts, path roots, v1 names).
+        """Case-sensitive search for the tokens any file worth parsing holds (hosts, path roots, v1 names): it finds
+        a match where one of them is, and only there (the match itself is its rarest character onward).
 
-        The tokens are merged into a trie (`i(?:nclude(?:Endpoint...|...)|...)`): at each position of a file the
-        regex engine follows one branch per character instead of trying every token (four times faster on the
+        Each token is looked for from its rarest character (`desiredStatus` from its `S`), the part before it
+        checked behind that point, and the tokens are merged into a trie (`S(?:tatus(?<=desiredStatus)|...)|...`):
+        at most positions of a file the regex engine need not enter the pattern at all (its first characters are
+        few and rare), and where it does it follows one branch per character instead of trying every token (with
+        the trie alone, every position starting with a common lowercase letter entered it: twice the time on the
         files that hold none, most of a tree)."""
         pattern = _trie_pattern(sorted(self.prefilter_tokens))
         return re.compile(pattern.encode() if bytes_ else pattern)
@@ -168,21 +172,32 @@ class Index:
         return id(self)
 
 
+# Characters from the rarest in source code to the most common (anything not here: the most common of all). A
+# token is looked for from its first character that comes earliest here.
+_RARITY = "QJZXKVYWBGFPMUCDHLRSNIOATE/qjzxkvyw='\"bgfpmucdhlrsnioate._"
+
+
+def _anchor(token: str) -> int:
+    return min(range(len(token)), key=lambda i: (_RARITY.find(token[i]) % (len(_RARITY) + 1), i))
+
+
 def _trie_pattern(tokens: list[str]) -> str:
-    """A regex matching exactly where one of TOKENS starts, with the tokens' common prefixes factored out."""
+    """A regex that finds a match exactly where one of TOKENS is: each token from its rarest character on (a trie
+    of those rests, their common prefixes factored out), the characters before it checked by a look-behind at the
+    rest's end."""
     root: dict = {}
     for token in tokens:
+        at = _anchor(token)
         node = root
-        for char in token:
+        for char in token[at:]:
             node = node.setdefault(char, {})
-        node[""] = {}  # a token ends here
+        node.setdefault("", set()).add(token if at else "")  # a token ends here: the whole of it, looked behind
 
     def branch(node: dict) -> str:
-        alternatives = [re.escape(char) + branch(child) for char, child in sorted(node.items()) if char]
-        if not alternatives:
+        alternatives = sorted("" if not token else f"(?<={re.escape(token)})" for token in node.get("", ()))
+        if "" in alternatives:  # a token with nothing before its rest ends here: a match (longer ones need not go on)
             return ""
-        if "" in node:  # a token ends here; longer ones go on (any match will do: only its presence counts)
-            return "(?:" + "|".join(alternatives) + ")?"
+        alternatives += [re.escape(char) + branch(child) for char, child in sorted(node.items()) if char]
         return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 
     return branch(root)

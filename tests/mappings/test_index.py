@@ -40,24 +40,30 @@ def test_one_prefilter_for_both_tools() -> None:
 
 def test_the_prefilter_finds_every_token_and_branches_once_per_character() -> None:
     """Each token found, alone and amid other text, in str and bytes; and the alternation is a trie (no two
-    alternatives of one group start with the same character), so a file holding no token costs one branch per
-    character, not one per token."""
+    alternatives of one group start with the same character; a look-behind at a token's end is no branch), so a
+    file holding no token costs one branch per character, not one per token; and it is entered only at rare
+    characters (a token is looked for from its rarest one), never at a common lowercase letter."""
     import re
 
     ix = index()
     text, data = ix.prefilter(), ix.prefilter(bytes_=True)
     for token in ix.prefilter_tokens:
         assert text.search(f"x = 1  # {token} here") and data.search(f"x = 1 {token}".encode()), token
+        assert text.search(token) and data.search(token.encode()), token
     assert not text.search("def add(a, b):\n    return a + b\n")
 
     def groups(pattern: str) -> list[list[str]]:
-        """The alternatives of every parenthesised group, outermost last."""
+        """The alternatives of every parenthesised group, outermost last (a look-behind is one atom: `<`)."""
         out, stack, i = [], [[[]]], 0
         while i < len(pattern):
             char = pattern[i]
             if char == "\\":
                 stack[-1][-1].append(pattern[i:i + 2])
                 i += 2
+                continue
+            if pattern.startswith("(?<=", i):
+                i = pattern.index(")", i) + 1  # a token, escaped: no parenthesis in it
+                stack[-1][-1].append("<")
                 continue
             if pattern.startswith("(?:", i):
                 stack.append([[]])
@@ -74,6 +80,29 @@ def test_the_prefilter_finds_every_token_and_branches_once_per_character() -> No
         out.append(["".join(a) for a in stack.pop()])
         return out
 
-    for alternatives in groups(text.pattern):
-        firsts = [re.match(r"\\.|.", a).group() for a in alternatives if a]
+    every = groups(text.pattern)
+    for alternatives in every:
+        firsts = [re.match(r"\\.|.", a).group() for a in alternatives if a and not a.startswith("<")]
         assert len(firsts) == len(set(firsts)), alternatives
+    entries = {re.match(r"\\.|.", a).group().lstrip("\\") for a in every[-1]}
+    assert not entries & set("etaoinsrlcdu"), sorted(entries)
+
+
+def test_the_prefilter_matches_exactly_where_a_token_is() -> None:
+    """A match for any text that holds a token, none for a text that holds none: each token, its near misses (a
+    character dropped at either end or at the one it is looked for from, one changed), and the repository's files."""
+    from pathlib import Path
+
+    ix = index()
+    tokens = sorted(ix.prefilter_tokens)
+    text, data = ix.prefilter(), ix.prefilter(bytes_=True)
+    samples = []
+    for token in tokens:
+        samples += [token, token[1:], token[:-1], "x" + token[1:], token[:-1] + "#", f"a {token} b"]
+        samples += [token[:i] + token[i + 1:] for i in range(len(token))]
+        samples += [token[:i] + ("Q" if token[i] != "Q" else "q") + token[i + 1:] for i in range(len(token))]
+    root = Path(__file__).resolve().parents[2]
+    samples += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(root.glob("*/**/*.py"))[:400]]
+    for sample in samples:
+        holds = any(token in sample for token in tokens)
+        assert bool(text.search(sample)) == holds and bool(data.search(sample.encode())) == holds, sample[:80]
