@@ -664,7 +664,7 @@ def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, tra
                     continue
                 send = wrap.send
             planned = {id(f) for _read, _keys, flags, _found in reads for f in flags}
-            found = {id(f) for _read, _keys, _flags, finds in reads for f in finds}
+            found = {id(f): read.key for read, _keys, _flags, finds in reads for f in finds}
             for _read, keys, _flags, _finds in reads:
                 for key in keys:
                     if key in plan.change_units:
@@ -673,10 +673,11 @@ def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, tra
                             del plan.change_units[key], plan.changes[key]
             planned |= {id(f) for _name, flags in includes for f in flags}
             plan.flags[u] = [f for f in plan.flags.get(u, ()) if id(f) not in planned]
-            via = f"read on the v1 view v1bridge_compat.{compat_call.V1_VIEW} builds: "
-            plan.findings[u] = [Finding(f.rule, f.line, f.column, via + f.message, True, f.route, f.v2_target,
-                                        f.kind, f.source_line, f.attributed, True) if id(f) in found else f
-                                for f in plan.findings.get(u, ())]
+            view = f"read on the v1 view v1bridge_compat.{compat_call.V1_VIEW} builds from the v2 answer"
+            plan.findings[u] = [Finding(f.rule, f.line, f.column, (f"v1 field {found[id(f)]!r} " if found[id(f)] else
+                                                                   "a loop waiting on a v1 field, ") + view, True,
+                                        f.route, f.v2_target, f.kind, f.source_line, f.attributed, True)
+                                if id(f) in found else f for f in plan.findings.get(u, ())]
             plan.unit = u
             rule = next(f.rule for _read, _keys, flags, _found in reads for f in flags if f.blocking)
             fields = tuple(sorted(key for key, spec in responses[kind].fields.items() if spec.include in asked))

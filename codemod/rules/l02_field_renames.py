@@ -322,6 +322,7 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         _run_time_value(cf, plan, node, rule_id)
         return None
     # what the translation drops or cannot express is a person's decision
+    left_out: dict[str, list[str]] = {}  # rule -> fields left out as the proxy leaves them out (named in the summary)
     for key in body:
         field = spec.fields[key]
         rule_id = field.rule
@@ -329,12 +330,16 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         engaged = policy is not None and policy.id in result.emulations and body[key] not in (False, None)
         if rule_id and kb.mappings.rules[rule_id].rule_class == "removed" and engaged \
                 and policy.rewrite == "leave-out":
-            plan.note(node, rule_id, f"v1 body field {key!r} is left out of the v2 body ({policy.summary}): "
-                                     + plan.rule_text(rule_id))
+            left_out.setdefault(rule_id, []).append(key)
         elif rule_id and kb.mappings.rules[rule_id].rule_class == "removed" and (
             engaged or (field.to is None and policy is None)
         ):
             plan.flag(node, rule_id, "body-field", route, f"v1 body field {key!r}: {plan.rule_text(rule_id)}")
+    for rule_id, keys in left_out.items():
+        why = (f"v1 body field{'s' if len(keys) > 1 else ''} {', '.join(map(repr, keys))} left out of the v2 body, as "
+               f"the proxy leaves {'them' if len(keys) > 1 else 'it'} out (no v2 field): {plan.rule_text(rule_id)}")
+        plan.note(node, rule_id, why)
+        plan.find(node, rule_id, "body-field", why, True, route)  # the audit names it too
     if _consumed(result.body, [m for v in body.values() for m in _list_markers(v)]):
         rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
         _run_time_value(cf, plan, node, rule_id)

@@ -270,3 +270,37 @@ def test_an_update_through_another_files_client_is_a_patch_by_its_own_method_its
         (5, 1, "L04", ""),
         (14, 2, "L04", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (fields set over several "
                        "statements) when it runs")]
+
+
+def test_a_placement_constraint_v2_has_no_field_for_is_left_out_of_a_plain_v2_create_and_named():
+    """R05 (supportPublicIp, minDownloadMbps: no v2 field, no catalog datum): the proxy leaves them out by default
+    (policies.yaml placement, `rewrite: leave-out`), and so does the rewritten create, plain v2; the run names them
+    (a manual item, no comment on code that runs) and the audit reports them under R05."""
+    from codemod.engine import analyze_python, rewrite_source
+
+    before, after = case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def launch(gpu):
+            return requests.post(API + "/pods", json={"imageName": "img", "gpuTypeIds": [gpu], "gpuCount": 1,
+                                                       "supportPublicIp": True, "minDownloadMbps": 500}).json()
+    ''', '''
+        import requests
+        API = "https://api.runpod.io/v2"
+        def launch(gpu):
+            return requests.post(API + "/pods", json={
+                "image": "img",
+                "gpu": {"id": gpu, "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
+                "name": "my pod",
+                "disk": 50,
+                "ports": ["8888/http", "22/tcp"],
+                "mounts": {"persistent": {"size": 20, "path": "/workspace"}},
+            }).json()
+    ''')
+    check_rewrite(before, after)
+    result = rewrite_source(before, "case.py")
+    assert [(s.state, s.rule) for s in result.states] == [(1, "L02")]
+    why = ("v1 body fields 'supportPublicIp', 'minDownloadMbps' left out of the v2 body, as the proxy leaves them out "
+           "(no v2 field): choose dataCenterIds from /v2/catalog/gpus availability instead")
+    assert [(m.line, m.rule, m.message) for m in result.manual] == [(4, "R05", why)]
+    assert [(f.line, f.message) for f in analyze_python(before, "case.py").findings if f.rule == "R05"] == [(4, why)]
