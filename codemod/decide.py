@@ -659,10 +659,9 @@ def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, tra
                 name].expand} if asked else set()
             send = None
             if any(kind in spec.responses for spec in lookups.values()) or expands & set(lookups):
-                wrap, _why = compat_call.plan_wrap(an, cf.site)
-                if wrap is None:
-                    continue
-                send = wrap.send
+                send = _view_send(plan, cf.site)
+                if send is None:
+                    continue  # the view's own reads (the GPU catalog) need the client's call on a v2 path
             planned = {id(f) for _read, _keys, flags, _found in reads for f in flags}
             found = {id(f): read.key for read, _keys, _flags, finds in reads for f in finds}
             for _read, keys, _flags, _finds in reads:
@@ -695,6 +694,20 @@ def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, tra
             reasons[root] = [r for r in reasons[root] if r[0] != u]
         if not reasons[root]:
             del reasons[root]
+
+
+def _view_send(plan: "Plan", site) -> str | None:
+    """The client's own call on a path relative to its v2 base, for the reads a v1 view makes (`/catalog/gpus`):
+    a helper that puts its base before the path it is given (its per-verb helpers, `by_method(get=_get)`), or a
+    library call on `<base> + "/path"` (`compat_call.relative_send`); None for a call given whole URLs."""
+    from codemod import compat_call
+
+    if site.library == "helper":
+        if site.helper is None or site.helper.base is None:
+            return None
+        wrap, _why = compat_call.plan_wrap(plan.an, site)
+        return wrap.send if wrap is not None else None
+    return compat_call.relative_send(plan.facts.source, site)
 
 
 def _in_view(spec, asked: set) -> bool:

@@ -481,6 +481,48 @@ CASES = {
             r = await client.get(f"{API}/pods/{pod_id}")
             return v1bridge_compat.v1_view("pod", r.json())["publicIp"]
     '''),
+    # (a view whose record needs a v2 read of its own, an endpoint's gpuTypeIds from the GPU catalog, is given the
+    # client's call on a v2 path: the module's helper that puts its base before the path)
+    "gpuTypeIds read through a helper on a base: the view reads the catalog through that helper": _case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def _get(path):
+            r = requests.get(API + path, timeout=10)
+            r.raise_for_status()
+            return r.json()
+        def gpus(endpoint_id):
+            ep = _get(f"/endpoints/{endpoint_id}")
+            return ep["gpuTypeIds"], ep["workersMax"]
+    ''', '''
+        import requests
+
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
+        def _get(path):
+            r = requests.get(API + path, timeout=10)
+            r.raise_for_status()
+            return r.json()
+        def gpus(endpoint_id):
+            ep = v1bridge_compat.v1_view("endpoint", _get(f"/serverless/{endpoint_id}"), send=v1bridge_compat.by_method(get=_get))
+            return ep["gpuTypeIds"], ep["workersMax"]
+    '''),
+    # (... and when no call of the client on a v2 path can be written (a URL ending in a variable), the whole call
+    # is translated at run time, as before)
+    "gpuTypeIds read on a call no v2-path send can be made of: the whole call translated": _case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        S = requests.Session()
+        def gpus(endpoint_id):
+            return S.get(f"{API}/endpoints/{endpoint_id}", timeout=10).json()["gpuTypeIds"]
+    ''', '''
+        import requests
+
+        import v1bridge_compat
+        API = "https://api.runpod.io/v2"
+        S = requests.Session()
+        def gpus(endpoint_id):
+            return v1bridge_compat.call_v1(lambda method, url, **kw: S.request(method, url, timeout=10, **kw), "GET", f"{API}/endpoints/{endpoint_id}").json()["gpuTypeIds"]
+    '''),
     # (a field the v1 view cannot build either, machineId: no v2 source at all, so the whole call is translated)
     "a read of a field no view builds keeps the whole call in the run-time translation": _case('''
         import requests
