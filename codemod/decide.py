@@ -589,10 +589,9 @@ def _plan_view(plan: "Plan", u: int, fn_name: str, why: str) -> bool:
             return False  # a local caller reads it as the v2 answer
     send = None
     if any(kind in spec.responses for spec in plan.kb.mappings.conventions.lookups.values()):
-        wrap, _why = compat_call.plan_wrap(an, cf.site)  # the client's own call, for the v2 reads the view needs
-        if wrap is None:
+        send = _view_send(plan, cf.site)  # the client's own call on a v2 path, for the v2 reads the view needs
+        if send is None:
             return False
-        send = wrap.send
     plan.unit = u
     for ret, _typed in returns:
         plan.change("compat-view", ret.value, _call_rule(cf), compat_call.View(kind, send, cf.site.is_async))
