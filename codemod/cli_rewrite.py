@@ -263,25 +263,25 @@ def _one_name_per_file(files: list[SourceFile], follow: bool, skipped: list[Skip
     out: list[SourceFile] = []
     seen: dict[tuple[int, int], str] = {}
     for source in files:
-        path = source.path
+        named = source  # the file under its own path: the walk's SourceFile kept (one made per link followed)
         try:
-            st = os.lstat(path)  # one call per file: is it a link, how many names has it
+            st = os.lstat(source.path)  # one call per file: is it a link, how many names has it
             if stat.S_ISLNK(st.st_mode):
                 if not follow:
                     skipped.append(Skipped(source.rel, "symlink named directly: not followed "
                                                        "(--follow-symlinks rewrites its target)"))
                     continue
-                path = Path(os.path.realpath(path))
-                st = os.stat(path)
+                named = SourceFile(Path(os.path.realpath(source.path)), source.rel)
+                st = os.stat(named.path)
         except OSError:
             out.append(source)  # process_file reports what cannot be read
             continue
-        if st.st_nlink > 1 or path != source.path:
+        if st.st_nlink > 1 or named is not source:
             first = seen.setdefault((st.st_dev, st.st_ino), source.rel)
             if first != source.rel:
                 skipped.append(Skipped(source.rel, f"the same file as {first} (rewritten once, under that name)"))
                 continue
-        out.append(SourceFile(path, source.rel))
+        out.append(named)
     return out
 
 

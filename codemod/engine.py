@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import codecs
+import dataclasses
 import functools
 import gc
 import io
@@ -184,6 +185,28 @@ def _piece_analyses(cut: pieces.Split, path: str, *, edits: bool, **options):
             return
 
 
+_PLAIN: dict[type, frozenset[str] | None] = {}  # a dataclass -> its fields, when `moved` may copy them as they are
+
+
+def moved(item, **changes):
+    """`dataclasses.replace(ITEM, **CHANGES)`: for a dataclass whose __init__ only sets its fields (no __post_init__,
+    every field set by __init__, a __dict__), the fields are copied as they are instead of through __init__ (a
+    piece's findings and call states are each copied to move their line: that was most of a merge, in the parent
+    while the workers wait for it); anything else goes through `replace`."""
+    cls = type(item)
+    names = _PLAIN.get(cls, False)
+    if names is False:
+        fields = dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else None
+        names = _PLAIN[cls] = frozenset(f.name for f in fields) if fields is not None and all(
+            f.init for f in fields) and not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__") else None
+    if names is None or not names.issuperset(changes):
+        return replace(item, **changes)
+    new = object.__new__(cls)
+    new.__dict__.update(item.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 class _Merged:
     """What the pieces of a module found, with their lines in the module's numbering, once each."""
 
@@ -217,21 +240,21 @@ class _Merged:
             return module_line if self.cut.keeps(k, segment) else None
 
         for f in a.findings:
-            if (line := here(f.line, lambda: replace(f, line=0))) is not None:
-                self.findings.append(replace(f, line=line))
+            if (line := here(f.line, lambda: moved(f, line=0))) is not None:
+                self.findings.append(moved(f, line=line))
         for line, rule, message in a.manual:
             if (at := here(line, lambda: (rule, message))) is not None:
                 self.manual.append((at, rule, message))
         for st in a.states:
-            if (line := here(st.line, lambda: replace(st, line=0))) is not None:
-                self.states.append(replace(st, line=line))
+            if (line := here(st.line, lambda: moved(st, line=0))) is not None:
+                self.states.append(moved(st, line=line))
         for line, name in a.compat_calls:
             if (at := here(line, lambda: name)) is not None:
                 self.compat_calls.append((at, name))
         for arg in a.path_arguments:  # the call and its argument: lines of one statement of the module
-            if (line := here(arg.line, lambda: replace(arg, line=0, call_line=0, statement=(0, 0)))) is not None:
+            if (line := here(arg.line, lambda: moved(arg, line=0, call_line=0, statement=(0, 0)))) is not None:
                 first, last = arg.statement
-                self.path_arguments.append(replace(
+                self.path_arguments.append(moved(
                     arg, line=line, call_line=piece.module_line(arg.call_line)[0],
                     statement=(piece.module_line(first)[0], piece.module_line(last)[0])))
         for key, verdict in a.verdicts.items():

@@ -182,3 +182,35 @@ def test_the_c_tokenizer_gives_the_statements_tokenize_gives():
         if "\r" not in source and "\x0c" not in source:
             compared += 1
     assert compared > 200
+
+
+def test_a_merge_moves_what_a_piece_found_as_dataclasses_replace_does():
+    """`engine.moved` copies the fields of a finding, a call state or a path argument as they are (a merge moves
+    each to its line in the module): the same as `replace`, frozen as before; a class whose __init__ does more
+    goes through `replace`."""
+    import dataclasses
+
+    from codemod.engine import moved
+
+    analysis = analyze_python(client_module(3) + "\n\ndef pods(s):\n    return s.get(\"/pods\")\n", "big.py", edits=False)
+    items = [*analysis.findings, *analysis.states, *analysis.path_arguments]
+    assert {type(i).__name__ for i in items} == {"Finding", "CallState", "PathArgument"}
+    for item in items:
+        for changes in ({"line": 7}, {"line": 0}, {}):
+            copy = moved(item, **changes)
+            assert copy == dataclasses.replace(item, **changes) and vars(copy) == vars(dataclasses.replace(
+                item, **changes)) and hash(copy) == hash(dataclasses.replace(item, **changes))
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            moved(item, line=1).line = 2
+        with pytest.raises(TypeError):
+            moved(item, no_such_field=1)
+
+    @dataclasses.dataclass(frozen=True)
+    class Derived:
+        line: int
+        twice: int = dataclasses.field(init=False, default=0)
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "twice", 2 * self.line)
+
+    assert moved(Derived(1), line=4).twice == 8
