@@ -169,9 +169,27 @@ def _piece_work(task: tuple) -> _PieceDone:
                     ast.parse(done.new_text, path)
             except Exception as exc:
                 done.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
+        analysis.findings = _merge_reads(analysis.findings, k, piece, shared)
     analysis.module, analysis.parents, analysis.where, analysis.edits = None, {}, None, []  # the tree stays here
     analysis.positions = None
     return done
+
+
+def _merge_reads(findings: list[Finding], k: int, piece: pieces.Piece, shared: set[int]) -> list[Finding]:
+    """The findings of piece K a rewrite's merge reads, in their order: those in the shared statements (the pieces
+    must agree on them) and, of those the piece reports, the first of each rule (`_left_out` names a rule left out
+    by its first line). The others (a finding per call site) were most of what a piece sent back to the parent,
+    pickled there and read again."""
+    out: list[Finding] = []
+    first: set[str] = set()
+    for f in findings:
+        in_shared = piece.module_line(f.line)[1] in shared
+        reported = not in_shared or k == 0
+        if in_shared or (reported and f.rule not in first):
+            out.append(f)
+        if reported:
+            first.add(f.rule)
+    return out
 
 
 def _piece_analyses(cut: pieces.Split, path: str, *, edits: bool, **options):

@@ -214,3 +214,28 @@ def test_a_merge_moves_what_a_piece_found_as_dataclasses_replace_does():
             object.__setattr__(self, "twice", 2 * self.line)
 
     assert moved(Derived(1), line=4).twice == 8
+
+
+def test_a_rule_left_out_of_a_large_module_is_named_at_the_line_the_whole_module_names(monkeypatch, small_pieces):
+    text = client_module(30)
+    selected = frozenset({"L01", "Q13"})  # L04 left out: the file stays as it is, said at L04's first line
+    in_pieces = rewrite_source(text, "big.py", selected=selected)
+    whole = _whole(monkeypatch, lambda: rewrite_source(text, "big.py", selected=selected))
+    assert _rewrite_facts(in_pieces) == _rewrite_facts(whole)
+    assert not in_pieces.changed and [(m.line, m.rule) for m in in_pieces.manual if "not rewritten" in m.message] \
+        == [(13, "L04")]
+
+
+def test_a_piece_of_a_rewrite_sends_back_the_findings_its_merge_reads(monkeypatch, small_pieces):
+    """The findings in the shared statements and the first of each rule it reports: not one per call site (they
+    were most of what a piece sent back); the audit's pieces send every finding."""
+    monkeypatch.setattr(pieces, "PIECE_BYTES", 3000)
+    cut = pieces.split(client_module(60))
+    piece = cut.pieces[2]
+    rewrite = engine._piece_work((2, piece, cut.shared, "big.py", True, {}))
+    audit = engine._piece_work((2, piece, cut.shared, "big.py", False, {}))
+    assert len(audit.analysis.findings) > 20 and len(rewrite.analysis.findings) < 8
+    shared = [f for f in audit.analysis.findings if piece.module_line(f.line)[1] in cut.shared]
+    own = [f for f in audit.analysis.findings if piece.module_line(f.line)[1] not in cut.shared]
+    firsts = [f for i, f in enumerate(own) if f.rule not in {g.rule for g in own[:i]}]
+    assert rewrite.analysis.findings == [f for f in audit.analysis.findings if f in shared or f in firsts]
