@@ -737,6 +737,13 @@ class Analyzer(Strings, Calls, Flow):
 
     _where = where
 
+    def line_of(self, node: cst.CSTNode) -> int:
+        """`where(node)[0]`, without generating code where CPython's `ast` already says (LazyPositions.line_of)."""
+        try:
+            return self.pos.line_of(node)
+        except KeyError:
+            return 0
+
     def statement_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
         cur: cst.CSTNode | None = node
         while cur is not None:

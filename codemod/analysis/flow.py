@@ -377,13 +377,13 @@ class Flow:
 
     def _uses_after(self, name: str, stmt: cst.CSTNode) -> list[cst.Name]:
         scope = self.scope_of(stmt)
-        start = self._where(stmt)[0]
+        start = self.line_of(stmt)
         assigns = self.ix.assigns.get(id(scope) if scope else None, {}).get(name, [])
-        later = sorted(self._where(s)[0] for _, s in assigns if self._where(s)[0] > start)
+        later = sorted(self.line_of(s) for _, s in assigns if self.line_of(s) > start)
         stop = later[0] if later else 10 ** 9
         out = []
         for n in self.ix.names.get(id(scope) if scope else None, {}).get(name, []):
-            line = self._where(n)[0]
+            line = self.line_of(n)
             if start <= line < stop or (line >= stop and False):
                 p = self.parent(n)
                 if isinstance(p, (cst.AssignTarget,)) or (isinstance(p, cst.AsName)):

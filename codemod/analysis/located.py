@@ -97,9 +97,10 @@ def _column(source: str, offsets: list[int], line: int, byte_column: int) -> int
 
 
 def locate(top: cst.CSTNode, nodes: list[cst.CSTNode], statements: list[ast.stmt], source: str,
-           offsets: list[int]) -> dict[int, Placed]:
+           offsets: list[int], ascii_only: bool = False) -> dict[int, Placed]:
     """id(node) -> its position, for the NODES (calls, dicts, strings of TOP, in any order) that the `ast`
-    STATEMENTS (TOP's, as CPython parsed them) place beyond doubt. SOURCE's lines start at OFFSETS."""
+    STATEMENTS (TOP's, as CPython parsed them) place beyond doubt. SOURCE's lines start at OFFSETS; ASCII_ONLY:
+    SOURCE is ASCII (a byte column is a character column)."""
     mine: dict[tuple, list] = {}
     for node in nodes:
         key = _cst_key(node)
@@ -117,7 +118,7 @@ def locate(top: cst.CSTNode, nodes: list[cst.CSTNode], statements: list[ast.stmt
             continue  # an f-string's inner positions: libcst's code generation places them
         kind = _KINDS.get(cls)
         if kind is not None and kind in kinds:
-            placed = _placed(node, source, offsets)
+            placed = _placed(node, source, offsets, ascii_only)
             if placed is not None:
                 key = _ast_key(node, _text(source, offsets, placed) if kind == "s" else "")
                 if key is not None and key in mine:
@@ -141,10 +142,12 @@ def locate(top: cst.CSTNode, nodes: list[cst.CSTNode], statements: list[ast.stmt
     return out
 
 
-def _placed(node: ast.AST, source: str, offsets: list[int]) -> Placed | None:
+def _placed(node: ast.AST, source: str, offsets: list[int], ascii_only: bool) -> Placed | None:
     end_line, end_col = node.end_lineno, node.end_col_offset
     if end_line is None or end_col is None:
         return None
+    if ascii_only:
+        return node.lineno, node.col_offset, end_line, end_col
     start = _column(source, offsets, node.lineno, node.col_offset)
     end = _column(source, offsets, end_line, end_col)
     if start is None or end is None:

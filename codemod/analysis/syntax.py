@@ -373,6 +373,11 @@ class LazyPositions(Mapping):
         self.statements: dict[int, list[ast.stmt]] = {}  # id(top-level statement) -> its `ast` statements
         self.located: dict[int, dict[int, tuple[int, int, int, int]]] = {}  # id(top) -> what `ast` placed in it
         self.located_nodes: dict[int, list[cst.CSTNode]] | None = None  # id(top) -> its calls, dicts, strings
+        self.blocks: dict[int, dict[int, list[ast.stmt]]] = {}  # id(IndentedBlock) -> its statements' `ast` ones
+        self.one_lines: dict[int, int | None] = {}  # id(SimpleStatementLine) -> its line if it is one (_one_line)
+        # a lone CR: CPython's lines are not libcst's (the code generation says where a node is, not `ast`)
+        self.lone_cr = "\r" in source and source.count("\r") != source.count("\r\n")
+        self.ascii = source.isascii()  # `ast`'s byte columns are libcst's character columns
         self.placed: dict[int, tuple[int, int, int, int]] = {}  # id(node) -> its position as _PlacingState has it
         self.computed: dict[int, CodeRange] = {}  # id(node) -> the CodeRange made of it, once asked for
         self.done: set[int] = set()  # id() of the top-level statements computed
@@ -416,13 +421,76 @@ class LazyPositions(Mapping):
             if self.lines is None:
                 self.lines = self._statement_lines()
             statements = self.statements.get(id(top))
-            if statements is None or self.source.count("\r") != self.source.count("\r\n"):
-                return None  # a lone CR: CPython's lines are not libcst's
+            if statements is None or self.lone_cr:
+                return None
             if self.located_nodes is None:
                 self.located_nodes = self._by_statement()
             table = self.located[id(top)] = locate(top, self.located_nodes.get(id(top), []), statements,
-                                                   self.source, self.offsets)
+                                                   self.source, self.offsets, self.ascii)
         return table.get(id(node))
+
+    def line_of(self, node: cst.CSTNode) -> int:
+        """The line NODE starts on (`self[node].start.line`; KeyError for a node not in the module). Inside a
+        statement line that CPython's `ast` says is one line of the source, that line: nothing is generated."""
+        placed = self.placed.get(id(node))
+        if placed is not None:
+            return placed[0]
+        if not self.whole:
+            line = self._one_line(node)
+            if line is not None:
+                return line
+        return self[node].start.line
+
+    def _one_line(self, node: cst.CSTNode) -> int | None:
+        """The line of the statement line NODE is in (or is), when `ast` places that statement line, through the
+        bodies of the compound statements around it, on one line; None otherwise."""
+        parent, line_stmt = self.parent, node
+        while type(line_stmt) is not cst.SimpleStatementLine:
+            line_stmt = parent.get(id(line_stmt))
+            if line_stmt is None:
+                return None
+        key = id(line_stmt)
+        if key in self.one_lines:
+            return self.one_lines[key]
+        line = self.one_lines[key] = self._statement_line(line_stmt)
+        return line
+
+    def _statement_line(self, line_stmt: cst.SimpleStatementLine) -> int | None:
+        path, up = [line_stmt], self.parent.get(id(line_stmt))
+        while up is not None and up is not self.module:
+            path.append(up)
+            up = self.parent.get(id(up))
+        if up is None or self.lone_cr:
+            return None
+        if self.lines is None:
+            self.lines = self._statement_lines()
+        group = self.statements.get(id(path[-1]))
+        i = len(path) - 1
+        while group is not None and i > 0:  # path[i]: a compound statement, path[i - 1] its body
+            block = path[i - 1]
+            if len(group) != 1 or block is not getattr(path[i], "body", None) or type(block) is not cst.IndentedBlock:
+                return None
+            group = self._block(block, group[0]).get(id(path[i - 2]))
+            i -= 2
+        if group is None:
+            return None
+        first = group[0].lineno
+        return first if all(stmt.end_lineno == first for stmt in group) else None
+
+    def _block(self, block: cst.IndentedBlock, statement: ast.stmt) -> dict[int, list[ast.stmt]]:
+        """id(statement of BLOCK) -> its `ast` statements in STATEMENT's body ({} when they do not pair up)."""
+        found = self.blocks.get(id(block))
+        if found is None:
+            groups: list[list[ast.stmt]] = []
+            end = 0
+            for stmt in getattr(statement, "body", ()):
+                if stmt.lineno != end:  # `a = 1; b = 2`: one libcst statement line, two ast statements
+                    groups.append([])
+                groups[-1].append(stmt)
+                end = stmt.end_lineno or stmt.lineno
+            found = self.blocks[id(block)] = {id(stmt): group for stmt, group in zip(block.body, groups)} \
+                if len(groups) == len(block.body) else {}
+        return found
 
     def _by_statement(self) -> dict[int, list[cst.CSTNode]]:
         """The index's calls, dicts and plain strings, by the top-level statement they are in."""
