@@ -230,6 +230,12 @@ def _unsupported_query(an, site) -> str | None:
     if qid is None or site.params_expr is None and not site.query_args:
         return None
     spec = an.kb.mappings.queries[qid].params
+    return next((k for k in query_keys(an, site) if k in spec and spec[k].unsupported), None)
+
+
+def query_keys(an, site) -> list:
+    """The literal keys of the call's query: its `params` dict (at the call, or the one dict its variable is bound
+    to, and `params["k"] = v` on it) and the keywords that are its query."""
     node, keys = site.params_expr, []
     if isinstance(node, cst.Name):
         scope = an.scope_of(site.call)
@@ -242,7 +248,7 @@ def _unsupported_query(an, site) -> str | None:
     if isinstance(node, cst.Dict):
         keys += [str_of(el.key) for el in node.elements if isinstance(el, cst.DictElement)]
     keys += [a.keyword.value for a in site.query_args if a.keyword is not None]
-    return next((k for k in keys if k in spec and spec[k].unsupported), None)
+    return keys
 
 
 def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
@@ -518,6 +524,29 @@ def relative_send(src, site) -> str | None:
     return f"lambda method, path, **kw: {receiver}.request(method, {', '.join([base, *others])}, **kw)"
 
 
+def record_id(src, site) -> dict | None:
+    """{"id": <code>} of the one expression of the call's URL that is not a literal (`f"/endpoints/{endpoint_id}"`,
+    `BASE + "/pods/" + pod_id`): the id of the record an update converts its body against; None when not one."""
+    found: list = []
+
+    def walk(node) -> None:
+        if isinstance(node, cst.FormattedString):
+            for part in node.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    walk(part.expression)
+        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            walk(node.left)
+            walk(node.right)
+        elif not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and not src.known_text(node, site.call):
+            found.append(node)  # not a constant the analysis reads whole (a base)
+
+    if site.url_expr is None:
+        return None
+    walk(site.url_expr)
+    code = src.code_of(found[0]).strip() if len(found) == 1 else ""
+    return {"id": code} if code and "\n" not in code else None
+
+
 def apply_create(node: cst.CSTNode, wrap: CreateWrap) -> cst.CSTNode:
     """The compat create around the call's own (already edited) node: its body argument becomes the lambda's."""
     if not isinstance(node, cst.Call):
@@ -539,6 +568,37 @@ def apply_create(node: cst.CSTNode, wrap: CreateWrap) -> cst.CSTNode:
     fn = ACREATE_WITH_FALLBACK if wrap.is_async else CREATE_WITH_FALLBACK
     return cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=new_args,
                     lpar=node.lpar, rpar=node.rpar)
+
+
+ALL_PAGES = "all_pages"
+AALL_PAGES = "aall_pages"
+
+
+@dataclass(frozen=True)
+class Pages:
+    """A v1 list call whose filters v2 ignores: `all_pages(<send>, "<v2 path>", <its v1 query>, op="<v1 operation>")`,
+    every page of the v2 list with the v1 filters applied to its records (v2's records, v2's field names)."""
+
+    send: str
+    path: str
+    params: str | None  # code of the query
+    op: str
+    is_async: bool
+
+
+def apply_pages(node: cst.CSTNode, pages: Pages) -> cst.CSTNode:
+    """The list call replaced by the compat module's pages of it (an `await` around it stays)."""
+    if not isinstance(node, cst.Call):
+        return node
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [cst.Arg(cst.parse_expression(pages.send), comma=comma), cst.Arg(cst.SimpleString(f'"{pages.path}"'),
+                                                                           comma=comma)]
+    if pages.params is not None:
+        args.append(cst.Arg(cst.parse_expression(pages.params), comma=comma))
+    args.append(_kw("op", cst.SimpleString(f'"{pages.op}"')))
+    fn = AALL_PAGES if pages.is_async else ALL_PAGES
+    return cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=args, lpar=node.lpar,
+                    rpar=node.rpar)
 
 
 def _query_dict(args: list[cst.Arg]) -> cst.Dict:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemod.analysis.references import references as _references, variable as _variable
+from codemod.analysis.references import base_escape, builds_url as _builds_url, references as _references, \
+    variable as _variable
 from codemod.analysis.syntax import constant_literal, str_of
 from codemod.knowledge import HOLE
 from codemod.changes import NOTE, CallState, Finding, Flag
@@ -50,36 +51,6 @@ class _Families:
         units = [u for u in units if isinstance(u, int)]
         for u in units[1:]:
             self.up[self.find(u)] = self.find(units[0])
-
-
-_URL_CALLS = {"urljoin", "format", "get", "post", "put", "patch", "delete", "request", "head", "options", "Request",
-              "urlopen", "stream"}
-
-
-def _builds_url(an, node: cst.CSTNode) -> bool:
-    """Is this read of a base variable used to build a URL (or handed on to something that may)?"""
-    cur = node
-    parent = an.parent(cur)
-    while parent is not None:
-        if isinstance(parent, (cst.FormattedStringExpression, cst.FormattedString)):
-            return True
-        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Add, cst.Modulo)):
-            return True
-        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Return, cst.Param, cst.DictElement)):
-            return True
-        if isinstance(parent, cst.Arg):
-            call = an.parent(parent)
-            func = call.func if isinstance(call, cst.Call) else None
-            name = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
-            return name in _URL_CALLS or name in an.ix.functions or name[:1].isupper()
-        if isinstance(parent, cst.Attribute) and parent.value is cur and parent.attr.value in ("rstrip", "strip", "lstrip"):
-            cur, parent = an.parent(parent), an.parent(an.parent(parent))
-            continue
-        if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
-            cur, parent = parent, an.parent(parent)
-            continue
-        return False
-    return False
 
 
 def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
@@ -123,6 +94,8 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
             return  # goes through a helper whose request is translated at run time: its answer stays v1's
         reasons.setdefault(fam.find(u), []).append((u, rule, why))
 
+    for u, cf in enumerate(facts.calls):
+        _pages_at_call(plan, u, cf, plan_read)
     for u in range(n_calls):
         for flag in plan.flags.get(u, ()):
             if flag.blocking:
@@ -206,7 +179,10 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
     # an answer a function returns to other files of the run: what they read of it is not known here, so they get
     # v1's answer (state 2) unless v2's answer reads the same: the call is plain v2 and the function returns the v1
     # view of its answer (`_plan_view`), or, when the call cannot be plain v2 anyway, the whole call is translated
-    for u, fn_name in _answers_returned_elsewhere(plan):
+    viewed: dict[int, set] = {}  # unit -> the functions returning the v1 view of its answer
+    # the function returning the call's own answer first: those returning what it returns pass its view on
+    for u, fn_name in sorted(_answers_returned_elsewhere(plan), key=lambda e: not _returns_own(an, facts.calls[e[0]],
+                                                                                               e[1])):
         if _return_agreed(an, fn_name):
             continue  # every caller in the run reads it as v2's (renamed there): plain v2
         cf = facts.calls[u]
@@ -215,7 +191,10 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
             f"which other files of the run call ({callers}): they read it as v1 answered it" if callers else
             "whose callers get one record per bucket on v1, one per resource and bucket on v2")
         own = any(v == u for v, _rule, _why in reasons.get(fam.find(u), ()))
+        if not own and u not in translated and _passes_view_on(an, cf, viewed.get(u, ()), fn_name):
+            continue  # FN_NAME returns what a function already returning the v1 view gave it
         if not own and u not in translated and callers and _plan_view(plan, u, fn_name, why):
+            viewed.setdefault(u, set()).add(fn_name)
             continue
         block(u, _call_rule(cf), why)
 
@@ -555,9 +534,11 @@ def _answers_returned_elsewhere(plan: "Plan") -> list[tuple[int, str]]:
             continue
         route = cf.route
         rmap = responses.get(route.op.response) if route.op.response else None
-        if route.op.shape == "billing" and _through_other_file(cf.site) and not _grouped_always(an, cf):
+        if route.op.shape == "billing" and _through_other_file(cf.site) and not _grouped_always(an, cf) \
+                and an.imported_by:
             # with no grouping, v1 answered one record per bucket where v2 answers one per resource per bucket:
-            # whoever gets the list (a count, an index) reads another list
+            # whoever gets the list in another file (a count, an index) reads another list (read in this file only,
+            # its reads are the call's: Q25 sums them as they are, or regroups them, where they are read)
             out.append((units[id(cf)], name))
             continue
         if not an.imported_by:
@@ -577,16 +558,20 @@ def _plan_view(plan: "Plan", u: int, fn_name: str, why: str) -> bool:
 
     an, cf = plan.an, plan.facts.calls[u]
     fn = an.function_named(fn_name)
-    returns = [(ret, typed) for ret, typed, reading in an.returned if reading is cf]
+    everywhere = [(ret, typed) for ret, typed, reading in an.returned if reading is cf]
+    # its own returns get the view; another function of the module returning FN_NAME's answer as it came
+    # (`return create_endpoint(...)`) hands the view on
+    returns = [(ret, typed) for ret, typed in everywhere if an.scope_of(ret) is fn]
     kind = cf.route.op.response
     if cf.route.op.shape == "billing":
         return False  # v1 answered one record per bucket where v2 answers one per resource and bucket
-    if fn is None or kind is None or not returns or any(an.scope_of(ret) is not fn or not an.returns_only(ret, cf.call)
-                                                        for ret, _typed in returns):
+    if fn is None or kind is None or not returns or any(not an.returns_only(ret, cf.call) for ret, _typed in returns) \
+            or any(not _returns_call_of(ret, fn_name) for ret, _typed in everywhere if an.scope_of(ret) is not fn):
         return False
-    for call in an.ix.calls:  # (the module calls its own function by its bare name: `rp.get()` is not `get()`)
-        if isinstance(call.func, cst.Name) and call.func.value == fn_name and not _inside(an, call, fn):
-            return False  # a local caller reads it as the v2 answer
+    local = [call for call in an.ix.calls  # (the module calls its own function by its bare name: `rp.get()` is not
+             if isinstance(call.func, cst.Name) and call.func.value == fn_name and not _inside(an, call, fn)]  # `get()`)
+    if local and not _reads_alike(plan, cf, fn):
+        return False  # a local caller reads it as the v2 answer
     send = None
     if any(kind in spec.responses for spec in plan.kb.mappings.conventions.lookups.values()):
         send = _view_send(plan, cf.site)  # the client's own call on a v2 path, for the v2 reads the view needs
@@ -715,6 +700,94 @@ def _in_view(spec, asked: set) -> bool:
     return not spec.omit and (spec.include is None or spec.include in asked)
 
 
+def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
+    """A list call through the client's own helper whose only blockers are v1 filters v2 ignores (Q03, and the
+    rules of the parameters it names: `desiredStatus`, `gpuTypeId`) is `v1bridge_compat.all_pages(<the helper's
+    send>, "<v2 path>", <its query>, op=...)`: every page of the v2 list, the filters applied to v2's records, its
+    reads renamed to v2's where they are made. Was the whole call translated at run time (v1's answer)."""
+    from codemod import compat_call
+
+    an, site, route = plan.an, cf.site, cf.route
+    flags = plan.flags.get(u, [])
+    blocking = [f for f in flags if f.blocking]
+    if not blocking or any(f.kind != "param" for f in blocking) or route.op.shape != "list" or route.op.v2 is None \
+            or route.op.query is None or site.library != "helper" or route.v2_segments is None \
+            or compat_call._unsupported_query(an, site) or any(r.kind not in ("list", "field") for r in cf.reads):
+        return
+    qmap = plan.kb.mappings.queries[route.op.query].params
+    if any(k in qmap and not (qmap[k].filter or qmap[k].to) for k in compat_call.query_keys(an, site)):
+        return  # an include flag or a grouping: v1 data all_pages does not add (the translation does)
+    if site.params_expr is not None:
+        params = an.code_of(site.params_expr).strip()
+    elif site.query_args:
+        params = an.code_of(compat_call._query_dict(list(site.query_args))).strip()
+    else:
+        return
+    wrap, _why = compat_call.plan_wrap(an, site)
+    if wrap is None or "\n" in params or "get=" not in wrap.send and compat_call.MODULE_NAME in wrap.send:
+        return
+    awaited = an.parent(cf.call)
+    answer = awaited if isinstance(awaited, cst.Await) else cf.call
+    bound = an._bound_name(answer)
+    scope = an.scope_of(cf.call)
+    if bound is not None and len(an.ix.assigns.get(id(scope) if scope else None, {}).get(bound[0], ())) != 1:
+        return  # a name bound again (under an `if`): what reaches its later uses is not followed
+    gone = an.escapes(answer, "list")
+    if gone and gone not in {an.where(ret)[0] for ret, _typed, reading in an.returned if reading is cf}:
+        return  # the records go where the rewrite cannot read them (they would be v2's there): v1's answer stays
+    _withdraw(plan, u)
+    plan.findings[u] = [_unfixed(f) if f.kind == "param" else f for f in plan.findings.get(u, ())]
+    plan.unit = u
+    path = "/" + "/".join(route.v2_segments)
+    plan.change("compat-pages", cf.call, "Q03", compat_call.Pages(wrap.send, path, params, route.op.id,
+                                                                  site.is_async))
+    plan.change("compat-import", an.module, "compat", plan.compat_import)
+    _move_base(plan, site)
+    for read in cf.reads:  # the records are v2's: their fields are read by v2's names (the list is the list)
+        if read.kind == "field":
+            plan_read(read, cf, plan)
+    plan.find(cf.call, "Q03", "call", f"every page of v2 {route.v2_label()} through "
+              f"v1bridge_compat.{compat_call.ALL_PAGES}, v1's filters applied to its records", True, route)
+    plan.scratch.setdefault("compat-created", {})[u] = (
+        f"v2 list; v1bridge_compat.{compat_call.ALL_PAGES} reads every page and applies the v1 filters v2 ignores")
+
+
+def _returns_call_of(ret: cst.Return, fn_name: str) -> bool:
+    """`return FN_NAME(...)`: the statement hands on what FN_NAME returned, as it came."""
+    value = ret.value
+    if isinstance(value, cst.Await):
+        value = value.expression
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == fn_name
+
+
+def _returns_own(an, cf, fn_name: str) -> bool:
+    """Does FN_NAME return the call's answer itself (not what another function gave it)?"""
+    fn = an.function_named(fn_name)
+    return any(an.scope_of(ret) is fn and an.returns_only(ret, cf.call) for ret, _typed, reading in an.returned
+               if reading is cf)
+
+
+def _passes_view_on(an, cf, viewing: set, fn_name: str) -> bool:
+    """Does every return of the call's answer in FN_NAME hand on what a function returning the v1 view gave it?"""
+    fn = an.function_named(fn_name)
+    returns = [ret for ret, _typed, reading in an.returned if reading is cf and an.scope_of(ret) is fn]
+    return bool(viewing) and fn is not None and bool(returns) and all(
+        any(_returns_call_of(ret, name) for name in viewing) for ret in returns)
+
+
+def _reads_alike(plan: "Plan", cf, fn: cst.FunctionDef) -> bool:
+    """Does every read of the call's answer outside FN read a field v1 and v2 name and fill alike (`tpl["id"]`)? A
+    local caller then reads the v1 view FN returns as the code reads it today (no read there is renamed)."""
+    rmap = plan.kb.mappings.responses.get(cf.route.op.response or "")
+    for read in cf.reads:
+        if _inside(plan.an, read.node, fn):
+            continue
+        spec = rmap.fields.get(read.key) if rmap is not None and read.kind == "field" else None
+        if spec is None or spec.source != read.key or spec.omit or spec.has_const or spec.convert or spec.values:
+            return False
+    return True
+
+
 def _return_agreed(an, fn_name: str) -> bool:
     """Has the run agreed that every caller of FN_NAME in other files reads its answer as v2's (codemod.crossfile
     `RETURN_KEY`)?"""
@@ -748,6 +821,11 @@ def _returns_agreed(plan: "Plan", fam: _Families, blocked: set, wrapped: dict, t
                                                     line=line)
         else:
             plan.verdicts[(an.path, key)] = Verdict("go")
+    for key in sorted(an.exports):
+        # its call is no longer one this file plans (it goes through another file's helper the run keeps, or that
+        # is translated at run time): its callers get the answer v1 gave, whatever they said before
+        if key.startswith(RETURN_KEY) and an.exports[key] is None and (an.path, key) not in plan.verdicts:
+            plan.verdicts[(an.path, key)] = Verdict("stay", why="the call whose answer it returns is not plain v2")
     for k, fact in enumerate(facts.returned):
         if fact.blocked:
             continue  # the function returns the v1 view: what is read of it here stays as it is
@@ -955,9 +1033,12 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
     an = plan.an
     why_not = plan.scratch.get("unwrapped", {})
     # plain v2 calls with what v2 lacks kept around them (create_with_fallback, codemod.rules.l02; regroup_billing,
-    # codemod.rules.q25): state 2 while their change stands
+    # codemod.rules.q25), or made of v2 calls by the compat module (reset_pod, codemod.rules.r01): state 2 while
+    # their change stands
     kept = {u for key, units in plan.change_units.items() if key[0] in ("compat-create", "compat-body",
-                                                                         "compat-regroup", "compat-error")
+                                                                         "compat-regroup", "compat-error",
+                                                                         "compat-steps", "compat-part",
+                                                                         "compat-pages")
             for u in units}
     created = {u: why for u, why in plan.scratch.get("compat-created", {}).items() if u in kept}
     # plain v2 calls whose answer a function returns as its v1 view (`_plan_view`): state 2 while that view stands
@@ -1228,25 +1309,7 @@ def _base_kept(plan: "Plan", inner, units: set, sites: list, fam: _Families, hel
             return f"its base also serves the call at line {an.where(site.call)[0]}, which does not go through it"
     # the module's other helpers on the same base move with it: no call of the run goes through them (a call that
     # does is one of SITES, checked above), whether or not another file imports them
-    helpers = (*helpers, *_helpers_on(an, ids))
-    traced = {id(node) for helper in (inner, *helpers) for node, _ids in helper.refs}
-    fns = [helper.fn for helper in (inner, *helpers)]
-    for ref, _ids in inner.refs:
-        for r in _references(an, ref):
-            if id(r) not in traced and not any(_inside(an, r, fn) for fn in fns) and _builds_url(an, r):
-                return f"its base also builds a URL at line {an.where(r)[0]} that the rewrite cannot follow"
-    return ""
-
-
-def _helpers_on(an, ids: set[int]) -> list:
-    """The module's helpers (functions making a request for their caller) whose base is made of the literals IDS."""
-    out = []
-    for fns in an.ix.functions.values():
-        for fn in fns:
-            info = an._helper(fn)
-            if info is not None and info.base is not None and ids & {id(p.node) for p in info.base.pieces}:
-                out.append(info)
-    return out
+    return base_escape(an, inner, helpers)
 
 
 def _translate(plan: "Plan", translating: dict, translated: set) -> None:

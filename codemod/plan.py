@@ -50,7 +50,7 @@ ORDER = {kind: i for i, kind in enumerate(
     ["string", "name", "key", "path-read", "dict", "add-kwarg", "drop-operand", "drop-element", "verb-segment",
      "import-name",
      "drop-statement", "subscript",
-     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-create", "compat-body",
+     "page-call", "page-json", "page-loop", "page-import", "compat-call", "compat-pages", "compat-create", "compat-body", "compat-steps", "compat-part",
      "compat-regroup", "compat-error", "compat-view", "compat-import", "uncomment",
      "comment"])}
 
@@ -68,7 +68,7 @@ def load(catalogue: dict[str, "Rule"]) -> tuple[dict[str, Rewriter], dict[str, C
                                      "drop-statement": edits.drop_statement, "drop-element": edits.drop_element,
                                      "comment": edits.apply_comment, "uncomment": edits.apply_uncomment,
                                      "compat-call": compat_call.apply, "compat-create": compat_call.apply_create,
-                                     "compat-body": compat_call.apply_body,
+                                     "compat-body": compat_call.apply_body, "compat-pages": compat_call.apply_pages,
                                      "compat-view": compat_call.apply_view, "compat-import": compat_call.apply_import}
     builders: dict[str, Callable] = {"comment": edits.build_comment}
     declared = {r.id: r.rewrite for r in catalogue.values() if r.rewrite is not None and r.rewrite.module is not None}
@@ -122,7 +122,11 @@ def plan_call(cf: CallFact, plan: Plan) -> None:
         catalogue = plan.kb.mappings.rules
         rule = next((r for r in route.op.rules if catalogue[r].rule_class == "removed"),
                     route.op.rules[0] if route.op.rules else "L01")
-        plan.flag(cf.call, rule, "call", route)
+        owner = plan.rewriters.get(rule)
+        if owner is not None and owner.plan_call is not None:  # the removed rule's module keeps it (R01's steps)
+            owner.plan_call(cf, plan)
+        else:
+            plan.flag(cf.call, rule, "call", route)
         return
     for rewriter in CALL_STAGE:
         rewriter.plan_call(cf, plan)

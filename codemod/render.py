@@ -15,6 +15,13 @@ class Code:
         return f"Code({self.code!r})"
 
 
+class Spread:
+    """A dict key whose value is unpacked into the dict (`**value`): a part of a body made when the code runs."""
+
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "Spread()"
+
+
 def _str(value: str, quote: str) -> str:
     text = json.dumps(value, ensure_ascii=False)
     if quote == "'":
@@ -34,7 +41,8 @@ def render(value: Any, *, quote: str = '"', indent: str | None = None, level: st
     if isinstance(value, str):
         return _str(value, quote)
     if isinstance(value, dict):
-        items = [f"{render(k, quote=quote)}: {render(v, quote=quote)}" for k, v in value.items()]
+        items = [f"**{render(v, quote=quote)}" if isinstance(k, Spread) else f"{render(k, quote=quote)}: {render(v, quote=quote)}"
+                 for k, v in value.items()]
         if indent is not None and items:
             inner = level + indent
             return "{\n" + "".join(f"{inner}{item},\n" for item in items) + level + "}"

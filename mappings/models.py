@@ -154,6 +154,9 @@ class Policy(Strict):
     # how `v1bridge rewrite` writes a readable body that engages it: "leave-out" = the v2 body without the field,
     # as the proxy sends it by default, the field named in the run's summary (None: a person decides; flagged)
     rewrite: Literal["leave-out"] | None = None
+    # the compat module's function that keeps the behaviour for one call (the rewrite writes a call of it where the
+    # operation is called: `reset_pod(send, <id>)`); its async twin has an `a` in front
+    compat: str | None = None
 
 
 # ---------------------------------------------------------------------- operations

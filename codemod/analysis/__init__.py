@@ -20,6 +20,7 @@ from codemod.analysis.calls import VERBS, CallSite, Calls, HelperInfo, UrlInfo
 from codemod.analysis.facts import (BodyWrite, CallFact, ClientFactory, FileFacts, PathArgument, Read, Source, Typed,
                                      VerbChoice)
 from codemod.analysis.flow import Flow
+from codemod.analysis.references import base_escape
 from codemod.analysis.strings import MAX_DEPTH, Strings
 from codemod.analysis.calls import URLENCODE
 from codemod.analysis.syntax import (ENV_GETTERS, Indexer, LazyPositions, callee_name, constant_literal, descendants, dotted,
@@ -178,6 +179,7 @@ class Analyzer(Strings, Calls, Flow):
         from codemod.crossfile import HelperSig
 
         out = []
+        followed = frozenset(id(node) for cf in self.facts.calls for node, _ids in cf.site.refs)
         for fns in self.ix.functions.values():
             for fn in fns:
                 name = self.qualname(fn)
@@ -195,6 +197,9 @@ class Analyzer(Strings, Calls, Flow):
                                              info.body_param, info.slash_join, "", api="v2", **reading))
                     continue
                 _wrap, why = plan_helper_wrap(self, self.innermost(info))
+                # a base that builds a URL the rewrite cannot follow stays v1 in this module (the decision's
+                # `_base_kept`): the other files' calls through it must not claim a translation
+                why = why or base_escape(self, self.innermost(info), followed=followed)
                 params = [p for p in info.params if not ("." in name and p in ("self", "cls"))]
                 out.append(HelperSig(name, tuple(params), info.path_param, info.method, info.method_param,
                                      info.body_param, info.slash_join, why, **self._sig_reading(fn, info)))

@@ -64,3 +64,70 @@ def references(an, node: cst.CSTNode) -> list[cst.CSTNode]:
         out.append(n)
     memo[key] = out
     return out
+
+
+_URL_CALLS = {"urljoin", "format", "get", "post", "put", "patch", "delete", "request", "head", "options", "Request",
+              "urlopen", "stream"}
+
+
+def builds_url(an, node: cst.CSTNode) -> bool:
+    """Is this read of a base variable used to build a URL (or handed on to something that may)?"""
+    cur = node
+    parent = an.parent(cur)
+    while parent is not None:
+        if isinstance(parent, (cst.FormattedStringExpression, cst.FormattedString)):
+            return True
+        if isinstance(parent, cst.BinaryOperation) and isinstance(parent.operator, (cst.Add, cst.Modulo)):
+            return True
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Return, cst.Param, cst.DictElement)):
+            return True
+        if isinstance(parent, cst.Arg):
+            call = an.parent(parent)
+            func = call.func if isinstance(call, cst.Call) else None
+            name = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
+            return name in _URL_CALLS or name in an.ix.functions or name[:1].isupper()
+        if isinstance(parent, cst.Attribute) and parent.value is cur and parent.attr.value in ("rstrip", "strip", "lstrip"):
+            cur, parent = an.parent(parent), an.parent(an.parent(parent))
+            continue
+        if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
+            cur, parent = parent, an.parent(parent)
+            continue
+        return False
+    return False
+
+
+def helpers_on(an, ids: set[int]) -> list:
+    """The module's helpers (functions making a request for their caller) whose base is made of the literals IDS."""
+    out = []
+    for fns in an.ix.functions.values():
+        for fn in fns:
+            info = an._helper(fn)
+            if info is not None and info.base is not None and ids & {id(p.node) for p in info.base.pieces}:
+                out.append(info)
+    return out
+
+
+def _inside(an, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+    scope = an.scope_of(node)
+    while scope is not None and scope is not fn:
+        scope = an.scope_of(scope)
+    return scope is fn
+
+
+def base_escape(an, inner, helpers=(), followed: frozenset = frozenset()) -> str:
+    """Why the helper's base cannot move with its request ("" when nothing says so here): a variable holding it
+    builds a URL somewhere the rewrite does not follow (outside INNER, HELPERS, the module's other helpers on the
+    same base and the reads FOLLOWED: ids of the URL parts of the module's own calls). Read by the decision and by
+    the helper's signature other files get (their calls through it must not claim a translation the helper's module
+    will not make)."""
+    if inner.base is None:
+        return ""
+    ids = {id(p.node) for p in inner.base.pieces if p.node is not None}
+    helpers = (*helpers, *helpers_on(an, ids))
+    traced = {id(node) for helper in (inner, *helpers) for node, _ids in helper.refs} | followed
+    fns = [helper.fn for helper in (inner, *helpers)]
+    for ref, _ids in inner.refs:
+        for r in references(an, ref):
+            if id(r) not in traced and not any(_inside(an, r, fn) for fn in fns) and builds_url(an, r):
+                return f"its base also builds a URL at line {an.where(r)[0]} that the rewrite cannot follow"
+    return ""

@@ -43,6 +43,7 @@ FUNCTIONS = (
     "all_pages", "aall_pages",
     "call_v1", "acall_v1", "v1_error",
     "with_v1_body", "awith_v1_body",
+    "gpu_pools", "agpu_pools",
     "v2_body", "v2_route", "by_method",
     "CompatError", "V1Response", "V1BRIDGE_VERSION",
 )

@@ -25,8 +25,9 @@ from codemod import compat_call
 from codemod.analysis.facts import CallFact, Read
 from codemod.analysis.syntax import str_of
 from codemod.changes import Edit
-from codemod.render import Code, render
+from codemod.render import Code, Spread, render
 from codemod.rules.edits import drop_data
+from mappings.converters import Catalog
 from mappings.translate import InvalidValue, NeedsLookup, PolicyRefused, translators
 
 
@@ -168,11 +169,11 @@ def plan_call(cf: CallFact, plan) -> None:
         return
     plan_body(cf, plan, map_id, cf.body)
     compat = plan.scratch.get("compat-create", {}).get(plan.unit)
-    if compat is not None:
-        _plan_compat_create(cf, plan, compat)
     at_run_time = plan.scratch.get("compat-body", {}).pop(plan.unit, None)
-    if at_run_time is not None:
+    if at_run_time is not None:  # converted when it runs: with_v1_body walks a fallback list itself
         _plan_compat_body(cf, plan, *at_run_time)
+    elif compat is not None:
+        _plan_compat_create(cf, plan, compat)
 
 
 def _run_time_value(cf: CallFact, plan, node: cst.CSTNode, rule_id: str, why: str | None = None) -> None:
@@ -189,7 +190,7 @@ def _plan_compat_body(cf: CallFact, plan, node: cst.CSTNode, rule_id: str, why: 
     site, route, src = cf.site, cf.route, plan.facts.source
     body = next((i for i, a in enumerate(cf.call.args) if a.value is site.body_expr), None)
     wrapped = src.client_send(site)  # (None also when the body is not the call's JSON body)
-    ids = _record_id(src, site) if route.op.path_params else {}  # an update: the record it converts against
+    ids = compat_call.record_id(src, site) if route.op.path_params else {}  # an update: the record it converts against
     # the conversion's own v2 reads (the GPU catalog) go through a send taking paths on the client's v2 base: a
     # helper's (its paths are relative to its base), else the client's request on the call's base
     send = wrapped if wrapped is not None and site.library == "helper" else compat_call.relative_send(src, site)
@@ -217,9 +218,12 @@ def _plan_compat_create(cf: CallFact, plan, compat: CompatCreate) -> None:
     carry it (the walk needs the create as a call of the v2 body, the PATCH a send on the client's base)."""
     site, route, src = cf.site, cf.route, plan.facts.source
     body = next((i for i, a in enumerate(cf.call.args) if a.value is site.body_expr), None)
-    send = compat_call.relative_send(src, site)
+    # through the client's own helper (its body parameter is the JSON body): the walk repeats the helper's call,
+    # and the ranking and the PATCH go through the helper too (the send call_v1 would be handed)
+    helper_body = site.library == "helper" and site.helper is not None and site.body_kw == site.helper.body_param
+    send = src.client_send(site) if helper_body else compat_call.relative_send(src, site)
     why = None
-    if body is None or site.body_kw not in (None, "json") or cf.call.args[body].star \
+    if body is None or (site.body_kw not in (None, "json") and not helper_body) or cf.call.args[body].star \
             or isinstance(src.parent(cf.call), cst.WithItem):
         why = "the create's body is not a json= argument of a call the compat module can repeat"
     elif compat.after and send is None:
@@ -240,29 +244,6 @@ def _plan_compat_create(cf: CallFact, plan, compat: CompatCreate) -> None:
     plan.change("compat-import", src.module, "compat", plan.compat_import)
     plan.find(cf.call, compat.rules[0], "body-field", f"v2 create through v1bridge_compat.{fn}: {kept}", True, route)
     plan.scratch.setdefault("compat-created", {})[plan.unit] = f"v2 create; v1bridge_compat.{fn} keeps {kept}"
-
-
-def _record_id(src, site) -> dict | None:
-    """{"id": <code>} of the one expression of the call's URL that is not a literal (`f"/endpoints/{endpoint_id}"`,
-    `BASE + "/pods/" + pod_id`): the id of the record an update converts its body against; None when not one."""
-    found: list = []
-
-    def walk(node) -> None:
-        if isinstance(node, cst.FormattedString):
-            for part in node.parts:
-                if isinstance(part, cst.FormattedStringExpression):
-                    walk(part.expression)
-        elif isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
-            walk(node.left)
-            walk(node.right)
-        elif not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and not src.known_text(node, site.call):
-            found.append(node)  # not a constant the analysis reads whole (a base)
-
-    if site.url_expr is None:
-        return None
-    walk(site.url_expr)
-    code = src.code_of(found[0]).strip() if len(found) == 1 else ""
-    return {"id": code} if code and "\n" not in code else None
 
 
 def _literal_body(cf: CallFact, plan, node: cst.Dict, counter: list) -> tuple[dict, str] | None:
@@ -306,8 +287,14 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
     if compat is not None:
         body = compat.rest
     strict = {policy: False for policy in kb.mappings.policies}
+    parts = _run_time_parts(cf, plan, spec, body)
+    catalog = None
+    if parts:  # their composer runs on a stand-in catalog; the part it writes is then the compat module's call
+        body = {**body, **{key: [_STAND_IN_TYPE] for key in parts}}
+        catalog = Catalog({_STAND_IN_TYPE: _STAND_IN_POOL})
     try:
-        result = translators().request(map_id, {k: v for k, v in body.items() if k not in replaced}, strict=strict)
+        result = translators().request(map_id, {k: v for k, v in body.items() if k not in replaced}, strict=strict,
+                                       catalog=catalog)
     except NeedsLookup:
         rule_id = next((f.rule for k, f in spec.fields.items() if k in body and f.compose and f.rule), "L02")
         plan.flag(node, rule_id, "body-field", route)
@@ -326,6 +313,8 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
     for key in body:
         field = spec.fields[key]
         rule_id = field.rule
+        if field.unset and any(body[key] == value and type(body[key]) is type(value) for value in field.unset):
+            continue  # v1's "not set" (`"readme": ""`): left out, nothing of it is lost
         policy = kb.mappings.policies.get(field.policy) if field.policy else None
         engaged = policy is not None and policy.id in result.emulations and body[key] not in (False, None)
         if rule_id and kb.mappings.rules[rule_id].rule_class == "removed" and engaged \
@@ -344,9 +333,17 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
         _run_time_value(cf, plan, node, rule_id)
         return None
+    chosen = _chosen_by_value(map_id, spec, {k: v for k, v in body.items() if k not in replaced}, strict, catalog,
+                              result.body, _falsy_defaults(plan.facts.source, cf.call))
+    if chosen is not None:
+        _run_time_value(cf, plan, node, spec.fields[chosen].rule or "L02")
+        return None
     if compat is not None:
         _drop_path(result.body, compat.at)
         plan.scratch["compat-create"][plan.unit] = compat
+    if parts and not _put_parts(cf, plan, spec, result.body, parts):
+        plan.flag(node, spec.fields[next(iter(parts))].rule or "L02", "body-field", route)
+        return None
     for key, value in replaced.items():
         target = result.body
         parts = spec.fields[key].to.split(".")
@@ -354,6 +351,125 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
             target = target.setdefault(part, {})
         target[parts[-1]] = value
     return result.body
+
+
+def _falsy_defaults(src, call: cst.Call) -> dict[str, object]:
+    """{parameter: its default} of the function around CALL whose default is a value that says "not set" (0, "",
+    None, False): the code itself expects to be called with it."""
+    fn = src.scope_of(call)
+    while fn is not None and not isinstance(fn, cst.FunctionDef):
+        fn = src.scope_of(fn)
+    out: dict[str, object] = {}
+    for param in (*fn.params.params, *fn.params.kwonly_params) if fn is not None else ():
+        try:
+            value = ast.literal_eval(src.code_of(param.default).strip()) if param.default is not None else 1
+        except (ValueError, SyntaxError):
+            continue
+        if value in (0, "", None, False) and not isinstance(value, (list, dict, tuple)):
+            out[param.name.value] = value
+    return out
+
+
+def _chosen_by_value(map_id: str, spec, body: dict, strict: dict, catalog, translated: dict,
+                     falsy: dict) -> str | None:
+    """The first field whose run-time value (a marker), a parameter whose own default says "not set" (FALSY:
+    `volume_gb=0`), a composer branches on: translated with that value, the v2 body is not the marker's translation
+    with the value put in (`volumeInGb`: 0 GB is no `mounts` on v2, not `{"size": 0}`). Such a body is converted
+    when it runs. None when every such marker only moves."""
+    for key, value in body.items():
+        field = spec.fields.get(key)
+        if not isinstance(value, _Marker) or field is None or not field.compose or value.code not in falsy:
+            continue
+        probe = falsy[value.code]
+        try:
+            probed = translators().request(map_id, {**body, key: probe}, strict=strict, catalog=catalog).body
+        except Exception:  # noqa: BLE001 - the default is refused by itself: the body's value decides, at run time
+            return key
+        if probed != _put_value(translated, value, probe):
+            return key
+    return None
+
+
+def _put_value(value, marker, probe):
+    if isinstance(value, dict):
+        return {k: _put_value(v, marker, probe) for k, v in value.items()}
+    if isinstance(value, list) and not isinstance(value, _ListMarker):
+        return [_put_value(v, marker, probe) for v in value]
+    return probe if isinstance(value, _Marker) and value is marker else value
+
+
+# A stand-in GPU type and pool: the composer of a field whose v2 part is made when the code runs (an endpoint's pools
+# from the catalog) runs on them, and what it wrote is replaced by the compat module's call.
+_STAND_IN_TYPE = "\x00v1bridge-type\x00"
+_STAND_IN_POOL = "\x00v1bridge-pool\x00"
+
+
+def _run_time_parts(cf: CallFact, plan, spec, body: dict) -> dict:
+    """{v1 key: the code of the compat call making its v2 part} for the body's fields whose conversion reads v2
+    data (their policy names a `compat` function in policies.yaml: gpuTypeIds -> gpu_pools through the catalog),
+    when the call has a send on the client's base for that read; {} otherwise (the translation asks for the data
+    and the call is flagged as before)."""
+    policies = plan.kb.mappings.policies
+    wanted = {key: policies[spec.fields[key].policy].compat for key in body
+              if spec.fields.get(key) is not None and spec.fields[key].compose and spec.fields[key].policy
+              and policies[spec.fields[key].policy].compat}
+    if not wanted:
+        return {}
+    site, src = cf.site, plan.facts.source
+    # (the send with_v1_body would be given: a helper's own, else the client's request on the call's base)
+    send = src.client_send(site) if site.library == "helper" else compat_call.relative_send(src, site)
+    if send is None or (f"{compat_call.MODULE_NAME}.by_method(" in send and "get=" not in send):
+        return {}
+    out = {}
+    for key, fn in wanted.items():
+        value = render(_substitute(body[key]))
+        call = f"{compat_call.MODULE_NAME}.{'a' + fn if site.is_async else fn}({send}, {value})"
+        out[key] = (fn, f"(await {call})" if site.is_async else call)
+    return out
+
+
+def _holder(body: dict, parents: list[str]) -> dict:
+    """The dict holding the last of PARENTS."""
+    for part in parents[:-1]:
+        body = body[part]
+    return body
+
+
+def _holds_stand_in(value) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_stand_in(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_stand_in(v) for v in value)
+    return isinstance(value, str) and (_STAND_IN_POOL in value or _STAND_IN_TYPE in value)
+
+
+def _put_parts(cf: CallFact, plan, spec, v2_body: dict, parts: dict) -> bool:
+    """The stand-in's part of the v2 body (the keys beside the field's own under its parent: gpu.pools and
+    gpu.excludedTypes) replaced by `**<compat call>`; False when the stand-in went anywhere else."""
+    for key, (_fn, code) in parts.items():
+        *parents, _last = (spec.fields[key].to or "").split(".")
+        target = v2_body
+        for part in parents:
+            target = target.setdefault(part, {}) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            return False
+        for name in [k for k, v in target.items() if _holds_stand_in(v)]:
+            del target[name]
+        if target or not parents:
+            target[Spread()] = Code(code)
+        else:  # the part is all of its parent: `"gpu": v1bridge_compat.gpu_pools(...)`
+            holder = _holder(v2_body, parents)
+            holder[parents[-1]] = Code(code)
+    if _holds_stand_in(v2_body):
+        return False
+    first = next(iter(parts))
+    plan.change("compat-part", cf.call, spec.fields[first].rule or "L02",
+                tuple(code for _fn, code in parts.values()))
+    plan.change("compat-import", plan.facts.source.module, "compat", plan.compat_import)
+    plan.scratch.setdefault("compat-created", {})[plan.unit] = "v2 body; " + ", ".join(
+        f"v1bridge_compat.{fn} makes the v2 part of its {key} when it runs (from v2's own data)"
+        for key, (fn, _code) in parts.items())
+    return True
 
 
 # The policy of the v1 fields v2 takes only after a create (R12 locked): the compat module PATCHes them on.
@@ -761,4 +877,10 @@ def nest_read(node: cst.CSTNode, data) -> cst.CSTNode:
 
 BUILDS = {"dict": build_body}
 
-APPLIES = {"dict": replace_body, "path-read": nest_read}
+def keep_call(node: cst.CSTNode, _parts) -> cst.CSTNode:
+    """A `compat-part` decision edits nothing itself (the body's own edit writes the compat call); it ties the
+    call's state 2 to that edit standing."""
+    return node
+
+
+APPLIES = {"dict": replace_body, "path-read": nest_read, "compat-part": keep_call}

@@ -31,9 +31,9 @@ def test_every_fixable_rule_is_rewritten_by_a_module() -> None:
 
 
 def test_the_call_stage_runs_in_the_precedence_rules_yaml_gives() -> None:
-    assert [rw.rule for rw in plan.CALL_STAGE] == ["L01", "Q01", "L04", "L02", "Q30", "Q03"]
+    assert [rw.rule for rw in plan.CALL_STAGE] == ["R01", "L01", "Q01", "L04", "L02", "Q30", "Q03"]
     rewriters, _, _ = load(_with("L04", precedence=5))
-    assert [rw.rule for rw in in_precedence(rewriters, "call")] == ["L04", "L01", "Q01", "L02", "Q30", "Q03"]
+    assert [rw.rule for rw in in_precedence(rewriters, "call")] == ["L04", "R01", "L01", "Q01", "L02", "Q30", "Q03"]
     assert [rw.rule for rw in plan.FILE_STAGE] == ["L01"]
 
 

@@ -77,7 +77,8 @@ def test_unknown_converter_is_named(data_copy):
 
 
 def test_dropped_field_without_rule_is_refused(data_copy):
-    edit(data_copy / "requests.yaml", "    readme: {unsupported: ignore, rule: R09}\n", "    readme: {unsupported: ignore}\n")
+    edit(data_copy / "requests.yaml", "    readme: {unsupported: ignore, rule: R09, unset: [\"\"]}\n",
+         "    readme: {unsupported: ignore, unset: [\"\"]}\n")
     with pytest.raises(MappingError, match=r"field 'readme': a dropped field needs the rule that explains it"):
         load(data_copy)
 

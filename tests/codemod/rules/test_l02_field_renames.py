@@ -172,19 +172,22 @@ def test_the_compat_create_is_state_2_with_what_it_keeps_and_the_priority_left_t
 
 
 def test_a_create_whose_body_values_are_only_known_at_run_time_is_on_its_v2_route_its_body_converted_when_it_runs():
-    """The GPU list `list(gpus)` becomes v2's GPU pools by a conversion that needs its values: the call is on its v2
-    route (`/serverless`) and only its body goes through `v1bridge_compat.with_v1_body` (the catalog read through the
-    client's own request on its base), not the whole call through call_v1."""
+    """The CPU flavor list `list(flavors)` becomes v2's cpu entries by a conversion that needs its values: the call
+    is on its v2 route (`/serverless`) and only its body goes through `v1bridge_compat.with_v1_body` (reads of v2
+    through the client's own request on its base), not the whole call through call_v1. (A GPU type list is plain v2
+    with only its pools made when it runs: gpu_pools, below.)"""
     from codemod.engine import rewrite_source
 
-    source = ('import requests\n\nBASE = "https://rest.runpod.io/v1"\n\n\ndef create(name, template_id, gpus):\n'
-              '    body = {"name": name, "templateId": template_id, "gpuTypeIds": list(gpus), "workersMax": 3}\n'
+    source = ('import requests\n\nBASE = "https://rest.runpod.io/v1"\n\n\ndef create(name, template_id, flavors):\n'
+              '    body = {"name": name, "templateId": template_id, "computeType": "CPU", "cpuFlavorIds": list(flavors), '
+              '"workersMax": 3}\n'
               '    return requests.post(BASE + "/endpoints", json=body, timeout=30).json()["id"]\n')
     result = rewrite_source(source, "case.py")
     assert result.new_source == (
         'import requests\n\nimport v1bridge_compat\n\nBASE = "https://api.runpod.io/v2"\n\n\n'
-        'def create(name, template_id, gpus):\n'
-        '    body = {"name": name, "templateId": template_id, "gpuTypeIds": list(gpus), "workersMax": 3}\n'
+        'def create(name, template_id, flavors):\n'
+        '    body = {"name": name, "templateId": template_id, "computeType": "CPU", "cpuFlavorIds": list(flavors), '
+        '"workersMax": 3}\n'
         '    return v1bridge_compat.with_v1_body(lambda v2_body: requests.post(BASE + "/serverless", json=v2_body, '
         'timeout=30), "endpoints.create", body, send=lambda method, path, **kw: requests.request(method, BASE + path, '
         'timeout=30, **kw)).json()["id"]\n')
@@ -304,3 +307,95 @@ def test_a_placement_constraint_v2_has_no_field_for_is_left_out_of_a_plain_v2_cr
            "(no v2 field): choose dataCenterIds from /v2/catalog/gpus availability instead")
     assert [(m.line, m.rule, m.message) for m in result.manual] == [(4, "R05", why)]
     assert [(f.line, f.message) for f in analyze_python(before, "case.py").findings if f.rule == "R05"] == [(4, why)]
+
+
+def test_a_field_v1_sent_as_not_set_is_left_out_and_a_real_value_of_a_field_v2_lacks_stays_the_users_choice():
+    """`"readme": ""` is v1's "not set" (requests.yaml `unset`): nothing of it is lost, the create is plain v2
+    without it. A readme with text has no v2 place (R09): dropping it is a person's choice, so that call is not
+    plain v2."""
+    from codemod.engine import rewrite_source
+
+    before = ('import requests\n\n\ndef create(name, image, readme=""):\n'
+              '    return requests.post("https://rest.runpod.io/v1/templates", json={"name": name, "imageName": image, '
+              '"readme": ""}, timeout=30).json()\n\n\ndef described(name, image):\n'
+              '    return requests.post("https://rest.runpod.io/v1/templates", json={"name": name, "imageName": image, '
+              '"readme": "# hello"}, timeout=30).json()\n')
+    done = rewrite_source(before, "case.py")
+    assert ('    return requests.post("https://api.runpod.io/v2/templates", json={"name": name, "image": image, '
+            '"disk": 50, "ports": ["8888/http", "22/tcp"], "mounts": {"persistent": {"size": 20, "path": "/workspace"}}, '
+            '"startSsh": False, "startJupyter": False}, timeout=30).json()\n') in done.new_source
+    assert [(s.line, s.state, s.rule) for s in done.states] == [(5, 1, "L02"), (9, 2, "R09")]
+    assert '"readme": "# hello"' in done.new_source
+
+
+ENDPOINT_CREATE = case('''
+    import httpx
+
+    BASE = "https://rest.runpod.io/v1"
+
+
+    def create_endpoint(c: httpx.Client, name, template_id, gpu_ids=("NVIDIA GeForce RTX 4090",), max_workers=3):
+        r = c.post(BASE + "/endpoints", json={
+            "name": name,
+            "templateId": template_id,
+            "gpuTypeIds": list(gpu_ids),
+            "gpuCount": 1,
+            "workersMin": 0,
+            "workersMax": max_workers,
+        })
+        return r.json()["id"]
+''', '''
+    import httpx
+
+    import v1bridge_compat
+
+    BASE = "https://api.runpod.io/v2"
+
+
+    def create_endpoint(c: httpx.Client, name, template_id, gpu_ids=("NVIDIA GeForce RTX 4090",), max_workers=3):
+        r = c.post(BASE + "/serverless", json={
+            "name": name,
+            "templateId": template_id,
+            "gpu": {"count": 1, **v1bridge_compat.gpu_pools(lambda method, path, **kw: c.request(method, BASE + path, **kw), list(gpu_ids))},
+            "workers": {"min": 0, "max": max_workers, "idleTimeout": 5},
+            "timeout": 300000,
+            "scaling": {"type": "QUEUE_DELAY", "queueDelay": 4},
+            "type": "QUEUE",
+        })
+        return r.json()["id"]
+''')
+
+
+def test_an_endpoint_create_is_plain_v2_with_only_its_gpu_pools_made_when_it_runs():
+    """v2 endpoints take GPU pools, which only the catalog knows (Q18): the body is plain v2, and its `gpu` part is
+    gpu_pools' (the catalog read through the client's own request on its base), not the whole body converted."""
+    from codemod.engine import rewrite_source
+
+    check_rewrite(*ENDPOINT_CREATE)
+    done = rewrite_source(ENDPOINT_CREATE[0], "case.py")
+    assert [(s.line, s.state, s.cause) for s in done.states] == [
+        (7, 2, "v2 body; v1bridge_compat.gpu_pools makes the v2 part of its gpuTypeIds when it runs (from v2's own "
+               "data)")]
+    # a literal list too; with no count the pools are all of `gpu`
+    literal = ENDPOINT_CREATE[0].replace('"gpuTypeIds": list(gpu_ids),\n        "gpuCount": 1,',
+                                         '"gpuTypeIds": ["NVIDIA A40"],')
+    assert ('"gpu": v1bridge_compat.gpu_pools(lambda method, path, **kw: c.request(method, BASE + path, **kw), '
+            '["NVIDIA A40"]),') in rewrite_source(literal, "case.py").new_source
+
+
+def test_a_run_time_value_whose_own_default_means_not_set_is_converted_when_it_runs():
+    """`volume_gb=0`: the function expects to be called with 0, and v1 read a 0 GB volume as no volume. As a plain
+    v2 body it would send `"mounts": {"persistent": {"size": 0, ...}}` (refused): the body is converted when it runs.
+    With a default that is a size (20), the value only moves: plain v2."""
+    from codemod.engine import rewrite_source
+
+    source = ('import requests\n\nAPI = "https://rest.runpod.io/v1"\n\n\ndef create(name, volume_gb=0):\n'
+              '    body = {"name": name, "imageName": "busybox", "gpuTypeIds": ["NVIDIA A40"], "volumeInGb": volume_gb}\n'
+              '    return requests.post(API + "/pods", json=body, timeout=30).json()\n')
+    done = rewrite_source(source, "case.py")
+    assert ('    return v1bridge_compat.with_v1_body(lambda v2_body: requests.post(API + "/pods", json=v2_body, '
+            'timeout=30), "pods.create", body, send=lambda method, path, **kw: requests.request(method, API + path, '
+            'timeout=30, **kw)).json()\n') in done.new_source
+    sized = rewrite_source(source.replace("volume_gb=0", "volume_gb=20"), "case.py").new_source
+    assert '"mounts": {"persistent": {"size": volume_gb, "path": "/workspace"}}' in sized
+    assert "v1bridge_compat" not in sized

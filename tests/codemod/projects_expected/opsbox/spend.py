@@ -25,7 +25,7 @@ def pod_spend(days=1, gpu=None, per_pod=False):
 
 def storage_spend(days=1):
     start, end = window(days)
-    return v1bridge_compat.call_v1(v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), "GET", "/billing/networkvolumes", params={"bucketSize": "day", "startTime": start, "endTime": end})
+    return v1bridge_compat.regroup_billing("billing_network_volume", rp.get("/billing/network-volumes", bucketSize="day", startTime=start, endTime=end))
 
 
 def main(argv=None):
@@ -36,7 +36,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     pods = pod_spend(a.days, a.gpu, a.per_pod)
     vols = storage_spend(a.days)
-    print("pods", round(sum(r["amount"] for r in pods), 2), "storage", round(sum(r["amount"] for r in vols), 2))
+    print("pods", round(sum(r["amount"] for r in pods), 2), "storage", round(sum(r["totalAmount"] for r in vols), 2))
     return 0
 
 

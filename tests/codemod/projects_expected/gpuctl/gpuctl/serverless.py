@@ -8,17 +8,16 @@ from .http import jobs, rest
 
 
 def create_endpoint(name, template_id, gpu_ids=("NVIDIA GeForce RTX 4090",), max_workers=3, flashboot=True):
-    r = v1bridge_compat.with_v1_body(lambda v2_body: rest().post("/serverless", json=v2_body), "endpoints.create", {
+    r = rest().post("/serverless", json={
         "name": name,
         "templateId": template_id,
-        "gpuTypeIds": list(gpu_ids),
-        "gpuCount": 1,
-        "workersMin": 0,
-        "workersMax": max_workers,
-        "idleTimeout": 10,
-        "executionTimeoutMs": 600000,
-        "flashboot": flashboot,
-    }, send=lambda method, url, **kw: rest().request(method, url, **kw))
+        "gpu": {"count": 1, **v1bridge_compat.gpu_pools(lambda method, url, **kw: rest().request(method, url, **kw), list(gpu_ids))},
+        "workers": {"min": 0, "max": max_workers, "idleTimeout": 10},
+        "timeout": 600000,
+        "scaling": {"type": "QUEUE_DELAY", "queueDelay": 4},
+        "type": "QUEUE",
+        "flashboot": "FLASHBOOT" if flashboot else "OFF",
+    })
     if r.status_code >= 400:
         raise RuntimeError(r.json()["detail"])
     return r.json()

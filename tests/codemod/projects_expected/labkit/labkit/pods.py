@@ -28,7 +28,7 @@ def create(s: RunPodSession, name, gpus=None, gpu_count=1, volume_id=None, regis
         body["dataCenterIds"] = [s.settings.data_center]
     if registry_auth_id:
         body["containerRegistryAuthId"] = registry_auth_id
-    return v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "POST", "pods", json=body)
+    return v1bridge_compat.v1_view("pod", v1bridge_compat.with_v1_body(lambda v2_body: s.call("POST", "pods", v2_body), "pods.create", body, send=lambda method, path, json=None: s.call(method=method, path=path, body=json)))
 
 
 def list_pods(s: RunPodSession, status=None, name_prefix=None):
@@ -61,7 +61,7 @@ def start(s: RunPodSession, pod_id):
 
 def reset(s: RunPodSession, pod_id):
     # fresh container, same GPU and volume: what we do when a run wedges the driver
-    v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "POST", f"pods/{pod_id}/reset")
+    v1bridge_compat.reset_pod(lambda method, path, json=None: s.call(method=method, path=path, body=json), pod_id)
 
 
 def retag(s: RunPodSession, pod_id, image):

@@ -9,16 +9,14 @@ async def create(rp: RunPod, name, template_id, gpus=None, max_workers=3, idle=5
     body = {
         "name": name,
         "templateId": template_id,
-        "gpuTypeIds": list(gpus or constants.DEFAULT_GPUS),
-        "gpuCount": 1,
-        "workersMin": 0,
-        "workersMax": max_workers,
-        "idleTimeout": idle,
-        "scalerType": "QUEUE_DELAY",
-        "scalerValue": 4,
-        "flashboot": flashboot,
+        "gpu": {"count": 1, **(await v1bridge_compat.agpu_pools(v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), list(gpus or constants.DEFAULT_GPUS)))},
+        "workers": {"min": 0, "max": max_workers, "idleTimeout": idle},
+        "timeout": 300000,
+        "scaling": {"type": "QUEUE_DELAY", "queueDelay": 4},
+        "type": "QUEUE",
+        "flashboot": "FLASHBOOT" if flashboot else "OFF",
     }
-    return await v1bridge_compat.av1_view("endpoint", await v1bridge_compat.awith_v1_body(lambda v2_body: rp.post("/serverless", v2_body), "endpoints.create", body, send=v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post)), send=v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post))
+    return await v1bridge_compat.av1_view("endpoint", await rp.post("/serverless", body), send=v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post))
 
 
 async def all_endpoints(rp: RunPod, with_workers=False):
