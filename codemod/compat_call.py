@@ -547,15 +547,21 @@ def record_id(src, site) -> dict | None:
     return {"id": code} if code and "\n" not in code else None
 
 
+def _send_v2_body(node: cst.Call, at: int) -> tuple[cst.Lambda, cst.Arg]:
+    """(`lambda v2_body: <the call with v2_body as its body argument>`, the body argument it had): the call the
+    compat module makes with the v2 body it built."""
+    args = list(node.args)
+    body = args[at]
+    args[at] = body.with_changes(value=cst.Name(_CREATED))
+    return cst.Lambda(params=cst.Parameters([cst.Param(cst.Name(_CREATED))]),
+                      body=node.with_changes(args=args, lpar=(), rpar=())), body
+
+
 def apply_create(node: cst.CSTNode, wrap: CreateWrap) -> cst.CSTNode:
     """The compat create around the call's own (already edited) node: its body argument becomes the lambda's."""
     if not isinstance(node, cst.Call):
         return node
-    args = list(node.args)
-    body = args[wrap.body]
-    args[wrap.body] = body.with_changes(value=cst.Name(_CREATED))
-    create = cst.Lambda(params=cst.Parameters([cst.Param(cst.Name(_CREATED))]),
-                        body=node.with_changes(args=args, lpar=(), rpar=()))
+    create, body = _send_v2_body(node, wrap.body)
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     new_args = [cst.Arg(create, comma=comma), cst.Arg(body.value, comma=comma),
                 cst.Arg(cst.parse_expression(wrap.choices or "None"))]
@@ -630,11 +636,7 @@ def apply_body(node: cst.CSTNode, wrap: BodyWrap) -> cst.CSTNode:
     lambda's `v2_body`."""
     if not isinstance(node, cst.Call):
         return node
-    args = list(node.args)
-    body = args[wrap.body]
-    args[wrap.body] = body.with_changes(value=cst.Name(_CREATED))
-    create = cst.Lambda(params=cst.Parameters([cst.Param(cst.Name(_CREATED))]),
-                        body=node.with_changes(args=args, lpar=(), rpar=()))
+    create, body = _send_v2_body(node, wrap.body)
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     new_args = [cst.Arg(create, comma=comma), cst.Arg(cst.SimpleString(f'"{wrap.op}"'), comma=comma),
                 cst.Arg(body.value)]

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from codemod.analysis.references import base_escape, builds_url as _builds_url, references as _references, \
-    variable as _variable
+from codemod.analysis.references import base_escape, builds_url as _builds_url, inside as _inside, \
+    references as _references, variable as _variable
 from codemod.analysis.syntax import constant_literal, str_of
 from codemod.knowledge import HOLE
 from codemod.changes import NOTE, CallState, Finding, Flag
@@ -477,13 +477,6 @@ def _goes_through(site, fn: cst.FunctionDef) -> bool:
             return True
         helper = helper.inner.helper if helper.inner is not None else None
     return False
-
-
-def _inside(an, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
-    scope = an.scope_of(node)
-    while scope is not None and scope is not fn:
-        scope = an.scope_of(scope)
-    return scope is fn
 
 
 def _untraced_renamed_reads(plan: "Plan") -> list:

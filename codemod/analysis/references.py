@@ -107,7 +107,8 @@ def helpers_on(an, ids: set[int]) -> list:
     return out
 
 
-def _inside(an, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+def inside(an, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+    """Is NODE in FN's body (at any depth of nested scopes)?"""
     scope = an.scope_of(node)
     while scope is not None and scope is not fn:
         scope = an.scope_of(scope)
@@ -128,6 +129,6 @@ def base_escape(an, inner, helpers=(), followed: frozenset = frozenset()) -> str
     fns = [helper.fn for helper in (inner, *helpers)]
     for ref, _ids in inner.refs:
         for r in references(an, ref):
-            if id(r) not in traced and not any(_inside(an, r, fn) for fn in fns) and builds_url(an, r):
+            if id(r) not in traced and not any(inside(an, r, fn) for fn in fns) and builds_url(an, r):
                 return f"its base also builds a URL at line {an.where(r)[0]} that the rewrite cannot follow"
     return ""
