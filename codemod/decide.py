@@ -128,7 +128,7 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
                 removed = {r: c for c in candidates if c.op.v2 is None for r in c.op.rules if r.startswith("R")}
                 if not candidates:  # a verb v1 never had, next to the verbs it had (`/pods/{id}/resume`)
                     segs = path.rstrip("/").split("/")
-                    candidates = an._candidates("/".join(segs[:-1] + [HOLE]), site.method) if len(segs) > 2 else []
+                    candidates = plan.kb.could_match("/".join(segs[:-1] + [HOLE]), site.method, HOLE) if len(segs) > 2 else []
                 rule = "L04" if any("L04" in r.op.rules or r.op.v2 is None for r in candidates) else "L01"
                 why = (f"v1 call {site.method or ''} {path.replace(HOLE, '{?}')} matches no single v1 route "
                        f"(a part is only known at run time, or v1 never had it); migrate it by hand")
@@ -587,12 +587,12 @@ def _unrouted(plan: "Plan", method: str | None, path: str) -> tuple[str, str] | 
     """(rule, cause) of a call whose path, every segment read (an unknown part a whole id), is a route of neither v1
     nor v2 (`POST /pods/{id}/resume`, `GET /gpuTypes`: 404 on both); None for any other path. The same words for the
     call on its v1 base and, after a run moved that base, inside call_v1 on the v2 one."""
-    kb, an = plan.kb, plan.an
+    kb = plan.kb
     segs = path.split("?")[0].strip("/").split("/")
     if not segs[0] or HOLE in segs[0] or any(HOLE in seg and seg != HOLE for seg in segs) or kb.match(path, None) \
-            or kb.is_v2_relative(tuple("{}" if seg == HOLE else seg for seg in segs)) or an._candidates(path, method):
+            or kb.is_v2_relative(tuple("{}" if seg == HOLE else seg for seg in segs)) or kb.could_match(path, method, HOLE):
         return None
-    near = an._candidates("/" + "/".join(segs[:-1] + [HOLE]), method) if len(segs) > 1 else []
+    near = kb.could_match("/" + "/".join(segs[:-1] + [HOLE]), method, HOLE) if len(segs) > 1 else []
     rule = "L04" if any("L04" in r.op.rules or r.op.v2 is None for r in near) else "L01"
     # a path named after a GraphQL operation (`/pods/{id}/resume`: podResume; `/gpuTypes`), written from memory of
     # that API: its v2 call, from mappings/data/graphql.yaml, is a hint, not a certainty

@@ -134,6 +134,14 @@ class Index:
                 found.append(route)
         return found
 
+    def could_match(self, path: str, method: str | None, hole: str) -> list[IndexedRoute]:
+        """Routes `path` could be once its unknown parts are known: a segment holding `hole` (the caller's mark for
+        a part known only at run time) stands for any one segment."""
+        segs = path.strip("/").split("/")
+        return [route for route in self.routes
+                if (method is None or route.method == method) and len(route.v1_segments) == len(segs)
+                and all(t.startswith("{") or hole in s or t == s for t, s in zip(route.v1_segments, segs))]
+
     def is_runtime_path(self, path: str) -> bool:
         """/v2/{endpoint_id}/run and friends: the serverless job API, neither v1 nor the v2 control plane."""
         segs = path.strip("/").split("/")

@@ -875,7 +875,7 @@ class Analyzer(Strings, Calls, Flow):
                 if site.url.ours or (site.base is not None and site.base.ours):
                     # this service's v1, but no v1 route: a verb or segment only known at run time, or a
                     # route v1 never had; it cannot be migrated, and neither can what shares its base
-                    self.facts.unmatched.append((site, path, self._candidates(path, site.method)))
+                    self.facts.unmatched.append((site, path, self.kb.could_match(path, site.method, HOLE)))
                 else:
                     self.facts.foreign.append(site)  # a /v1 on another host that is not a v1 route of ours
                 return
@@ -906,17 +906,6 @@ class Analyzer(Strings, Calls, Flow):
         if len({(r.v2_method, r.v2_segments) for r in routes.values()}) != 1:
             return None
         return VerbChoice(last, last.expression, routes)
-
-    def _candidates(self, path: str, method: str | None) -> list:
-        """Routes the path could be once its unknown parts are known (a hole stands for any one segment)."""
-        segs = path.strip("/").split("/")
-        out = []
-        for route in self.kb.routes:
-            if (method is not None and route.method != method) or len(route.v1_segments) != len(segs):
-                continue
-            if all(t.startswith("{") or HOLE in s or t == s for t, s in zip(route.v1_segments, segs)):
-                out.append(route)
-        return out
 
     def _body_fact(self, cf: CallFact) -> None:
         """The dict literal a request body comes from: at the call, or one assignment of a name never mutated."""

@@ -31,6 +31,16 @@ def test_index_facts_come_from_the_data() -> None:
     assert ix.is_runtime_path("/v2/abc/runsync") and not ix.is_runtime_path("/v2/pods/abc")
 
 
+def test_a_path_with_parts_known_only_at_run_time_could_be_each_route_they_fill() -> None:
+    ix, hole = index(), "\x00"
+    assert [r.op.id for r in ix.could_match(f"/pods/abc/{hole}", "POST", hole)] == [
+        "pods.update_alias", "pods.start", "pods.stop", "pods.restart", "pods.reset"]
+    assert [r.op.id for r in ix.could_match(f"/pods/{hole}-x/stop", "POST", hole)] == ["pods.stop"]
+    assert [r.op.id for r in ix.could_match(f"/pods/{hole}/stop", None, hole)] == ["pods.stop"]
+    assert ix.could_match("/pods/abc/resume", "POST", hole) == []  # no hole: a verb v1 never had
+    assert ix.could_match(f"/pods/abc/{hole}", "GET", hole) == []
+
+
 def test_one_prefilter_for_both_tools() -> None:
     assert needs_parse('URL = "https://rest.runpod.io/v1"')
     assert needs_parse('self._request("POST", f"pods/{pod_id}/stop")')  # relative path, no leading slash
