@@ -661,7 +661,6 @@ def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, tra
                 plan.change("compat-view", answer, rule, compat_call.View(kind, send, cf.site.is_async, fields))
             if asked:
                 plan.string_edit(query[0], query[1], query[2], "", includes[0][1][0].rule)
-            plan.scratch.setdefault("view-rule", {})[u] = rule
             fields = sorted({read.key for read, _k, flags, _f in reads if any(f.blocking for f in flags)})
             plan.scratch.setdefault("compat-viewed", {})[u] = (
                 f"v2 has no field {', '.join(map(repr, fields))} of the v1 record; the call is plain v2 and its "
@@ -1019,6 +1018,11 @@ def _compat_fn(wrap) -> str:
     return compat_call.ACALL_V1 if wrap.is_async else compat_call.CALL_V1
 
 
+def _changed_by(plan: "Plan", *kinds: str) -> dict[int, str]:
+    """{unit: rule} of the calls a change of one of KINDS stands for."""
+    return {u: plan.changes[key].rule for key, units in plan.change_units.items() if key[0] in kinds for u in units}
+
+
 def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int, blocked: set,
             wrapped: dict, translated: set) -> None:
     """Where each v1 call site of the file ends: 1 plain v2, 2 v2 through the compat module, 3 flagged; with the
@@ -1028,15 +1032,13 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
     # plain v2 calls with what v2 lacks kept around them (create_with_fallback, codemod.rules.l02; regroup_billing,
     # codemod.rules.q25), or made of v2 calls by the compat module (reset_pod, codemod.rules.r01): state 2 while
     # their change stands
-    kept = {u for key, units in plan.change_units.items() if key[0] in ("compat-create", "compat-body",
-                                                                         "compat-regroup", "compat-error",
-                                                                         "compat-steps", "compat-part",
-                                                                         "compat-pages")
-            for u in units}
-    created = {u: why for u, why in plan.scratch.get("compat-created", {}).items() if u in kept}
-    # plain v2 calls whose answer a function returns as its v1 view (`_plan_view`): state 2 while that view stands
-    viewing = {u for key, units in plan.change_units.items() if key[0] == "compat-view" for u in units}
-    created.update((u, why) for u, why in plan.scratch.get("compat-viewed", {}).items() if u in viewing)
+    kept = _changed_by(plan, "compat-create", "compat-body", "compat-regroup", "compat-error", "compat-steps",
+                       "compat-part", "compat-pages")
+    # each under the rule of what the compat module keeps (R02's GPU walk, Q18's pools), not of the call's route
+    created = {u: (kept[u], why) for u, why in plan.scratch.get("compat-created", {}).items() if u in kept}
+    # plain v2 calls whose answer is read as its v1 view (`_plan_view`): state 2 while that view stands
+    viewing = _changed_by(plan, "compat-view")
+    created.update((u, (viewing[u], why)) for u, why in plan.scratch.get("compat-viewed", {}).items() if u in viewing)
     for u, site in enumerate(sites):
         line = an.where(site.call)[0]
         kind = extra[u - n_calls][0] if u >= n_calls else "call"
@@ -1058,8 +1060,7 @@ def _states(plan: "Plan", fam: _Families, sites: list, extra: list, n_calls: int
         elif u in plan.scratch.get("v2-spelled", ()) and fam.find(u) not in blocked:
             plan.states.append(CallState(line, 1, "L01", ""))
         elif u < n_calls and fam.find(u) not in blocked and u in created:
-            rule = plan.scratch.get("view-rule", {}).get(u) or _call_rule(plan.facts.calls[u])
-            plan.states.append(CallState(line, 2, rule, created[u]))
+            plan.states.append(CallState(line, 2, *created[u]))
         elif u < n_calls and fam.find(u) not in blocked:
             plan.states.append(CallState(line, 1, _call_rule(plan.facts.calls[u]), ""))
         else:

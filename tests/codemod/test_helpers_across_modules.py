@@ -164,7 +164,7 @@ def test_calls_through_a_helper_of_another_module_are_v2_at_the_call_site_and_th
     states = {(path, s.line): (s.state, s.rule) for path, r in out.items() for s in r.states}
     # the create is plain v2 with only its GPU list walked by create_with_fallback (through the client's own helper,
     # the body its body parameter); the reset is reset_pod's stop, wait, start through that helper; the rest plain v2
-    assert states == {("pkg/pods.py", 5): (2, "L02"), ("pkg/pods.py", 9): (2, "R01"), ("pkg/pods.py", 13): (1, "L01"),
+    assert states == {("pkg/pods.py", 5): (2, "R02"), ("pkg/pods.py", 9): (2, "R01"), ("pkg/pods.py", 13): (1, "L01"),
                       ("spend.py", 5): (1, "L01")}
     assert not any(r.v1_left or r.manual for r in out.values())
 
@@ -847,7 +847,7 @@ def spend(start):
 def grow(volume_id, size):
     patch(f"/network-volumes/{volume_id}", {"size": size})
 '''
-    assert [(s.line, s.state, s.rule) for s in out["uses.py"].states] == [(5, 2, "Q02"), (9, 1, "L01"), (13, 1, "L04")]
+    assert [(s.line, s.state, s.rule) for s in out["uses.py"].states] == [(5, 2, "Q03"), (9, 1, "L01"), (13, 1, "L04")]
     again = rewrite_files({path: r.new_source for path, r in out.items()})
     assert all(r.new_source == out[path].new_source for path, r in again.items())
 

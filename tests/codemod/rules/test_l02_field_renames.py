@@ -163,7 +163,7 @@ def test_the_compat_create_is_state_2_with_what_it_keeps_and_the_priority_left_t
 
     result = rewrite_source(COMPAT_CREATES["a list held by a name, priority custom: tried as given"][0], "case.py")
     assert [(s.state, s.rule, s.cause) for s in result.states] == [
-        (2, "L02", "v2 create; v1bridge_compat.create_with_fallback keeps the choices tried in order at gpu.id")]
+        (2, "R02", "v2 create; v1bridge_compat.create_with_fallback keeps the choices tried in order at gpu.id")]
     # a priority only known at run time cannot say whether v1 ranked the list: flagged as before
     unknown = COMPAT_CREATES["a list held by a name, priority custom: tried as given"][0].replace('"custom"', "order")
     result = rewrite_source(unknown, "case.py")
@@ -192,7 +192,7 @@ def test_a_create_whose_body_values_are_only_known_at_run_time_is_on_its_v2_rout
         'timeout=30), "endpoints.create", body, send=lambda method, path, **kw: requests.request(method, BASE + path, '
         'timeout=30, **kw)).json()["id"]\n')
     assert [(s.line, s.state, s.rule, s.cause) for s in result.states] == [
-        (8, 2, "L02", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (values only known at run time) "
+        (8, 2, "L07", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (values only known at run time) "
                       "when it runs")]
     assert rewrite_source(result.new_source, "case.py").new_source == result.new_source
 
@@ -271,7 +271,7 @@ def test_an_update_through_another_files_client_is_a_patch_by_its_own_method_its
         'ids={"id": endpoint_id})')
     assert [(s.line, s.state, s.rule, s.cause) for s in out["uses.py"].states] == [
         (5, 1, "L04", ""),
-        (14, 2, "L04", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (fields set over several "
+        (14, 2, "L02", "v2 route; v1bridge_compat.with_v1_body converts its v1 body (fields set over several "
                        "statements) when it runs")]
 
 

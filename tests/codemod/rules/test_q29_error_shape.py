@@ -76,7 +76,7 @@ def test_a_matched_error_text_is_state_2_through_v1_error_around_the_plain_v2_ca
 
     done = rewrite_source(CASES["Q29 error text matched against v1's words"][0], "case.py")
     assert [(s.line, s.state, s.rule, s.cause) for s in done.states] == [
-        (4, 2, "L04", "the v1 error text ['message'] is matched against its words at line 7: v1bridge_compat.v1_error "
+        (4, 2, "Q29", "the v1 error text ['message'] is matched against its words at line 7: v1bridge_compat.v1_error "
                       "answers the call's errors in v1's shape and words")]
     awaited = rewrite_source(CASES["Q29 error text matched on an awaited call"][0], "case.py")
-    assert [(s.line, s.state, s.rule) for s in awaited.states] == [(4, 2, "L04")]
+    assert [(s.line, s.state, s.rule) for s in awaited.states] == [(4, 2, "Q29")]
