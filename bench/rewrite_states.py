@@ -64,6 +64,7 @@ class Site:
     cause: bool  # state 3 only: the comment names what the rewrite could not read
     v1_spelling: bool  # a v1 spelling is left on the rewritten statement
     runtime: bool  # state 2 by call_v1: the whole call translated at run time, not a helper for what v2 lacks
+    body_runtime: bool  # state 2 by with_v1_body: the v2 route, its v1 body converted when it runs
     listed: bool  # the run's summary lists the statement among the items left to the user
     after: str  # the rewritten statement (first line)
 
@@ -306,9 +307,10 @@ def classify(corpus: Path, copy: Path, listed: set[tuple[str, int]] = frozenset(
         else:
             state = "1"
         runtime = runtime_helper or (state == "2" and re.search(r"\ba?call_v1\(", text) is not None)
+        body_runtime = state == "2" and re.search(r"\ba?with_v1_body\(", text) is not None
         # the summary may number lines as they were before the run (main does) or as they are after it
         on_list = any((file, n) in listed for n in [*range(first, last + 1), *range(b_first, b_last + 1)])
-        sites.append(Site(corpus.name, file, line, route, state, cause, spelled, runtime, on_list,
+        sites.append(Site(corpus.name, file, line, route, state, cause, spelled, runtime, body_runtime, on_list,
                           after[first - 1].strip()))
     return sites
 
@@ -380,9 +382,11 @@ def main(argv: list[str] | None = None) -> int:
     migrated = sum(1 for s in sites if s.state in ("1", "2") and not s.v1_spelling)
     no_cause = sum(1 for s in sites if s.state == "3" and not s.cause)
     runtime = sum(1 for s in sites if s.runtime)
+    body_runtime = sum(1 for s in sites if s.body_runtime)
     unlisted = sum(1 for s in sites if s.state == "3" and not s.listed)
     print(f"states 1+2 with no v1 spelling left: {migrated}/{len(sites)} = {migrated / max(len(sites), 1):.1%}")
-    print(f"of state 2, whole calls translated at run time (call_v1): {runtime}; "
+    print(f"of state 2, whole calls translated at run time (call_v1): {runtime}; bodies converted at run time "
+          f"(with_v1_body): {body_runtime}; "
           f"state 3 without a cause: {no_cause}; state 3 not in the run's list: {unlisted}; silent: {total['silent']}")
     return 0
 

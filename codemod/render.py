@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -22,6 +23,25 @@ class Spread:
         return "Spread()"
 
 
+@dataclass(frozen=True)
+class When:
+    """`then if test else otherwise`: a v2 value chosen by the truth of a value only known at run time (v1 read 0,
+    "" and None as "not set", and the mapping builds another v2 value from them)."""
+
+    test: str
+    then: Any
+    otherwise: Any
+
+
+@dataclass(frozen=True)
+class KeyIf:
+    """A dict key sent only when TEST is true, `**({key: value} if test else {})`: v1's "not set" leaves the v2 key
+    out."""
+
+    key: str
+    test: str
+
+
 def _str(value: str, quote: str) -> str:
     text = json.dumps(value, ensure_ascii=False)
     if quote == "'":
@@ -40,9 +60,11 @@ def render(value: Any, *, quote: str = '"', indent: str | None = None, level: st
         return repr(value)
     if isinstance(value, str):
         return _str(value, quote)
+    if isinstance(value, When):
+        then, otherwise = (render(v, quote=quote) for v in (value.then, value.otherwise))
+        return " ".join((_nested(then, value.then), "if", value.test, "else", _nested(otherwise, value.otherwise)))
     if isinstance(value, dict):
-        items = [f"**{render(v, quote=quote)}" if isinstance(k, Spread) else f"{render(k, quote=quote)}: {render(v, quote=quote)}"
-                 for k, v in value.items()]
+        items = [_item(k, v, quote) for k, v in value.items()]
         if indent is not None and items:
             inner = level + indent
             return "{\n" + "".join(f"{inner}{item},\n" for item in items) + level + "}"
@@ -50,3 +72,15 @@ def render(value: Any, *, quote: str = '"', indent: str | None = None, level: st
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(render(v, quote=quote) for v in value) + "]"
     raise TypeError(f"cannot render {type(value).__name__}")
+
+
+def _nested(code: str, value: Any) -> str:
+    return f"({code})" if isinstance(value, When) else code
+
+
+def _item(key: Any, value: Any, quote: str) -> str:
+    if isinstance(key, Spread):
+        return f"**{render(value, quote=quote)}"
+    if isinstance(key, KeyIf):
+        return f"**({{{render(key.key, quote=quote)}: {render(value, quote=quote)}}} if {key.test} else {{}})"
+    return f"{render(key, quote=quote)}: {render(value, quote=quote)}"

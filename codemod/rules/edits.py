@@ -49,8 +49,11 @@ def apply_name(node: cst.CSTNode, new: str) -> cst.CSTNode:
 
 
 def drop_statement(node: cst.CSTNode, data) -> cst.CSTNode | cst.RemovalSentinel:
-    """A statement v2 has no use for goes (`payload["volumeInGb"] = 0`, `params["grouping"] = "podId"`); planned
-    with "pass" when it is the only statement of its block (the block must keep one)."""
+    """A statement v2 has no use for goes (`payload["volumeInGb"] = 0`, `params["grouping"] = "podId"`, an `if`
+    whose every statement went); planned with "pass" when it is the only statement of its block (the block must
+    keep one)."""
+    if isinstance(node, cst.If) and data != "pass":
+        return cst.RemovalSentinel.REMOVE
     if not isinstance(node, cst.SimpleStatementLine):
         return node
     if data == "pass":

@@ -25,7 +25,7 @@ from codemod import compat_call
 from codemod.analysis.facts import CallFact, Read
 from codemod.analysis.syntax import str_of
 from codemod.changes import Edit
-from codemod.render import Code, Spread, render
+from codemod.render import Code, KeyIf, Spread, When, render
 from codemod.rules.edits import drop_data
 from mappings.converters import Catalog
 from mappings.translate import InvalidValue, NeedsLookup, PolicyRefused, translators
@@ -71,6 +71,8 @@ _LIST_BUILDERS = {"list", "sorted"}
 def _substitute(value):
     if isinstance(value, (_Marker, _ListMarker)):
         return Code(value.code)
+    if isinstance(value, When):
+        return When(value.test, _substitute(value.then), _substitute(value.otherwise))
     if isinstance(value, dict):
         return {k: _substitute(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -261,9 +263,10 @@ def _literal_body(cf: CallFact, plan, node: cst.Dict, counter: list) -> tuple[di
     return body, quote
 
 
-def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -> dict | None:
-    """The v2 body (markers for run-time values) the proxy's translator makes of `body`; None when flagged
-    on `node` (a field not mapped, a conversion a run-time value does not allow, a field v2 removed)."""
+def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict, probes: dict | None = None) -> dict | None:
+    """The v2 body (markers for run-time values, `When`/`KeyIf` where a composed field's run-time value may be v1's
+    "not set") the proxy's translator makes of `body`; None when flagged on `node` (a field not mapped, a
+    conversion a run-time value does not allow, a field v2 removed). PROBES gets {test: the falsy value probed}."""
     kb, route = plan.kb, cf.route
     spec = kb.mappings.requests[map_id]
     replaced: dict = {}  # v1 key -> v2 value a rule module wrote itself
@@ -333,24 +336,24 @@ def _translate(cf: CallFact, plan, map_id: str, node: cst.CSTNode, body: dict) -
         rule_id = next((spec.fields[k].rule for k, v in body.items() if has_marker(v) and spec.fields[k].rule), "L02")
         _run_time_value(cf, plan, node, rule_id)
         return None
-    chosen = _chosen_by_value(map_id, spec, {k: v for k, v in body.items() if k not in replaced}, strict, catalog,
-                              result.body, _falsy_defaults(plan.facts.source, cf.call))
+    v2_body, chosen = _when_falsy(map_id, spec, {k: v for k, v in body.items() if k not in replaced}, strict,
+                                  catalog, result.body, _falsy_defaults(plan.facts.source, cf.call), probes)
     if chosen is not None:
         _run_time_value(cf, plan, node, spec.fields[chosen].rule or "L02")
         return None
     if compat is not None:
-        _drop_path(result.body, compat.at)
+        _drop_path(v2_body, compat.at)
         plan.scratch["compat-create"][plan.unit] = compat
-    if parts and not _put_parts(cf, plan, spec, result.body, parts):
+    if parts and not _put_parts(cf, plan, spec, v2_body, parts):
         plan.flag(node, spec.fields[next(iter(parts))].rule or "L02", "body-field", route)
         return None
     for key, value in replaced.items():
-        target = result.body
+        target = v2_body
         parts = spec.fields[key].to.split(".")
         for part in parts[:-1]:
             target = target.setdefault(part, {})
         target[parts[-1]] = value
-    return result.body
+    return v2_body
 
 
 def _falsy_defaults(src, call: cst.Call) -> dict[str, object]:
@@ -370,24 +373,64 @@ def _falsy_defaults(src, call: cst.Call) -> dict[str, object]:
     return out
 
 
-def _chosen_by_value(map_id: str, spec, body: dict, strict: dict, catalog, translated: dict,
-                     falsy: dict) -> str | None:
-    """The first field whose run-time value (a marker), a parameter whose own default says "not set" (FALSY:
-    `volume_gb=0`), a composer branches on: translated with that value, the v2 body is not the marker's translation
-    with the value put in (`volumeInGb`: 0 GB is no `mounts` on v2, not `{"size": 0}`). Such a body is converted
-    when it runs. None when every such marker only moves."""
+# The values v1 read as "not set" that a run-time value may hold; a composer branches on them (volumeInGb 0: no mount).
+_FALSY = (0, None, "", False)
+_ABSENT = object()
+
+
+def _when_falsy(map_id: str, spec, body: dict, strict: dict, catalog, translated: dict, falsy: dict,
+                probes: dict | None) -> tuple[dict, str | None]:
+    """TRANSLATED with the falsy case of each run-time value a composer reads written in: translated again with the
+    value 0, None, "" and False, the v2 keys that differ from the marker's translation become `When(value, ...)`,
+    or `KeyIf` where the falsy case leaves the key out (`volume_gb`: `**({"mounts": ...} if volume_gb else {})`).
+    (_, the field) when that cannot be written as plain code: the falsy values disagree, the value is not a name
+    read twice safely, two values decide one key, a parameter's own falsy default is refused by itself (FALSY)."""
+    out = dict(translated)
+    taken: set[str] = set()
     for key, value in body.items():
         field = spec.fields.get(key)
-        if not isinstance(value, _Marker) or field is None or not field.compose or value.code not in falsy:
+        if not isinstance(value, _Marker) or field is None or not field.compose:
             continue
-        probe = falsy[value.code]
-        try:
-            probed = translators().request(map_id, {**body, key: probe}, strict=strict, catalog=catalog).body
-        except Exception:  # noqa: BLE001 - the default is refused by itself: the body's value decides, at run time
-            return key
-        if probed != _put_value(translated, value, probe):
-            return key
-    return None
+        forms = []  # (probe, its v2 body, or None where it is the marker's translation with the probe put in)
+        for probe in _FALSY:
+            try:
+                probed = translators().request(map_id, {**body, key: probe}, strict=strict, catalog=catalog).body
+            except Exception:  # noqa: BLE001 - refused by itself: only the function's own default matters
+                if value.code in falsy and falsy[value.code] == probe and type(falsy[value.code]) is type(probe):
+                    return out, key
+                continue
+            forms.append((probe, None if probed == _put_value(translated, value, probe) else probed))
+        differing = [f for _p, f in forms if f is not None]
+        if not differing:
+            continue
+        if len(differing) != len(forms) or any(f != differing[0] for f in differing) or not _plain_test(value.code):
+            return out, key
+        otherwise = differing[0]
+        for k in [k for k in {**translated, **otherwise}
+                  if translated.get(k, _ABSENT) != otherwise.get(k, _ABSENT)]:
+            if k in taken or k not in translated:
+                return out, key
+            taken.add(k)
+            if k in otherwise:
+                out[k] = When(value.code, translated[k], otherwise[k])
+            else:
+                out = {KeyIf(k, value.code) if name == k else name: v for name, v in out.items()}
+        if probes is not None:
+            probes[value.code] = forms[0][0]
+    return out, None
+
+
+def _plain_test(code: str) -> bool:
+    """A name, attribute or literal-key subscript: read twice (the test and the value) without a side effect."""
+    try:
+        tree = ast.parse(code, mode="eval").body
+    except SyntaxError:
+        return False
+    while isinstance(tree, (ast.Attribute, ast.Subscript)):
+        if isinstance(tree, ast.Subscript) and not isinstance(tree.slice, ast.Constant):
+            return False
+        tree = tree.value
+    return isinstance(tree, ast.Name)
 
 
 def _put_value(value, marker, probe):
@@ -596,7 +639,7 @@ def _plan_dict(cf: CallFact, plan, spec, node: cst.Dict, body: dict, v2_body: di
         return  # already written as its v2 form (a body whose values differ can never render as the original)
     plan.change("dict", node, "L02", V2Body(spec.id, v2_body, quote, whole=True))
     changed = [k for k in body if spec.fields[k].to != k]
-    added = [k for k in v2_body if k not in body]
+    added = [name for k in v2_body if isinstance(name := k.key if isinstance(k, KeyIf) else k, str) and name not in body]
     detail = ", ".join(f"{k} -> {spec.fields[k].to or 'dropped'}" for k in changed)
     if added:
         detail += ("; " if detail else "") + "explicit v2 values for v1 defaults: " + ", ".join(added)
@@ -652,6 +695,8 @@ def _markers(value) -> set:
         return {id(value)}
     if isinstance(value, _Marker):
         return {str(value)}
+    if isinstance(value, When):
+        return _markers(value.then) | _markers(value.otherwise)
     if isinstance(value, dict):
         return set().union(*(_markers(v) for v in value.values())) if value else set()
     if isinstance(value, list):
@@ -659,15 +704,72 @@ def _markers(value) -> set:
     return set()
 
 
+class _Quiet:
+    """The plan as a check's translation sees it: the same knowledge and file, nothing recorded (what it would flag
+    is a None translation)."""
+
+    def __init__(self, plan) -> None:
+        self.wrapped = plan
+        self.scratch: dict = {}
+
+    def __getattr__(self, name: str):
+        return getattr(self.wrapped, name)
+
+    def flag(self, *_args, **_kwargs) -> None:
+        """Nothing: the check's caller decides."""
+
+    find = note = change = flag
+
+
+def _assume(value, known: dict):
+    """VALUE with the tests KNOWN decides resolved: True takes a `When`'s then and keeps a `KeyIf` key; a falsy
+    probe takes the otherwise, leaves the key out and stands for the run-time value itself."""
+    if isinstance(value, _Marker):
+        return known[value.code] if known.get(value.code, True) is not True else value
+    if isinstance(value, When):
+        if value.test in known:
+            return _assume(value.then if known[value.test] is True else value.otherwise, known)
+        return When(value.test, _assume(value.then, known), _assume(value.otherwise, known))
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(k, KeyIf) and k.test in known:
+                if known[k.test] is True:
+                    out[k.key] = _assume(v, known)
+                continue
+            out[k] = _assume(v, known)
+        return out
+    if isinstance(value, list) and not isinstance(value, _ListMarker):
+        return [_assume(v, known) for v in value]
+    return value
+
+
+@dataclass
+class _Step:
+    """What one statement (unconditional) or one `if` (its statements together) sets in the v2 body."""
+
+    writes: list  # [(BodyWrite, v1 key, v1 value)]
+    branch: cst.If | None  # the `if` the writes are under
+    guard: str | None  # its test, when it is a plain name the v2 values may assume true
+    sets: dict  # v2 key -> v2 value
+    owners: dict  # v2 key -> the write that sets it
+
+
+# Combinations of `if`s and "not set" values the check of a built body translates, at most (2 ** 6).
+_MOST_CHOICES = 6
+
+
 def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: dict, quote: str, counter: list) -> None:
     """A body dict literal extended by `payload["k"] = v` statements (some under an `if`) before the call.
 
-    Each statement is converted on its own: what it adds to the v2 body, against the body without it, must be
-    one top-level v2 key built from its own value only (`payload["containerDiskInGb"] = x` ->
-    `payload["disk"] = x`; `body["networkVolumeId"] = v` -> `body["mounts"] = {"network": [...]}`), or
-    nothing (`payload["volumeInGb"] = 0` goes). The literal becomes the v2 body without the keys the
-    unconditional statements set. The whole is checked against the translation of every field at once;
-    anything else is flagged and nothing changes."""
+    An unconditional statement is converted on its own: what it adds to the v2 body, against the body without it,
+    must be one top-level v2 key built from its own value only (`payload["containerDiskInGb"] = x` ->
+    `payload["disk"] = x`), or nothing (`payload["volumeInGb"] = 0` goes). The statements under one `if` are
+    converted together, as v1 fields set together may combine in one v2 key (`networkVolumeId` and
+    `volumeMountPath` -> `mounts`): each v2 key they change is set by the first of them whose field goes there,
+    the others go (the `if` too when nothing is left of it). The literal becomes the v2 body without the keys the
+    unconditional statements set. The whole is checked against the translation of every combination of the `if`s
+    taken and of the run-time values v1 read as "not set"; anything else is converted when it runs."""
     src, route = plan.facts.source, cf.route
     spec = plan.kb.mappings.requests[map_id]
     writes = [(w, str_of(w.key), _value(w.value, src, counter)) for w in cf.body_writes]
@@ -675,61 +777,121 @@ def _plan_built_body(cf: CallFact, plan, map_id: str, node: cst.Dict, literal: d
     for w, key, value in writes:
         if not w.conditional:
             base[key] = value
-    full = _translate(cf, plan, map_id, node, base)
+    probes: dict = {}  # a run-time value's code -> the falsy value it was translated with
+    full = _translate(cf, plan, map_id, node, base, probes)
     if full is None:
         return
-    everything = dict(base)
-    plans = []  # (write, v2 key or None, v2 value)
-    unconditional_keys: set[str] = set()
+    quiet = _Quiet(plan)
+
+    def by_hand(at: cst.CSTNode, why: str) -> None:
+        _run_time_value(cf, plan, at, "L02", f"{why}; convert the body by hand (" + plan.rule_text("L02") + ")")
+
+    steps: list[_Step] = []
     for w, key, value in writes:
-        without = dict(base)
-        if key in literal:
-            without[key] = literal[key]
+        if not w.conditional:
+            steps.append(_Step([(w, key, value)], None, None, {}, {}))
+            continue
+        branch = src.parent(src.parent(w.stmt))
+        if steps and steps[-1].branch is branch:
+            steps[-1].writes.append((w, key, value))
         else:
-            without.pop(key, None)
-        with_it = dict(base)
-        with_it[key] = value
-        everything[key] = value
-        a = _translate(cf, plan, map_id, node, without)
-        b = _translate(cf, plan, map_id, node, with_it)
-        if a is None or b is None:
+            guard = src.code_of(branch.test).strip()
+            steps.append(_Step([(w, key, value)], branch, guard if _plain_test(guard) else None, {}, {}))
+    for step in steps:
+        own = set().union(*(_markers(v) for _w, _k, v in step.writes))
+        if step.branch is None:  # against the body without it
+            key = step.writes[0][1]
+            without = dict(base)
+            if key in literal:
+                without[key] = literal[key]
+            else:
+                without.pop(key, None)
+            before, after = _translate(cf, quiet, map_id, node, without, probes), full
+        else:  # against the body without the `if`, its test true inside it
+            before = full
+            after = _translate(cf, quiet, map_id, node, {**base, **{k: v for _w, k, v in step.writes}}, probes)
+            if after is not None and step.guard is not None:
+                before, after = _assume(before, {step.guard: True}), _assume(after, {step.guard: True})
+        if before is None or after is None:
+            by_hand(step.writes[0][0].stmt, "the body's fields set over several statements cannot be translated "
+                    "one by one")
             return
-        changed = [k for k in {**a, **b} if a.get(k) != b.get(k)]
-        own = _markers(value)
-        if any(k not in b for k in a) or len(changed) > 1 or any(_markers(b[k]) - own for k in changed):
-            _run_time_value(cf, plan, w.stmt, "L02", f"the body field {key!r} set at this line changes more of the "
-                            "v2 body than one key of its own; convert the body by hand (" + plan.rule_text("L02") + ")")
+        changed = [k for k in {**before, **after} if before.get(k, _ABSENT) != after.get(k, _ABSENT)]
+        if any(k not in after for k in before) or not all(isinstance(k, str) for k in changed) \
+                or any(_markers(after[k]) - own for k in changed) or (step.branch is None and len(changed) > 1):
+            by_hand(step.writes[0][0].stmt, f"the body field {step.writes[0][1]!r} set at this line changes more of "
+                    "the v2 body than keys of its own")
             return
-        if not changed and w.conditional and len(src.parent(w.stmt).body) == 1:
-            plan.flag(w.stmt, "L02", "body-field", route, f"the body field {key!r} has no v2 place; remove it by hand "
-                      "(" + plan.rule_text("L02") + ")")
-            return
-        if changed and not w.conditional:
-            unconditional_keys.add(changed[0])
-        plans.append((w, key, changed[0] if changed else None, b[changed[0]] if changed else None))
+        for k in changed:
+            owner = next((w for w, key, _v in step.writes if (spec.fields[key].to or "").split(".")[0] == k
+                          and all(w is not taken for taken in step.owners.values())), None)
+            if owner is None and step.branch is None:
+                owner = step.writes[0][0]
+            if owner is None:
+                by_hand(step.writes[0][0].stmt, f"no body field set under this `if` goes to the v2 key {k!r}")
+                return
+            step.owners[k], step.sets[k] = owner, after[k]
+    unconditional_keys = {k for step in steps if step.branch is None for k in step.sets}
     literal_out = {k: v for k, v in full.items() if k not in unconditional_keys}
-    expected = dict(literal_out)
-    for _w, _key, new_key, new_value in plans:
-        if new_key is not None:
-            expected[new_key] = new_value
-    if _translate(cf, plan, map_id, node, everything) != expected:
-        _run_time_value(cf, plan, node, "L02", "the body's fields set over several statements combine in the v2 "
-                        "body; convert it by hand (" + plan.rule_text("L02") + ")")
+    if not _checked(cf, quiet, map_id, node, base, literal_out, steps, probes):
+        by_hand(node, "the body's fields set over several statements combine in the v2 body")
         return
     _plan_dict(cf, plan, spec, node, literal, literal_out, quote)
-    for w, key, new_key, new_value in plans:
-        if new_key is None:
-            plan.change("drop-statement", w.stmt, "L02", drop_data(plan.facts.source, w.stmt))
-            plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r}: not sent on v2 (statement removed)", True,
-                      route)
-            continue
-        if new_key != key:
-            plan.change("key", w.key, "L02", new_key)
-        value = next(v for ww, _k, v in writes if ww is w)
-        if not (new_value is value or not isinstance(value, _ListMarker) and type(new_value) is type(value)
-                and new_value == value):
-            plan.change("dict", w.value, "L02", V2Body(map_id, new_value, quote, whole=False))
-        plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r} -> {new_key!r}", True, route)
+    for step in steps:
+        kept = {id(owner) for owner in step.owners.values()}
+        block = src.parent(step.writes[0][0].stmt)
+        if step.branch is not None and not kept and step.guard is not None \
+                and len(block.body) == len(step.writes) and "#" not in src.code_of(step.branch):
+            plan.change("drop-statement", step.branch, "L02", None)  # nothing of the `if` is left
+        for w, key, _v in step.writes:
+            new_key = next((k for k, owner in step.owners.items() if owner is w), None)
+            if new_key is None:
+                if step.branch is not None and not kept and len(block.body) == 1 and step.guard is None:
+                    plan.flag(w.stmt, "L02", "body-field", route, f"the body field {key!r} has no v2 place; remove "
+                              "it by hand (" + plan.rule_text("L02") + ")")
+                    continue
+                if not (step.branch is not None and not kept and step.guard is not None
+                        and len(block.body) == len(step.writes) and "#" not in src.code_of(step.branch)):
+                    plan.change("drop-statement", w.stmt, "L02", drop_data(src, w.stmt))
+                plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r}: not sent on v2 (statement removed)",
+                          True, route)
+                continue
+            if new_key != key:
+                plan.change("key", w.key, "L02", new_key)
+            value = next(v for ww, _k, v in writes if ww is w)
+            new_value = step.sets[new_key]
+            if not (new_value is value or not isinstance(value, _ListMarker) and type(new_value) is type(value)
+                    and new_value == value):
+                plan.change("dict", w.value, "L02", V2Body(map_id, new_value, quote, whole=False))
+            plan.find(w.stmt, "L02", "body-field", f"v1 body field {key!r} -> {new_key!r}", True, route)
+
+
+def _checked(cf: CallFact, quiet, map_id: str, node: cst.CSTNode, base: dict, literal_out: dict, steps: list,
+             probes: dict) -> bool:
+    """Does the v2 body the rewritten statements build equal the translation of the v1 body the original ones
+    build, for every combination of the `if`s taken and of the "not set" values (an `if` whose test is such a
+    value decides it)?"""
+    ifs = [step for step in steps if step.branch is not None]
+    guards = {step.guard for step in ifs}
+    free = [test for test in probes if test not in guards]
+    if len(ifs) + len(free) > _MOST_CHOICES:
+        return False
+    for taken in range(2 ** len(ifs)):
+        for truths in range(2 ** len(free)):
+            known = {test: True if truths >> i & 1 else probes[test] for i, test in enumerate(free)}
+            on = {id(step) for i, step in enumerate(ifs) if taken >> i & 1}
+            for step in ifs:
+                if step.guard in probes:
+                    known[step.guard] = True if id(step) in on else probes[step.guard]
+            v1, v2 = dict(base), dict(literal_out)
+            for step in steps:
+                if step.branch is None or id(step) in on:
+                    v1.update({k: v for _w, k, v in step.writes})
+                    v2.update(step.sets)
+            got = _translate(cf, quiet, map_id, node, _assume(v1, known), {})
+            if got is None or _assume(got, known) != _assume(v2, known):
+                return False
+    return True
 
 
 def _comments_of(ws) -> tuple[str | None, list[str]]:

@@ -383,19 +383,74 @@ def test_an_endpoint_create_is_plain_v2_with_only_its_gpu_pools_made_when_it_run
             '["NVIDIA A40"]),') in rewrite_source(literal, "case.py").new_source
 
 
-def test_a_run_time_value_whose_own_default_means_not_set_is_converted_when_it_runs():
-    """`volume_gb=0`: the function expects to be called with 0, and v1 read a 0 GB volume as no volume. As a plain
-    v2 body it would send `"mounts": {"persistent": {"size": 0, ...}}` (refused): the body is converted when it runs.
-    With a default that is a size (20), the value only moves: plain v2."""
+def test_a_run_time_value_v1_read_as_not_set_is_sent_only_when_set():
+    """v1 read a 0 GB volume (0, None, "", False) as no volume; v2 refuses a 0 GB mount. Whatever the parameter's
+    default (`volume_gb=0`, or `volume_gb=20` and a caller passing 0), the plain v2 body builds `mounts` only when
+    the value is set, as mappings' pod_mounts does. A value the test would read twice with a side effect (a call)
+    is converted when it runs instead."""
     from codemod.engine import rewrite_source
 
     source = ('import requests\n\nAPI = "https://rest.runpod.io/v1"\n\n\ndef create(name, volume_gb=0):\n'
               '    body = {"name": name, "imageName": "busybox", "gpuTypeIds": ["NVIDIA A40"], "volumeInGb": volume_gb}\n'
               '    return requests.post(API + "/pods", json=body, timeout=30).json()\n')
-    done = rewrite_source(source, "case.py")
-    assert ('    return v1bridge_compat.with_v1_body(lambda v2_body: requests.post(API + "/pods", json=v2_body, '
-            'timeout=30), "pods.create", body, send=lambda method, path, **kw: requests.request(method, API + path, '
-            'timeout=30, **kw)).json()\n') in done.new_source
-    sized = rewrite_source(source.replace("volume_gb=0", "volume_gb=20"), "case.py").new_source
-    assert '"mounts": {"persistent": {"size": volume_gb, "path": "/workspace"}}' in sized
-    assert "v1bridge_compat" not in sized
+    line = ('    body = {"name": name, "image": "busybox", "gpu": {"id": "NVIDIA A40", "count": 1, "minRamPerGpu": 8, '
+            '"minVcpuCountPerGpu": 2}, "disk": 50, "ports": ["8888/http", "22/tcp"], **({"mounts": {"persistent": '
+            '{"size": volume_gb, "path": "/workspace"}}} if volume_gb else {})}\n')
+    for default in ("0", "20", "None"):
+        done = rewrite_source(source.replace("volume_gb=0", f"volume_gb={default}"), "case.py")
+        assert line in done.new_source and "v1bridge_compat" not in done.new_source
+        assert [(s.line, s.state) for s in done.states] == [(8, 1)]
+    called = rewrite_source(source.replace('"volumeInGb": volume_gb', '"volumeInGb": int(volume_gb)'), "case.py")
+    assert 'v1bridge_compat.with_v1_body(lambda v2_body: requests.post(API + "/pods", json=v2_body' in called.new_source
+
+
+# Fields set together under an `if` (issue 21: fleet, labkit, podctl) combine in one v2 key: the statements become
+# the v2 keys they make, v1's "not set" kept; an `if` left with nothing to set goes.
+BUILT_CREATES = {
+    "a network volume and its path under one if: one mounts statement replacing the default volume": case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def launch(name, volume_id=None, auth=None):
+            body = {"name": name, "imageName": "img", "gpuTypeIds": ["NVIDIA A40"]}
+            if volume_id:
+                body["networkVolumeId"] = volume_id
+                body["volumeMountPath"] = "/data"
+                body["dataCenterIds"] = ["EU-RO-1"]
+            if auth:
+                body["containerRegistryAuthId"] = auth
+            return requests.post(API + "/pods", json=body).json()
+    ''', '''
+        import requests
+        API = "https://api.runpod.io/v2"
+        def launch(name, volume_id=None, auth=None):
+            body = {"name": name, "image": "img", "gpu": {"id": "NVIDIA A40", "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2}, "disk": 50, "ports": ["8888/http", "22/tcp"], "mounts": {"persistent": {"size": 20, "path": "/workspace"}}}
+            if volume_id:
+                body["mounts"] = {"network": [{"volumeId": volume_id, "path": "/data"}]}
+                body["dataCenterIds"] = ["EU-RO-1"]
+            if auth:
+                body["registry"] = auth
+            return requests.post(API + "/pods", json=body).json()
+    '''),
+    "a size read as not set and a path set under its own test: the if goes": case('''
+        import requests
+        API = "https://rest.runpod.io/v1"
+        def create(name, volume_gb=0):
+            body = {"name": name, "imageName": "img", "gpuTypeIds": ["NVIDIA A40"], "volumeInGb": volume_gb}
+            if volume_gb:
+                body["volumeMountPath"] = "/workspace"
+            return requests.post(API + "/pods", json=body).json()
+    ''', '''
+        import requests
+        API = "https://api.runpod.io/v2"
+        def create(name, volume_gb=0):
+            body = {"name": name, "image": "img", "gpu": {"id": "NVIDIA A40", "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2}, "disk": 50, "ports": ["8888/http", "22/tcp"], **({"mounts": {"persistent": {"size": volume_gb, "path": "/workspace"}}} if volume_gb else {})}
+            return requests.post(API + "/pods", json=body).json()
+    '''),
+}
+
+
+@pytest.mark.parametrize("name", list(BUILT_CREATES))
+def test_fields_set_together_under_an_if_become_the_v2_keys_they_combine_in(name: str) -> None:
+    check_rewrite(*BUILT_CREATES[name])
+
+

@@ -13,22 +13,20 @@ TRAIN_IMAGE = "ghcr.io/acme-lab/train:cu121"
 def create(s: RunPodSession, name, gpus=None, gpu_count=1, volume_id=None, registry_auth_id=None, env=None):
     body = {
         "name": name,
-        "imageName": TRAIN_IMAGE,
-        "gpuTypeIds": gpus or GPU_FALLBACK,
-        "gpuCount": gpu_count,
-        "cloudType": "SECURE",
-        "containerDiskInGb": 40,
+        "image": TRAIN_IMAGE,
+        "gpu": {"count": gpu_count, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
+        "cloud": "SECURE",
+        "disk": 40,
         "ports": ["8888/http", "22/tcp"],
         "env": {"EXPERIMENT": name, **(env or {})},
-        "supportPublicIp": True,
+        "mounts": {"persistent": {"size": 20, "path": "/workspace"}},
     }
     if volume_id:
-        body["networkVolumeId"] = volume_id
-        body["volumeMountPath"] = "/datasets"
+        body["mounts"] = {"network": [{"volumeId": volume_id, "path": "/datasets"}]}
         body["dataCenterIds"] = [s.settings.data_center]
     if registry_auth_id:
-        body["containerRegistryAuthId"] = registry_auth_id
-    return v1bridge_compat.v1_view("pod", v1bridge_compat.with_v1_body(lambda v2_body: s.call("POST", "pods", v2_body), "pods.create", body, send=lambda method, path, json=None: s.call(method=method, path=path, body=json)))
+        body["registry"] = registry_auth_id
+    return v1bridge_compat.v1_view("pod", v1bridge_compat.create_with_fallback(lambda v2_body: s.call("POST", "pods", v2_body), body, gpus or GPU_FALLBACK, at="gpu.id", rank_with=lambda method, path, json=None: s.call(method=method, path=path, body=json)))
 
 
 def list_pods(s: RunPodSession, status=None, name_prefix=None):

@@ -32,7 +32,7 @@ def create_pod(name, image, gpu_types, volume_gb=20):
         "gpu": {"count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
         "disk": 10,
         "ports": ["8888/http", "22/tcp"],
-        "mounts": {"persistent": {"size": volume_gb, "path": "/workspace"}},
+        **({"mounts": {"persistent": {"size": volume_gb, "path": "/workspace"}}} if volume_gb else {}),
     }
     resp = v1bridge_compat.create_with_fallback(lambda v2_body: requests.post(f"{REST_API}/pods", headers=headers(), json=v2_body, timeout=60), payload, gpu_types, at="gpu.id", rank_with=lambda method, path, **kw: requests.request(method, REST_API + path, headers=headers(), timeout=60, **kw))
     resp.raise_for_status()
