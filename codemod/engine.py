@@ -49,7 +49,7 @@ class PythonAnalysis:
     states: list = field(default_factory=list)  # codemod.changes.CallState of each v1 call site
     v1_left: bool = False  # a call or read stays on v1 (flagged): `rewrite --check` fails on it
     compat_calls: list = field(default_factory=list)  # (line, function) of the v1bridge_compat calls in the module
-    where: object = None  # node -> (line, column, source line): the analysis's positions
+    line_of: object = None  # node -> the line it starts on (Analyzer.line_of): where a piece's edits are
     path_arguments: list = field(default_factory=list)  # codemod.analysis.facts.PathArgument of each call (the audit)
     positions: object = None  # codemod.analysis.syntax.LazyPositions of the module (its code generation is reused)
 
@@ -106,7 +106,7 @@ def analyze_python(source: str, path: str, *, v2_base: str | None = None, extern
     result.states = plan.states
     result.compat_calls = facts.compat_calls
     result.path_arguments = facts.path_arguments
-    result.where = an.where
+    result.line_of = an.line_of
     result.positions = an.pos
     result.v1_left = any(f.blocking for flags in plan.flags.values() for f in flags)
     result.uses_v2 = facts.uses_v2
@@ -156,8 +156,9 @@ def _piece_work(task: tuple) -> _PieceDone:
         return _PieceDone(None)
     done = _PieceDone(analysis)
     if edits:
+        # the line alone: `where` would generate the code of each edited statement to learn its column
         done.rules = _count([e for e in analysis.edits
-                             if pieces.keeps(shared, k, piece.module_line(analysis.where(e.node)[0])[1])])
+                             if pieces.keeps(shared, k, piece.module_line(analysis.line_of(e.node))[1])])
         try:
             done.new_text = _applied(analysis) if analysis.edits else piece.text
         except Exception:
@@ -170,7 +171,7 @@ def _piece_work(task: tuple) -> _PieceDone:
             except Exception as exc:
                 done.error = f"internal: rewrite failed ({type(exc).__name__}: {exc})"
         analysis.findings = _merge_reads(analysis.findings, k, piece, shared)
-    analysis.module, analysis.parents, analysis.where, analysis.edits = None, {}, None, []  # the tree stays here
+    analysis.module, analysis.parents, analysis.line_of, analysis.edits = None, {}, None, []  # the tree stays here
     analysis.positions = None
     return done
 

@@ -239,3 +239,21 @@ def test_a_piece_of_a_rewrite_sends_back_the_findings_its_merge_reads(monkeypatc
     own = [f for f in audit.analysis.findings if piece.module_line(f.line)[1] not in cut.shared]
     firsts = [f for i, f in enumerate(own) if f.rule not in {g.rule for g in own[:i]}]
     assert rewrite.analysis.findings == [f for f in audit.analysis.findings if f in shared or f in firsts]
+
+
+def test_a_piece_counts_its_edits_by_line_without_generating_their_statements(monkeypatch, small_pieces):
+    """Which edits a piece keeps is read from each edit's line (`line_of`, from CPython's ast): asking `where` for
+    it generated the code of every edited statement to learn a column nobody reads (a tenth of a piece)."""
+    from codemod.analysis.syntax import LazyPositions
+
+    monkeypatch.setattr(pieces, "PIECE_BYTES", 3000)
+    cut = pieces.split(client_module(60))
+    generated = []
+    real = LazyPositions._compute
+    monkeypatch.setattr(LazyPositions, "_compute", lambda self, node: generated.append(node) or real(self, node))
+    done = engine._piece_work((2, cut.pieces[2], cut.shared, "big.py", True, {}))
+    assert generated == []
+    lines = cut.pieces[2].text.splitlines()
+    stops, reads = (len([line for line in lines if line.startswith(f"def {name}_")]) for name in ("stop_pod", "pod_status"))
+    assert stops > 3 and dict(done.rules) == {"L04": 2 * stops, "Q13": reads}  # not the base's L01: piece 0's
+    assert done.new_text.count('json={"action": "stop"}') == stops
