@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import re
 import warnings
 from collections.abc import Mapping
@@ -230,6 +231,14 @@ def parse_module(source: str) -> cst.Module:
 
 def _made_by_the_parser(self) -> None:
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def snippet_expression(code: str) -> cst.BaseExpression:
+    """`cst.parse_expression(CODE)`, parsed once per text: an edit puts the same snippet in many calls (an action
+    body in each of a large module's stop calls). The node is shared by every edit that asks for it; libcst nodes
+    are immutable, and the rewritten tree is only turned into code."""
+    return cst.parse_expression(code)
 
 
 def positions(module: cst.Module):

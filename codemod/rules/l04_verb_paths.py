@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 
 from codemod.analysis.facts import CallFact
-from codemod.analysis.syntax import literal_value, span_origin
+from codemod.analysis.syntax import literal_value, snippet_expression, span_origin
 from codemod.render import Code, render
 from codemod.rules.l01_path_renames import rename_segments, segment_offsets
 from mappings.index import HTTP_METHODS
@@ -218,7 +218,7 @@ def add_body(node: cst.CSTNode, data) -> cst.CSTNode:
         return node
     keyword, body = data
     args = list(node.args)
-    value = cst.parse_expression(render(body))
+    value = snippet_expression(render(body))
     arg = cst.Arg(value=value) if keyword is None else cst.Arg(
         keyword=cst.Name(keyword),
         value=value,

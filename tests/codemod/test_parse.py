@@ -47,3 +47,21 @@ def test_validation_is_back_after_a_parse_that_fails() -> None:
         parse_module("def (:\n")
     with pytest.raises(cst.CSTValidationError):
         cst.SimpleWhitespace("x")
+
+
+def test_an_action_body_is_parsed_once_for_every_call_given_it(monkeypatch) -> None:
+    """The same snippet in many calls (a large module's stop calls) is one parse and one node, shared: the output is
+    the text each call had before."""
+    from codemod.analysis.syntax import snippet_expression
+    from codemod.engine import rewrite_source
+
+    parsed = []
+    real = cst.parse_expression
+    monkeypatch.setattr(cst, "parse_expression", lambda code, *a, **k: parsed.append(code) or real(code, *a, **k))
+    snippet_expression.cache_clear()
+    source = 'import requests\nBASE = "https://rest.runpod.io/v1"\n' + "".join(
+        f'def stop_{i}(pod_id):\n    requests.post(f"{{BASE}}/pods/{{pod_id}}/stop")\n' for i in range(3))
+    new = rewrite_source(source, "c.py").new_source
+    assert new.count('requests.post(f"{BASE}/pods/{pod_id}/action", json={"action": "stop"})\n') == 3
+    assert parsed.count('{"action": "stop"}') == 1
+    assert snippet_expression('{"action": "stop"}') is snippet_expression('{"action": "stop"}')
