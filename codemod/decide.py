@@ -190,11 +190,21 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
         why = f"its answer is returned by {fn_name}(), " + (
             f"which other files of the run call ({callers}): they read it as v1 answered it" if callers else
             "whose callers get one record per bucket on v1, one per resource and bucket on v2")
-        own = any(v == u for v, _rule, _why in reasons.get(fam.find(u), ()))
+        # reads of the answer in this module, past FN_NAME, of fields the v1 view builds (`publicIp`): they read the
+        # view FN_NAME returns as they are written, so they hold back nothing
+        on_view = _read_on_view(plan, u, cf, an.function_named(fn_name))
+        covered = {(f.rule, f.message) for _read, _keys, flags, _finds in on_view or () for f in flags if f.blocking}
+        own = any(v == u and (rule, why_not) not in covered for v, rule, why_not in reasons.get(fam.find(u), ()))
         if not own and u not in translated and _passes_view_on(an, cf, viewed.get(u, ()), fn_name):
             continue  # FN_NAME returns what a function already returning the v1 view gave it
-        if not own and u not in translated and callers and _plan_view(plan, u, fn_name, why):
+        if not own and u not in translated and callers and on_view is not None \
+                and _plan_view(plan, u, fn_name, why, on_view):
             viewed.setdefault(u, set()).add(fn_name)
+            root = fam.find(u)
+            if root in reasons:
+                reasons[root] = [r for r in reasons[root] if r[0] != u or (r[1], r[2]) not in covered]
+                if not reasons[root]:
+                    del reasons[root]
             continue
         block(u, _call_rule(cf), why)
 
@@ -543,10 +553,11 @@ def _answers_returned_elsewhere(plan: "Plan") -> list[tuple[int, str]]:
     return out
 
 
-def _plan_view(plan: "Plan", u: int, fn_name: str, why: str) -> bool:
+def _plan_view(plan: "Plan", u: int, fn_name: str, why: str, on_view: list) -> bool:
     """Call U stays plain v2 and FN_NAME returns the v1 view of its answer (`v1bridge_compat.v1_view`), when every
-    `return` its answer reaches is FN_NAME's and no function of this module reads what FN_NAME returns (they read
-    it as v2, renamed by the rules). False (nothing planned) otherwise."""
+    `return` its answer reaches is FN_NAME's (or hands on what FN_NAME returned). The functions of this module that
+    read what FN_NAME returns read the view as written: ON_VIEW, their reads (`_read_on_view`), lose the renames
+    planned for them. False (nothing planned) otherwise."""
     from codemod import compat_call
 
     an, cf = plan.an, plan.facts.calls[u]
@@ -559,17 +570,14 @@ def _plan_view(plan: "Plan", u: int, fn_name: str, why: str) -> bool:
     if cf.route.op.shape == "billing":
         return False  # v1 answered one record per bucket where v2 answers one per resource and bucket
     if fn is None or kind is None or not returns or any(not an.returns_only(ret, cf.call) for ret, _typed in returns) \
-            or any(not _returns_call_of(ret, fn_name) for ret, _typed in everywhere if an.scope_of(ret) is not fn):
+            or any(not _returns_call_of(an, ret, fn_name) for ret, _typed in everywhere if an.scope_of(ret) is not fn):
         return False
-    local = [call for call in an.ix.calls  # (the module calls its own function by its bare name: `rp.get()` is not
-             if isinstance(call.func, cst.Name) and call.func.value == fn_name and not _inside(an, call, fn)]  # `get()`)
-    if local and not _reads_alike(plan, cf, fn):
-        return False  # a local caller reads it as the v2 answer
     send = None
     if any(kind in spec.responses for spec in plan.kb.mappings.conventions.lookups.values()):
         send = _view_send(plan, cf.site)  # the client's own call on a v2 path, for the v2 reads the view needs
         if send is None:
             return False
+    _withdraw_reads(plan, u, on_view)
     plan.unit = u
     for ret, _typed in returns:
         plan.change("compat-view", ret.value, _call_rule(cf), compat_call.View(kind, send, cf.site.is_async))
@@ -639,21 +647,7 @@ def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, tra
                 send = _view_send(plan, cf.site)
                 if send is None:
                     continue  # the view's own reads (the GPU catalog) need the client's call on a v2 path
-            planned = {id(f) for _read, _keys, flags, _found in reads for f in flags}
-            found = {id(f): read.key for read, _keys, _flags, finds in reads for f in finds}
-            for _read, keys, _flags, _finds in reads:
-                for key in keys:
-                    if key in plan.change_units:
-                        plan.change_units[key].discard(u)
-                        if not plan.change_units[key]:
-                            del plan.change_units[key], plan.changes[key]
-            planned |= {id(f) for _name, flags in includes for f in flags}
-            plan.flags[u] = [f for f in plan.flags.get(u, ()) if id(f) not in planned]
-            view = f"read on the v1 view v1bridge_compat.{compat_call.V1_VIEW} builds from the v2 answer"
-            plan.findings[u] = [Finding(f.rule, f.line, f.column, (f"v1 field {found[id(f)]!r} " if found[id(f)] else
-                                                                   "a loop waiting on a v1 field, ") + view, True,
-                                        f.route, f.v2_target, f.kind, f.source_line, f.attributed, True)
-                                if id(f) in found else f for f in plan.findings.get(u, ())]
+            _withdraw_reads(plan, u, reads, [f for _name, flags in includes for f in flags])
             plan.unit = u
             rule = next(f.rule for _read, _keys, flags, _found in reads for f in flags if f.blocking)
             fields = tuple(sorted(key for key, spec in responses[kind].fields.items() if spec.include in asked))
@@ -670,6 +664,27 @@ def _view_records(plan: "Plan", fam: _Families, reasons: dict, n_calls: int, tra
             reasons[root] = [r for r in reasons[root] if r[0] != u]
         if not reasons[root]:
             del reasons[root]
+
+
+def _withdraw_reads(plan: "Plan", u: int, reads, flags=()) -> None:
+    """READS (`Plan.field_reads` entries of call U) read the v1 view as written: the changes, flags and findings
+    planned for them go, their findings say they read the view; so do FLAGS."""
+    from codemod import compat_call
+
+    planned = {id(f) for _read, _keys, read_flags, _found in reads for f in read_flags} | {id(f) for f in flags}
+    found = {id(f): read.key for read, _keys, _flags, finds in reads for f in finds}
+    for _read, keys, _flags, _finds in reads:
+        for key in keys:
+            if key in plan.change_units:
+                plan.change_units[key].discard(u)
+                if not plan.change_units[key]:
+                    del plan.change_units[key], plan.changes[key]
+    plan.flags[u] = [f for f in plan.flags.get(u, ()) if id(f) not in planned]
+    view = f"read on the v1 view v1bridge_compat.{compat_call.V1_VIEW} builds from the v2 answer"
+    plan.findings[u] = [Finding(f.rule, f.line, f.column, (f"v1 field {found[id(f)]!r} " if found[id(f)] else
+                                                           "a loop waiting on a v1 field, ") + view, True,
+                                f.route, f.v2_target, f.kind, f.source_line, f.attributed, True)
+                        if id(f) in found else f for f in plan.findings.get(u, ())]
 
 
 def _view_send(plan: "Plan", site) -> str | None:
@@ -744,9 +759,14 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
         f"v2 list; v1bridge_compat.{compat_call.ALL_PAGES} reads every page and applies the v1 filters v2 ignores")
 
 
-def _returns_call_of(ret: cst.Return, fn_name: str) -> bool:
-    """`return FN_NAME(...)`: the statement hands on what FN_NAME returned, as it came."""
+def _returns_call_of(an, ret: cst.Return, fn_name: str) -> bool:
+    """`return FN_NAME(...)`, or `return pod` with `pod = FN_NAME(...)` the one binding of `pod` in its function: the
+    statement hands on what FN_NAME returned, as it came."""
     value = ret.value
+    if isinstance(value, cst.Name):
+        scope = an.scope_of(ret)
+        assigned = an.ix.assigns.get(id(scope) if scope is not None else None, {}).get(value.value, [])
+        value = assigned[0][0] if len(assigned) == 1 else None
     if isinstance(value, cst.Await):
         value = value.expression
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == fn_name
@@ -764,20 +784,33 @@ def _passes_view_on(an, cf, viewing: set, fn_name: str) -> bool:
     fn = an.function_named(fn_name)
     returns = [ret for ret, _typed, reading in an.returned if reading is cf and an.scope_of(ret) is fn]
     return bool(viewing) and fn is not None and bool(returns) and all(
-        any(_returns_call_of(ret, name) for name in viewing) for ret in returns)
+        any(_returns_call_of(an, ret, name) for name in viewing) for ret in returns)
 
 
-def _reads_alike(plan: "Plan", cf, fn: cst.FunctionDef) -> bool:
-    """Does every read of the call's answer outside FN read a field v1 and v2 name and fill alike (`tpl["id"]`)? A
-    local caller then reads the v1 view FN returns as the code reads it today (no read there is renamed)."""
+def _read_on_view(plan: "Plan", u: int, cf, fn: cst.FunctionDef | None) -> list | None:
+    """The reads of call U's answer outside FN (`Plan.field_reads` entries): functions of this module that read what
+    FN returns. If FN returns the v1 view they read it as written, so each must be a field the view builds
+    (`publicIp`, `desiredStatus`); None when one is not (a field v2 lacks, an error key, the list whole), or when a
+    caller binds it to a name it binds again (`tpl = find(...)`, then `tpl = patch(...)` under an `if`): what reaches
+    that name's later uses is not followed."""
+    an = plan.an
     rmap = plan.kb.mappings.responses.get(cf.route.op.response or "")
+    if fn is None or rmap is None:
+        return None
+    for call in an.ix.calls:  # (the module calls its own function by its bare name: `rp.get()` is not `get()`)
+        if isinstance(call.func, cst.Name) and call.func.value == fn.name.value and not _inside(an, call, fn):
+            awaited = an.parent(call)
+            bound = an._bound_name(awaited if isinstance(awaited, cst.Await) else call)
+            scope = an.scope_of(call)
+            if bound is not None and len(an.ix.assigns.get(id(scope) if scope else None, {}).get(bound[0], ())) != 1:
+                return None
     for read in cf.reads:
-        if _inside(plan.an, read.node, fn):
-            continue
-        spec = rmap.fields.get(read.key) if rmap is not None and read.kind == "field" else None
-        if spec is None or spec.source != read.key or spec.omit or spec.has_const or spec.convert or spec.values:
-            return False
-    return True
+        if read.kind == "loop" or _inside(plan.an, read.node, fn):
+            continue  # (a loop polls the view as it polled v1's answer)
+        spec = rmap.fields.get(read.key) if read.kind == "field" else None
+        if spec is None or not _in_view(spec, set()):
+            return None
+    return [entry for entry in plan.field_reads.get(u, ()) if not _inside(plan.an, entry[0].node, fn)]
 
 
 def _return_agreed(an, fn_name: str) -> bool:

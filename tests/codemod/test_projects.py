@@ -109,6 +109,7 @@ async def modelhub(project: Loaded, ids: dict) -> list[str]:
     out: list[str] = []
     out += await project.main("deploy", ["up", "whisper", "ghcr.io/acme/whisper:3", "--max", "2"])
     out += await project.main("deploy", ["up", "whisper", "ghcr.io/acme/whisper:4"])  # the template's image bumped
+    out += await project.main("deploy", ["up", "whisper", "ghcr.io/acme/whisper:4"])  # the template found as it is
     out += await project.main("deploy", ["ls"])
     out += await project.main("deploy", ["scale", "whisper", "--max", "5", "--idle", "30"])
     out += await project.main("deploy", ["smoke", "whisper"])  # job API, REST and an already-v2 call gathered

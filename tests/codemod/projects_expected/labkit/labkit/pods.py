@@ -40,9 +40,9 @@ def list_pods(s: RunPodSession, status=None, name_prefix=None):
 
 
 def get(s: RunPodSession, pod_id):
-    r = v1bridge_compat.call_v1(v1bridge_compat.by_method(delete=s.delete, get=s.get, patch=s.patch, post=s.post, put=s.put), "GET", f"pods/{pod_id}")
+    r = s.get(f"pods/{pod_id}")
     r.raise_for_status()
-    return r.json()
+    return v1bridge_compat.v1_view("pod", r.json())
 
 
 def find(s: RunPodSession, name):
