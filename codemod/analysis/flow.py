@@ -561,12 +561,19 @@ class Flow:
     def returns_only(self, ret: cst.Return, call: cst.Call) -> bool:
         """Does RET return the answer of CALL on every path: the call in its value, or a name bound once in the
         function (`pod = get(...)`, a loop variable over its list, the response of `r = get(...)` returned as
-        `r.json()`), never another value on another path?"""
+        `r.json()`), never another value on another path? The first record of its list, or None when it is empty
+        (`pods[0] if pods else None`), is its answer too."""
         if ret.value is None:
             return False
         if any(node is call for node in descendants(ret.value)):
             return True
-        name = returned_name(ret)
+        value = ret.value
+        if isinstance(value, cst.IfExp) and isinstance(value.orelse, cst.Name) and value.orelse.value == "None":
+            value = value.body
+        if isinstance(value, cst.Subscript) and len(value.slice) == 1 and isinstance(value.slice[0].slice, cst.Index) \
+                and isinstance(value.slice[0].slice.value, cst.Integer):
+            value = value.value
+        name = returned_name(ret) if value is ret.value else value if isinstance(value, cst.Name) else None
         fn = self.scope_of(ret)
         return name is not None and len(
             self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(name.value, [])) <= 1

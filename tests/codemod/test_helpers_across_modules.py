@@ -998,3 +998,19 @@ def test_a_list_whose_filters_v2_ignores_is_every_page_of_v2_with_the_filters_ap
     assert out["pkg/api.py"].new_source == API.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
     again = rewrite_files({path: r.new_source for path, r in out.items()})
     assert all(r.new_source == out[path].new_source for path, r in again.items())
+
+
+def test_the_first_record_of_a_filtered_list_returned_to_another_module_is_read_there_by_its_v2_names():
+    """find() returns `pods[0] if pods else None` of a list filtered by a v1 parameter v2 ignores (`name`): that is
+    the answer of its call too, so the other module's word is heard; it reads a field v2 renames, so the list is
+    every page of v2 filtered at run time and the read is renamed where it is made (it was the whole call through
+    call_v1: find() had no ReturnSig)."""
+    pods = 'from .http import get\n\n\ndef find(name):\n    pods = get("/pods", name=name)\n    return pods[0] if pods else None\n'
+    uses = ('from pkg.pods import find\n\n\ndef running(name):\n    pod = find(name)\n'
+            '    return pod is not None and pod["desiredStatus"] == "RUNNING"\n')
+    out = rewrite_files({"pkg/__init__.py": "", "pkg/http.py": KW_HTTP, "pkg/pods.py": pods, "uses.py": uses})
+    assert out["pkg/pods.py"].new_source == pods.replace("from .http", "import v1bridge_compat\n\nfrom .http").replace(
+        'get("/pods", name=name)',
+        'v1bridge_compat.all_pages(v1bridge_compat.by_method(get=get), "/pods", {"name": name}, op="pods.list")')
+    assert out["uses.py"].new_source == uses.replace('"desiredStatus"', '"status"')
+    assert [(s.line, s.state, s.rule) for s in out["pkg/pods.py"].states] == [(5, 2, "Q03")]

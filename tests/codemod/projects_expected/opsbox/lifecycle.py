@@ -22,7 +22,7 @@ def main(argv=None):
         return 1
     if a.verb == "rm":
         url = "/pods/" + quote(pod["id"])
-        if a.force and pod["desiredStatus"] == "RUNNING":
+        if a.force and pod["status"] == "RUNNING":
             rp.post(url + "/action", {"action": "stop"})
         rp.delete(url)
         print("removed", a.name)

@@ -6,7 +6,7 @@ from .http import get
 
 
 def find_pod(name):
-    pods = v1bridge_compat.call_v1(v1bridge_compat.by_method(get=get), "GET", "/pods", params={"name": name})
+    pods = v1bridge_compat.all_pages(v1bridge_compat.by_method(get=get), "/pods", {"name": name}, op="pods.list")
     return pods[0] if pods else None
 
 
