@@ -168,7 +168,8 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
     # v1-only names read on answers the analysis could not trace (a dict handed in, a list read elsewhere): if the
     # calls moved to plain v2, those reads would silently read nothing from their answers; so every call of the
     # file keeps v1's answer (state 2, through the run-time translation), or stays v1 with its family
-    untraced = [(name, key) for name, key, written in facts.handed_in if not written] + _untraced_renamed_reads(plan)
+    untraced = [(name, key) for name, key, written in facts.handed_in
+                if not written and not _on_another_files_answer(plan, key)] + _untraced_renamed_reads(plan)
     if untraced and n_calls:
         name, key = untraced[0]
         line = an.where(key)[0]
@@ -509,16 +510,53 @@ def _untraced_renamed_reads(plan: "Plan") -> list:
             key = sub.slice[0].slice.value
             name = _literal(key)
             if name in renamed and id(key) not in judged and id(key) not in an.read_keys \
-                    and not isinstance(an.parent(sub), cst.AssignTarget) and not an.foreign_answer(key):
+                    and not isinstance(an.parent(sub), cst.AssignTarget) and not an.foreign_answer(key) \
+                    and not _on_another_files_answer(plan, key):
                 out.append((name, key))
     for call in an.ix.calls:
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "get" and call.args:
             key = call.args[0].value
             name = _literal(key)
             if name in renamed and id(key) not in judged and id(key) not in an.read_keys \
-                    and not an.foreign_answer(key):
+                    and not an.foreign_answer(key) and not _on_another_files_answer(plan, key):
                 out.append((name, key))
     return out
+
+
+def _on_another_files_answer(plan: "Plan", key: cst.CSTNode) -> bool:
+    """Is the object KEY is read on (`obj["k"]`, `obj.get("k")`, `obj["gpu"]["id"]`) what a function of this module
+    returned, every `return` of that function handing on another file's answer (`pod = wait_running(...)`, which
+    returns `rp.get_pod(...)`)? A name bound more than once reads the binding that reaches it on every path: the
+    last one before it among the statements of its function's own body. Such a read does not hang on this file's
+    calls."""
+    an = plan.an
+    parent = an.parent(key)
+    if isinstance(parent, cst.Arg):  # obj.get("k")
+        call = an.parent(parent)
+        obj = call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) else None
+    else:  # obj["k"]
+        sub = an.parent(an.parent(parent)) if isinstance(parent, cst.Index) else None
+        obj = sub.value if isinstance(sub, cst.Subscript) else None
+    while isinstance(obj, cst.Subscript):
+        obj = obj.value
+    if isinstance(obj, cst.Name):
+        scope = an.scope_of(obj)
+        line = an.line_of(obj)
+        before = [(an.line_of(stmt), value, stmt) for value, stmt in an.ix.assigns.get(
+            id(scope) if scope is not None else None, {}).get(obj.value, []) if an.line_of(stmt) < line]
+        if not before:
+            return False
+        _line, obj, stmt = max(before, key=lambda entry: entry[0])
+        if scope is None or an.parent(an.statement_of(stmt)) is not scope.body:
+            return False
+    if isinstance(obj, cst.Await):
+        obj = obj.expression
+    if not isinstance(obj, cst.Call) or not isinstance(obj.func, cst.Name):
+        return False
+    fn = an.function_named(obj.func.value)
+    own = {id(cf) for cf in plan.facts.calls}
+    returns = [reading for ret, _typed, reading in an.returned if an.scope_of(ret) is fn]
+    return fn is not None and bool(returns) and all(id(reading) not in own for reading in returns)
 
 
 

@@ -5,7 +5,6 @@ import sys
 import time
 
 import rpops as rp
-import v1bridge_compat
 
 GPUS = ["NVIDIA H100 NVL", "NVIDIA H100 80GB HBM3", "NVIDIA A100 80GB PCIe"]
 IMAGE = "runpod/pytorch:2.4.0-py3.11-cuda12.4.1-devel-ubuntu22.04"
@@ -15,17 +14,15 @@ def launch(name, gpus=GPUS, disk=50):
     last = None
     for gpu in gpus:
         try:
-            return v1bridge_compat.call_v1(v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), "POST", "/pods", json={
+            return rp.post("/pods", {
                 "name": name,
-                "imageName": IMAGE,
-                "gpuTypeIds": [gpu],
-                "gpuCount": 1,
-                "cloudType": "SECURE",
-                "containerDiskInGb": disk,
-                "volumeInGb": 100,
-                "volumeMountPath": "/workspace",
+                "image": IMAGE,
+                "gpu": {"id": gpu, "count": 1, "minRamPerGpu": 8, "minVcpuCountPerGpu": 2},
+                "cloud": "SECURE",
+                "disk": disk,
                 "ports": ["8888/http", "22/tcp"],
                 "env": {"JUPYTER_PASSWORD": "oncall"},
+                "mounts": {"persistent": {"size": 100, "path": "/workspace"}},
             })
         except rp.ApiError as e:
             if e.status == 400 and "no instances" in e.message.lower():
