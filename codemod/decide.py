@@ -749,19 +749,23 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
     """A list call through the client's own helper whose only blockers are v1 filters v2 ignores (Q03, and the
     rules of the parameters it names: `desiredStatus`, `gpuTypeId`) is `v1bridge_compat.all_pages(<the helper's
     send>, "<v2 path>", <its query>, op=...)`: every page of the v2 list, the filters applied to v2's records, its
-    reads renamed to v2's where they are made. Was the whole call translated at run time (v1's answer)."""
+    reads renamed to v2's where they are made. Was the whole call translated at run time (v1's answer). So is a
+    billing list whose query sets a grouping or a filter on a joined field (a pod's GPU type) on some runs only:
+    all_pages groups and filters v2's records as that query asks when it runs (v2's field names kept)."""
     from codemod import compat_call
 
     an, site, route = plan.an, cf.site, cf.route
     flags = plan.flags.get(u, [])
     blocking = [f for f in flags if f.blocking]
-    if not blocking or any(f.kind != "param" for f in blocking) or route.op.shape != "list" or route.op.v2 is None \
-            or route.op.query is None or site.library != "helper" or route.v2_segments is None \
+    if not blocking or any(f.kind != "param" for f in blocking) or route.op.shape not in ("list", "billing") \
+            or route.op.v2 is None or route.op.query is None or site.library != "helper" or route.v2_segments is None \
             or compat_call._unsupported_query(an, site) or any(r.kind not in ("list", "field") for r in cf.reads):
         return
     qmap = plan.kb.mappings.queries[route.op.query].params
-    if any(k in qmap and not (qmap[k].filter or qmap[k].to) for k in compat_call.query_keys(an, site)):
-        return  # an include flag or a grouping: v1 data all_pages does not add (the translation does)
+    billing = route.op.shape == "billing"
+    if any(k in qmap and not (qmap[k].filter or qmap[k].to or billing and qmap[k].emulated_by)
+           for k in compat_call.query_keys(an, site)):
+        return  # an include flag, or a grouping of a resource list: v1 data all_pages does not add
     if site.params_expr is not None:
         params = an.code_of(site.params_expr).strip()
     elif site.query_args:

@@ -16,7 +16,7 @@ them, each for one pod or volume. A list only summed (`sum(r["amount"] for r in
 rows)`) totals the same; any other use (a count, an index, a row per record)
 gets v1's records back through `v1bridge_compat.regroup_billing`, in v2's
 field names, so the renamed reads stand. A grouping sent on some runs only is
-left to the run-time translation (the call goes through `call_v1`).
+flagged here; the decision reads such a query when the call runs (`all_pages`) where it can.
 """
 from __future__ import annotations
 
@@ -55,8 +55,8 @@ def plan_read(read: Read, cf: CallFact, plan, rule_id: str) -> None:
     if grouped is None or _only_summed(read.node, cf, plan):
         plan_unwrap(read, cf, plan, rule_id)  # v2's records are v1's groups, or only their total is read
         return
-    if grouped == "mixed":
-        plan.flag(cf.call, "Q25", "call", cf.route, f"v1 grouped these records by {_default(cf, plan)} when "
+    if grouped == "mixed":  # (a query parameter's doing: the decision may read that query when the call runs)
+        plan.flag(cf.call, "Q25", "param", cf.route, f"v1 grouped these records by {_default(cf, plan)} when "
                   "`grouping` is not sent and per resource when it is")
         return
     send = None

@@ -1024,3 +1024,19 @@ def test_a_field_read_on_another_files_answer_a_local_function_hands_on_does_not
         '{"size": 20, "path": "/workspace"}}}')
     assert 'return v1bridge_compat.v1_view("pod", _get(f"/pods/{pod_id}"))' in out["pkg/pods.py"].new_source
     assert [(s.line, s.state, s.rule) for s in out["uses.py"].states] == [(6, 1, "L02")]
+
+
+def test_a_billing_list_whose_grouping_and_gpu_filter_are_set_on_some_runs_reads_that_query_when_it_runs():
+    """v1 grouped pod billing by GPU type unless `grouping` said otherwise, and filtered it on each pod's GPU type;
+    the query is built under `if`s, so only the run knows it: the list is every page of v2 with that query applied
+    when it runs (all_pages sends v2 only what it takes), its reads by v2's names (was the whole call through
+    call_v1: R10, and the grouping sent on some runs only)."""
+    uses = ('from pkg.http import get\n\n\ndef spend(gpu=None, per_pod=False):\n    q = {"bucketSize": "day"}\n'
+            '    if gpu:\n        q["gpuTypeId"] = gpu\n    if per_pod:\n        q["grouping"] = "podId"\n'
+            '    return [r["amount"] for r in get("/billing/pods", **q)]\n')
+    out = rewrite_files({"pkg/__init__.py": "", "pkg/http.py": KW_HTTP, "uses.py": uses})
+    assert out["uses.py"].new_source == uses.replace("get\n\n\n", "get\n\nimport v1bridge_compat\n\n\n").replace(
+        'r["amount"] for r in get("/billing/pods", **q)',
+        'r["totalAmount"] for r in v1bridge_compat.all_pages(v1bridge_compat.by_method(get=get), "/billing/pods", q, '
+        'op="billing.pods")')
+    assert [(s.line, s.state) for s in out["uses.py"].states] == [(10, 2)]

@@ -92,3 +92,29 @@ def test_regroup_billing_by_gpu_type_needs_the_callers_send(cm, billed):
     answer = client.send("GET", "/billing/pods", params={"bucketSize": "day"}).json()
     with pytest.raises(cm.CompatError, match="pass send="):
         cm.regroup_billing("billing_pod", answer)
+
+
+@pytest.mark.parametrize("query", [
+    {"bucketSize": "day"},
+    {"bucketSize": "day", "grouping": "podId"},
+    {"bucketSize": "day", "gpuTypeId": AVAILABLE_GPU},
+    {"bucketSize": "day", "gpuTypeId": AVAILABLE_GPU, "grouping": "podId"},
+])
+def test_all_pages_of_pod_billing_reads_the_v1_query_it_is_given_as_v1_did(cm, billed, query):
+    """A v1 query built at run time (a grouping or a GPU filter on some runs only): all_pages sends v2 only what v2
+    takes and gives v1's records (grouped as asked, or by GPU type; the GPU filter on each pod's GPU), in v2's
+    field names."""
+    client, v1 = billed
+    sent = []
+
+    def send(method, path, **kw):
+        sent.append((method, path, kw.get("params")))
+        return client.send(method, path, **kw)
+
+    records = cm.all_pages(send, "/billing/pods", query, op="billing.pods")
+    expected = v1.get("/billing/pods", params=query)
+    assert expected and sorted((r["startTime"], r.get("gpuTypeId"), r.get("podId"), r["totalAmount"])
+                               for r in records) == sorted(
+        (r["time"], r.get("gpuTypeId"), r.get("podId"), r["amount"]) for r in expected)
+    billing = [params for method, path, params in sent if path.startswith("/billing/")]
+    assert billing and all("grouping" not in str(p) and "gpuTypeId" not in str(p) for p in billing)

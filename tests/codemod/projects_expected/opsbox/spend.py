@@ -20,7 +20,7 @@ def pod_spend(days=1, gpu=None, per_pod=False):
         q["gpuTypeId"] = gpu
     if per_pod:
         q["grouping"] = "podId"
-    return v1bridge_compat.call_v1(v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), "GET", "/billing/pods", params=q)
+    return v1bridge_compat.all_pages(v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), "/billing/pods", q, op="billing.pods")
 
 
 def storage_spend(days=1):
@@ -36,7 +36,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     pods = pod_spend(a.days, a.gpu, a.per_pod)
     vols = storage_spend(a.days)
-    print("pods", round(sum(r["amount"] for r in pods), 2), "storage", round(sum(r["totalAmount"] for r in vols), 2))
+    print("pods", round(sum(r["totalAmount"] for r in pods), 2), "storage", round(sum(r["totalAmount"] for r in vols), 2))
     return 0
 
 
