@@ -193,7 +193,7 @@ def decide(plan: "Plan", plan_read: "ReadPlanner") -> None:
             "whose callers get one record per bucket on v1, one per resource and bucket on v2")
         # reads of the answer in this module, past FN_NAME, of fields the v1 view builds (`publicIp`): they read the
         # view FN_NAME returns as they are written, so they hold back nothing
-        on_view = _read_on_view(plan, u, cf, an.function_named(fn_name))
+        on_view = _read_on_view(plan, u, cf, _returning(an, fn_name))
         covered = {(f.rule, f.message) for _read, _keys, flags, _finds in on_view or () for f in flags if f.blocking}
         own = any(v == u and (rule, why_not) not in covered for v, rule, why_not in reasons.get(fam.find(u), ()))
         if not own and u not in translated and _passes_view_on(an, cf, viewed.get(u, ()), fn_name):
@@ -599,7 +599,7 @@ def _plan_view(plan: "Plan", u: int, fn_name: str, why: str, on_view: list) -> b
     from codemod import compat_call
 
     an, cf = plan.an, plan.facts.calls[u]
-    fn = an.function_named(fn_name)
+    fn = _returning(an, fn_name)
     everywhere = [(ret, typed) for ret, typed, reading in an.returned if reading is cf]
     # its own returns get the view; another function of the module returning FN_NAME's answer as it came
     # (`return create_endpoint(...)`) hands the view on
@@ -801,6 +801,20 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
         f"v2 list; v1bridge_compat.{compat_call.ALL_PAGES} reads every page and applies the v1 filters v2 ignores")
 
 
+def _returning(an, fn_name: str) -> cst.FunctionDef | None:
+    """The function FN_NAME of `Analyzer.fn_returns` (a module-level function, or a method of a module-level class
+    named by its own name), when the module has one of that name."""
+    fns = an.ix.functions.get(fn_name, [])
+    return fns[0] if len(fns) == 1 and an.qualname(fns[0]) is not None else None
+
+
+def _calls_it(call: cst.Call, fn: cst.FunctionDef) -> bool:
+    """Is CALL the module's own call of FN: `fn(...)`, or `self.fn(...)` for a method (`rp.get()` is not `get()`)?"""
+    func = call.func
+    return isinstance(func, cst.Name) and func.value == fn.name.value or isinstance(func, cst.Attribute) \
+        and func.attr.value == fn.name.value and isinstance(func.value, cst.Name) and func.value.value == "self"
+
+
 def _returns_call_of(an, ret: cst.Return, fn_name: str) -> bool:
     """`return FN_NAME(...)`, or `return pod` with `pod = FN_NAME(...)` the one binding of `pod` in its function: the
     statement hands on what FN_NAME returned, as it came."""
@@ -816,14 +830,14 @@ def _returns_call_of(an, ret: cst.Return, fn_name: str) -> bool:
 
 def _returns_own(an, cf, fn_name: str) -> bool:
     """Does FN_NAME return the call's answer itself (not what another function gave it)?"""
-    fn = an.function_named(fn_name)
+    fn = _returning(an, fn_name)
     return any(an.scope_of(ret) is fn and an.returns_only(ret, cf.call) for ret, _typed, reading in an.returned
                if reading is cf)
 
 
 def _passes_view_on(an, cf, viewing: set, fn_name: str) -> bool:
     """Does every return of the call's answer in FN_NAME hand on what a function returning the v1 view gave it?"""
-    fn = an.function_named(fn_name)
+    fn = _returning(an, fn_name)
     returns = [ret for ret, _typed, reading in an.returned if reading is cf and an.scope_of(ret) is fn]
     return bool(viewing) and fn is not None and bool(returns) and all(
         any(_returns_call_of(an, ret, name) for name in viewing) for ret in returns)
@@ -839,8 +853,8 @@ def _read_on_view(plan: "Plan", u: int, cf, fn: cst.FunctionDef | None) -> list 
     rmap = plan.kb.mappings.responses.get(cf.route.op.response or "")
     if fn is None or rmap is None:
         return None
-    for call in an.ix.calls:  # (the module calls its own function by its bare name: `rp.get()` is not `get()`)
-        if isinstance(call.func, cst.Name) and call.func.value == fn.name.value and not _inside(an, call, fn):
+    for call in an.ix.calls:
+        if _calls_it(call, fn) and not _inside(an, call, fn):
             awaited = an.parent(call)
             bound = an._bound_name(awaited if isinstance(awaited, cst.Await) else call)
             scope = an.scope_of(call)

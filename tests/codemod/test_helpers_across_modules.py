@@ -755,15 +755,14 @@ if pod["desiredStatus"] == "RUNNING":
 def test_a_method_per_route_that_returns_nothing_is_read_where_it_is_defined():
     """`stop_pod(self, pod_id)` names one route whole and returns nothing: plain v2 in its class, and its callers'
     calls are no call sites of their own (it was flagged in the caller "stays on v1: it joins something after the
-    path" while the method itself moved to /action). `get_pod` returns its answer, which other modules read: what a
-    method returns is not followed across modules, so it stays a helper whose request is translated at run time."""
+    path" while the method itself moved to /action). `get_pod` returns its answer, which other modules read: its
+    callers' reads are not followed across modules for a method, so it returns the v1 view of its plain v2 call (it
+    was a helper whose request was translated at run time)."""
     out = rewrite_files({"rpc/__init__.py": "", "rpc/client.py": SDK_CLASS, "status.py": SDK_USER})
     assert out["rpc/client.py"].new_source == SDK_CLASS.replace(
         "import requests\n", "import requests\n\nimport v1bridge_compat\n").replace(
         "https://rest.runpod.io/v1", "https://api.runpod.io/v2").replace(
-        'r = self.session.get(f"{self.base_url}/pods/{pod_id}", timeout=30)',
-        'r = v1bridge_compat.call_v1(lambda method, url, **kw: self.session.request(method, url, timeout=30, **kw), '
-        '"GET", f"{self.base_url}/pods/{pod_id}")').replace(
+        "return r.json()", 'return v1bridge_compat.v1_view("pod", r.json())').replace(
         '/stop", timeout=30)', '/action", timeout=30, json={"action": "stop"})')
     assert out["status.py"].new_source == SDK_USER
     states = {(path, s.line): (s.state, s.rule) for path, r in out.items() for s in r.states}
@@ -1040,3 +1039,35 @@ def test_a_billing_list_whose_grouping_and_gpu_filter_are_set_on_some_runs_reads
         'r["totalAmount"] for r in v1bridge_compat.all_pages(v1bridge_compat.by_method(get=get), "/billing/pods", q, '
         'op="billing.pods")')
     assert [(s.line, s.state) for s in out["uses.py"].states] == [(10, 2)]
+
+
+SDK = '''import requests
+
+
+class Client:
+    def __init__(self, key):
+        self.base = "https://rest.runpod.io/v1"
+        self.s = requests.Session()
+        self.s.headers["Authorization"] = "Bearer " + key
+
+    def get_pod(self, pod_id):
+        r = self.s.get(f"{self.base}/pods/{pod_id}", timeout=30)
+        r.raise_for_status()
+        return r.json()
+'''
+
+
+def test_a_client_class_method_whose_answer_other_modules_read_returns_the_v1_view_of_a_plain_v2_call():
+    """A client class made in one module and used in two: its get_pod()'s answer is read there by v1 names (one
+    renamed, `desiredStatus`; one v2 fills from another field, `costPerHr`). The method is plain v2 and returns the
+    v1 view; the readers stay as they are (it was the whole call through call_v1: the view was planned only for
+    module-level functions)."""
+    watch = 'from sdk import Client\n\n\ndef status(key, pod_id):\n    return Client(key).get_pod(pod_id)["desiredStatus"]\n'
+    cli = ('from sdk import Client\n\n\ndef cost(key, pod_id):\n    c = Client(key)\n    pod = c.get_pod(pod_id)\n'
+           '    return pod["costPerHr"]\n')
+    out = rewrite_files({"sdk.py": SDK, "watch.py": watch, "cli.py": cli})
+    assert out["sdk.py"].new_source == SDK.replace("import requests\n", "import requests\n\nimport v1bridge_compat\n") \
+        .replace("rest.runpod.io/v1", "api.runpod.io/v2").replace("return r.json()",
+                                                                  'return v1bridge_compat.v1_view("pod", r.json())')
+    assert not out["watch.py"].changed and not out["cli.py"].changed
+    assert [(s.line, s.state) for s in out["sdk.py"].states] == [(11, 2)]
