@@ -102,10 +102,10 @@ RETURN_KEY = "<return>"  # a returned answer's key in the run's agreement: (defi
 
 @dataclass(frozen=True)
 class ReturnSig:
-    """A module-level function that returns the answer of one of its v1 calls (picklable): its callers in other
-    files read that answer, so they say how (codemod.crossfile.resolve)."""
+    """A module-level function, or a method of a module-level class, that returns the answer of one of its v1 calls
+    (picklable): its callers in other files read that answer, so they say how (codemod.crossfile.resolve)."""
 
-    name: str
+    name: str  # "get_pod", or "Client.get_pod" for a method
     op: str  # the v1 operation of the call (mappings/data/operations.yaml id)
     shape: str  # object | list
 
@@ -224,6 +224,9 @@ class Table:
                     for sig in self.facts[origin].returns:
                         if sig.name == name:
                             self.return_refs.setdefault(path, {})[local] = ReturnRef(origin, sig)
+                        elif sig.name.startswith(name + "."):  # a method of a class imported by name
+                            self.return_refs.setdefault(path, {})[local + sig.name[len(name):]] = ReturnRef(origin,
+                                                                                                            sig)
                     value = self.facts[origin].constants.get(name)
                     if value is not None:
                         self.imported.setdefault(path, {})[local] = External(value, origin, name)
@@ -468,11 +471,12 @@ class _WordStart:
 
 
 def _answer_modules(facts: list[ModuleFacts]) -> set[str]:
-    """Module names of the files that call another file's helpers: what their functions return may be an API
-    answer (known only once the run reads them with those helpers), and a file importing them may read it."""
+    """Module names of the files whose functions (or client classes' methods) return an API answer, and of the
+    files that call another file's helpers (what their functions return may be one, known only once the run reads
+    them with those helpers): a file importing them may read it, or hand it where the rewrite cannot read it."""
     table = Table(facts)
     out = set()
-    for path in table.helper_refs:
+    for path in set(table.helper_refs) | {f.path for f in facts if f.returns}:
         parts = PurePosixPath(path).with_suffix("").parts
         parts = parts[:-1] if parts and parts[-1] == "__init__" else parts
         if parts:

@@ -874,7 +874,8 @@ def _return_agreed(an, fn_name: str) -> bool:
     `RETURN_KEY`)?"""
     from codemod.crossfile import RETURN_KEY
 
-    verdict = an.exports.get(RETURN_KEY + fn_name)
+    fn = _returning(an, fn_name)
+    verdict = an.exports.get(RETURN_KEY + (an.qualname(fn) if fn is not None else fn_name))
     return verdict is not None and verdict.state in ("go", "same")
 
 
@@ -892,7 +893,8 @@ def _returns_agreed(plan: "Plan", fam: _Families, blocked: set, wrapped: dict, t
     an, facts = plan.an, plan.facts
     units = {id(cf): u for u, cf in enumerate(facts.calls)}
     for name, (_typed, cf) in sorted(an.fn_returns.items()):
-        key = RETURN_KEY + name
+        fn = _returning(an, name)
+        key = RETURN_KEY + (an.qualname(fn) if fn is not None else name)
         if key not in an.exports or an.exports[key] is not None or id(cf) not in units:
             continue
         u = units[id(cf)]
@@ -1430,7 +1432,11 @@ def _through_imported(plan: "Plan") -> None:
 
     an = plan.an
     answers_translated = bool(an.compat_answer_sources)
+    returned = {id(fact.call) for fact in plan.facts.returned}
     for through in plan.facts.through:
+        if id(through.call) in returned:
+            continue  # a method returning its own call's answer (`client.get_pod(id)`): the call site is its own,
+            # in its module; the answer's reads here are the run's agreement on it (`_returns_agreed`)
         sig = through.sig
         line = an.where(through.call)[0]
         rule = _route_rule(through.route, None) if through.route is not None else "L01"

@@ -553,7 +553,7 @@ class Analyzer(Strings, Calls, Flow):
             return
         routes = {route.op.id: route for route in self.kb.routes}
         for call in self.ix.calls:
-            ref = self.return_refs.get(dotted(call.func) or "")
+            ref = self.return_refs.get(dotted(call.func) or "") or self.return_refs.get(self._method_spelling(call))
             route = routes.get(ref.sig.op) if ref is not None else None
             if route is None:
                 continue
@@ -566,6 +566,20 @@ class Analyzer(Strings, Calls, Flow):
             self._flow(expr, Typed(route, ref.sig.shape), depth=0)
             fact.escapes = self.escapes(expr, ref.sig.shape)
         self._reading = None
+
+    def _method_spelling(self, call: cst.Call) -> str:
+        """`Client.get_pod` for a method called on an instance made of a class by its name: `Client(key).get_pod()`,
+        or `c.get_pod()` with `c = Client(key)` the one binding of `c` in its scope; "" otherwise."""
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return ""
+        made = func.value
+        if isinstance(made, cst.Name):
+            scope = self.scope_of(call)
+            assigned = self.ix.assigns.get(id(scope) if scope is not None else None, {}).get(made.value, [])
+            made = assigned[0][0] if len(assigned) == 1 else None
+        cls = dotted(made.func) if isinstance(made, cst.Call) else None
+        return f"{cls}.{func.attr.value}" if cls else ""
 
     def _through_reads(self, through) -> None:
         """The answer of a call through another file's helper is the route's JSON (what the helper returns):
@@ -581,20 +595,22 @@ class Analyzer(Strings, Calls, Flow):
         self._flow(call_expr, Typed(route, shape), depth=0)
 
     def _returns(self) -> tuple:
-        """This module's functions that return the answer of one of its v1 calls, every `return` of that answer
-        being theirs (codemod.crossfile.ReturnSig): their callers in other files read it."""
+        """This module's functions, and its client classes' methods (`Client.get_pod`), that return the answer of
+        one of its v1 calls, every `return` of that answer being theirs (codemod.crossfile.ReturnSig): their callers
+        in other files read it."""
         from codemod.crossfile import ReturnSig
 
         units = {id(cf) for cf in self.facts.calls}
         out = []
         for name, (typed, cf) in sorted(self.fn_returns.items()):
             fns = self.ix.functions.get(name, [])
-            if id(cf) not in units or len(fns) != 1 or self.qualname(fns[0]) != name or cf.route.op.shape == "billing":
+            qualname = self.qualname(fns[0]) if len(fns) == 1 else None
+            if id(cf) not in units or qualname is None or cf.route.op.shape == "billing":
                 continue  # (a billing list: v1 answered one record per bucket, v2 one per resource and bucket)
             if all(self.scope_of(ret) is fns[0] and self.returns_only(ret, cf.call)
                    for ret, _typed, reading in self.returned if reading is cf) and all(
                     reading is cf for ret, _typed, reading in self.returned if self.scope_of(ret) is fns[0]):
-                out.append(ReturnSig(name, cf.route.op.id, typed.shape))
+                out.append(ReturnSig(qualname, cf.route.op.id, typed.shape))
         return tuple(out)
 
     def _module_facts(self):

@@ -755,19 +755,16 @@ if pod["desiredStatus"] == "RUNNING":
 def test_a_method_per_route_that_returns_nothing_is_read_where_it_is_defined():
     """`stop_pod(self, pod_id)` names one route whole and returns nothing: plain v2 in its class, and its callers'
     calls are no call sites of their own (it was flagged in the caller "stays on v1: it joins something after the
-    path" while the method itself moved to /action). `get_pod` returns its answer, which other modules read: its
-    callers' reads are not followed across modules for a method, so it returns the v1 view of its plain v2 call (it
-    was a helper whose request was translated at run time)."""
+    path" while the method itself moved to /action). `get_pod` returns its answer, which the other module reads by
+    a field v2 renames: the method is plain v2 and the read renamed there (a method's answer was not followed
+    across modules: the method's request was translated at run time, and the caller's call claimed as state 2)."""
     out = rewrite_files({"rpc/__init__.py": "", "rpc/client.py": SDK_CLASS, "status.py": SDK_USER})
     assert out["rpc/client.py"].new_source == SDK_CLASS.replace(
-        "import requests\n", "import requests\n\nimport v1bridge_compat\n").replace(
         "https://rest.runpod.io/v1", "https://api.runpod.io/v2").replace(
-        "return r.json()", 'return v1bridge_compat.v1_view("pod", r.json())').replace(
         '/stop", timeout=30)', '/action", timeout=30, json={"action": "stop"})')
-    assert out["status.py"].new_source == SDK_USER
+    assert out["status.py"].new_source == SDK_USER.replace('"desiredStatus"', '"status"')
     states = {(path, s.line): (s.state, s.rule) for path, r in out.items() for s in r.states}
-    assert states == {("rpc/client.py", 11): (2, "L01"), ("rpc/client.py", 16): (1, "L04"),
-                      ("status.py", 6): (2, "L01")}
+    assert states == {("rpc/client.py", 11): (1, "L01"), ("rpc/client.py", 16): (1, "L04")}
     assert not any(r.manual for r in out.values())
 
 
@@ -1057,17 +1054,31 @@ class Client:
 '''
 
 
-def test_a_client_class_method_whose_answer_other_modules_read_returns_the_v1_view_of_a_plain_v2_call():
-    """A client class made in one module and used in two: its get_pod()'s answer is read there by v1 names (one
-    renamed, `desiredStatus`; one v2 fills from another field, `costPerHr`). The method is plain v2 and returns the
-    v1 view; the readers stay as they are (it was the whole call through call_v1: the view was planned only for
-    module-level functions)."""
+def test_a_client_class_methods_answer_is_read_by_v2_names_in_the_modules_that_read_it():
+    """A client class made in one module and used in two (`Client(key).get_pod(...)`, `c = Client(key)` then
+    `c.get_pod(...)`): the answer of its method is heard like a module function's (ReturnSig `Client.get_pod`),
+    every reader reads a field v2 has, so the method is plain v2 and the reads are renamed where they are made
+    (`desiredStatus` -> `status`, `costPerHr` -> `cost`). It was the whole call through call_v1."""
     watch = 'from sdk import Client\n\n\ndef status(key, pod_id):\n    return Client(key).get_pod(pod_id)["desiredStatus"]\n'
     cli = ('from sdk import Client\n\n\ndef cost(key, pod_id):\n    c = Client(key)\n    pod = c.get_pod(pod_id)\n'
            '    return pod["costPerHr"]\n')
     out = rewrite_files({"sdk.py": SDK, "watch.py": watch, "cli.py": cli})
+    assert out["sdk.py"].new_source == SDK.replace("rest.runpod.io/v1", "api.runpod.io/v2")
+    assert out["watch.py"].new_source == watch.replace('"desiredStatus"', '"status"')
+    assert out["cli.py"].new_source == cli.replace('"costPerHr"', '"cost"')
+    assert [(s.line, s.state) for s in out["sdk.py"].states] == [(11, 1)]
+    assert not out["watch.py"].states and not out["cli.py"].states
+
+
+def test_a_client_class_method_whose_answer_goes_out_of_sight_returns_the_v1_view_of_a_plain_v2_call():
+    """One reader hands the answer where the rewrite cannot read it (a dump): the method is plain v2 and returns
+    its v1 view, and the other reader's v1 names stay as written (on that view)."""
+    dump = 'import json\n\nfrom sdk import Client\n\n\ndef dump(key, pod_id):\n    return json.dumps(Client(key).get_pod(pod_id))\n'
+    cli = ('from sdk import Client\n\n\ndef cost(key, pod_id):\n    c = Client(key)\n    pod = c.get_pod(pod_id)\n'
+           '    return pod["costPerHr"]\n')
+    out = rewrite_files({"sdk.py": SDK, "dump.py": dump, "cli.py": cli})
     assert out["sdk.py"].new_source == SDK.replace("import requests\n", "import requests\n\nimport v1bridge_compat\n") \
         .replace("rest.runpod.io/v1", "api.runpod.io/v2").replace("return r.json()",
                                                                   'return v1bridge_compat.v1_view("pod", r.json())')
-    assert not out["watch.py"].changed and not out["cli.py"].changed
+    assert not out["dump.py"].changed and not out["cli.py"].changed
     assert [(s.line, s.state) for s in out["sdk.py"].states] == [(11, 2)]
