@@ -386,8 +386,9 @@ class Flow:
             line = self.line_of(n)
             if start <= line < stop or (line >= stop and False):
                 p = self.parent(n)
-                if isinstance(p, (cst.AssignTarget,)) or (isinstance(p, cst.AsName)):
-                    continue
+                if isinstance(p, (cst.AssignTarget,)) or (isinstance(p, cst.AsName)) \
+                        or isinstance(p, cst.Attribute) and p.attr is n or isinstance(p, cst.Arg) and p.keyword is n:
+                    continue  # (`client.pod(...)`, `f(pod=...)`: another thing of that name)
                 out.append(n)
         return out
 

@@ -153,8 +153,18 @@ async def rpdash(project: Loaded, ids: dict) -> list[str]:
     return out
 
 
+async def podsdk(project: Loaded, ids: dict) -> list[str]:
+    out: list[str] = []
+    out += await project.main("launch", ["etl", "NVIDIA A40"])
+    pod = out[-1].split()[0]
+    out += await project.main("cost", [pod])  # the client class's answer, read in another module
+    out += await project.main("stop", [pod])
+    out += await project.main("cost", [pod])
+    return out
+
+
 SCENARIOS = {"podctl": podctl, "fleet": fleet, "nightly": nightly, "gpuctl": gpuctl, "labkit": labkit,
-             "modelhub": modelhub, "opsbox": opsbox, "rpdash": rpdash}
+             "modelhub": modelhub, "opsbox": opsbox, "rpdash": rpdash, "podsdk": podsdk}
 
 # Routes each project still sends to v1 after today's rewrite (issue 21 wants none): a ratchet, so the set may only
 # shrink; emptied as the rebuilt rewrite lands.

@@ -64,7 +64,8 @@ import rewrite_states  # noqa: E402
 # opsbox's find_pod is every page filtered at run time, read by v2's names in lifecycle.py: 17. A field read on what
 # a local function hands on from another file does not hold this file's calls back: opsbox's create in provision.py
 # is plain v2 (198/208, 16). A billing list whose grouping or GPU filter is set on some runs only is every page of
-# v2 with that query applied when it runs (all_pages): opsbox's and nightly's pod spend leave call_v1 (14).
+# v2 with that query applied when it runs (all_pages): opsbox's and nightly's pod spend leave call_v1 (14). podsdk
+# joins the projects: a client class whose method's answer another module reads, plain v2 (201/211).
 SHARE_AT_LEAST = {"corpus": 0.925, "all": 0.95}
 # State 2 by call_v1 (the whole call translated at run time, `Site.runtime`), at most: issue 21 wants the compat
 # module to wrap only the part v2 lacks (41 at f36a386, 18 of them in the corpus).
