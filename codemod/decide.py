@@ -777,10 +777,6 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
         return
     awaited = an.parent(cf.call)
     answer = awaited if isinstance(awaited, cst.Await) else cf.call
-    bound = an._bound_name(answer)
-    scope = an.scope_of(cf.call)
-    if bound is not None and len(an.ix.assigns.get(id(scope) if scope else None, {}).get(bound[0], ())) != 1:
-        return  # a name bound again (under an `if`): what reaches its later uses is not followed
     gone = an.escapes(answer, "list")
     if gone and gone not in {an.where(ret)[0] for ret, _typed, reading in an.returned if reading is cf}:
         return  # the records go where the rewrite cannot read them (they would be v2's there): v1's answer stays

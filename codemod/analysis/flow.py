@@ -19,6 +19,15 @@ from codemod.knowledge import Route
 _ANSWER_LIBRARIES = {"requests", "httpx", "aiohttp", "urllib", "urllib3", "http", "json", "orjson", "ujson"}
 
 
+def _same_records(value: cst.CSTNode, name: str) -> bool:
+    """Is VALUE some of the records NAME holds, as they are (`[p for p in pods if ...]`)?"""
+    if not isinstance(value, cst.ListComp) or value.for_in.inner_for_in is not None:
+        return False
+    loop = value.for_in
+    return isinstance(loop.iter, cst.Name) and loop.iter.value == name and isinstance(loop.target, cst.Name) \
+        and isinstance(value.elt, cst.Name) and value.elt.value == loop.target.value
+
+
 class Flow:
     """Mixin of the file analyzer: answer flow."""
 
@@ -376,21 +385,77 @@ class Flow:
         return names[at].value.value, stmt
 
     def _uses_after(self, name: str, stmt: cst.CSTNode) -> list[cst.Name]:
+        """The reads of NAME that may see the value STMT binds: those after STMT that no later binding of NAME
+        certainly comes before. A binding is certain for the reads after it in its own block (and in the body of its
+        `with`); a binding under an `if`, in a loop or a `try` is only possible for the reads after that statement
+        (`if prefix: pods = [p for p in pods if ...]` then `return pods`: both values may reach the return). The
+        reads in a binding's own value read the value before it; a read in another branch of an if/elif chain around
+        STMT never sees it."""
         scope = self.scope_of(stmt)
+        key = id(scope) if scope else None
         start = self.line_of(stmt)
-        assigns = self.ix.assigns.get(id(scope) if scope else None, {}).get(name, [])
-        later = sorted(self.line_of(s) for _, s in assigns if self.line_of(s) > start)
-        stop = later[0] if later else 10 ** 9
+        later = [other for _value, other in self.ix.assigns.get(key, {}).get(name, [])
+                 if other is not stmt and self.line_of(other) >= start]
+        branches = self._branches_of(stmt)
         out = []
-        for n in self.ix.names.get(id(scope) if scope else None, {}).get(name, []):
-            line = self.line_of(n)
-            if start <= line < stop or (line >= stop and False):
-                p = self.parent(n)
-                if isinstance(p, (cst.AssignTarget,)) or (isinstance(p, cst.AsName)) \
-                        or isinstance(p, cst.Attribute) and p.attr is n or isinstance(p, cst.Arg) and p.keyword is n:
-                    continue  # (`client.pod(...)`, `f(pod=...)`: another thing of that name)
-                out.append(n)
+        for n in self.ix.names.get(key, {}).get(name, []):
+            p = self.parent(n)
+            if self.line_of(n) < start or isinstance(p, (cst.AssignTarget, cst.AsName)) \
+                    or isinstance(p, cst.Attribute) and p.attr is n or isinstance(p, cst.Arg) and p.keyword is n \
+                    or self._within(n, stmt) or not self._same_branches(n, branches) \
+                    or any(self._rebound_for(n, other) for other in later):
+                continue  # (`client.pod(...)`, `f(pod=...)`: another thing of that name)
+            out.append(n)
         return out
+
+    def _rebound_for(self, node: cst.CSTNode, binding: cst.CSTNode) -> bool:
+        """Does BINDING certainly run before NODE reads its name: NODE in a later statement of BINDING's block (or
+        under one), or in the body of BINDING's `with`?"""
+        block = self._block_of(binding)
+        held, at = self._statement_in(binding, block), self._statement_in(node, block)
+        if held is None or at is None:
+            return False
+        if at is held:
+            return isinstance(binding, cst.WithItem) and not self._within(node, binding)
+        statements = list(block.body)
+        return next(i for i, s in enumerate(statements) if s is at) > next(i for i, s in enumerate(statements)
+                                                                            if s is held)
+
+    def _statement_in(self, node: cst.CSTNode, block: cst.CSTNode | None) -> cst.CSTNode | None:
+        """The statement of BLOCK that NODE is (or is in); None when NODE is not in BLOCK."""
+        while node is not None:
+            parent = self.parent(node)
+            if parent is block:
+                return node
+            node = parent
+        return None
+
+    def _branches_of(self, node: cst.CSTNode) -> dict[int, int]:
+        """{id of an `if` around NODE: id of its branch NODE is in} (an `elif` or `else` is its `if`'s `orelse`)."""
+        out: dict[int, int] = {}
+        prev, cur = node, self.parent(node)
+        while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.Module)):
+            if isinstance(cur, cst.If) and prev is not cur.test:
+                out[id(cur)] = id(prev)
+            prev, cur = cur, self.parent(cur)
+        return out
+
+    def _same_branches(self, node: cst.CSTNode, branches: dict[int, int]) -> bool:
+        """Is NODE in no other branch of the `if`s BRANCHES names than the one they name (code in another branch of
+        an if/elif chain never runs after the statement)?"""
+        prev, cur = node, self.parent(node)
+        while cur is not None and not isinstance(cur, (cst.FunctionDef, cst.Module)):
+            if id(cur) in branches and prev is not cur.test and id(prev) != branches[id(cur)]:
+                return False
+            prev, cur = cur, self.parent(cur)
+        return True
+
+    def _block_of(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The block (or module) whose statement NODE is or is in."""
+        block = self.parent(node)
+        while block is not None and not isinstance(block, (cst.IndentedBlock, cst.Module)):
+            block = self.parent(block)
+        return block
 
     def _json_site(self, json_expr: cst.CSTNode, typed: Typed | None, site: CallSite) -> None:
         """A parsed v1 JSON body: error reads, list wrapping, field reads, where it flows."""
@@ -576,8 +641,9 @@ class Flow:
             value = value.value
         name = returned_name(ret) if value is ret.value else value if isinstance(value, cst.Name) else None
         fn = self.scope_of(ret)
-        return name is not None and len(
-            self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(name.value, [])) <= 1
+        return name is not None and len([
+            value for value, _stmt in self.ix.assigns.get(id(fn) if fn is not None else None, {}).get(name.value, [])
+            if not _same_records(value, name.value)]) <= 1
 
     def escapes(self, expr: cst.CSTNode, shape: str, depth: int = 0) -> int:
         """Line where an answer (EXPR, an object or a list of them) goes where the rewrite cannot read what is read

@@ -69,7 +69,8 @@ import rewrite_states  # noqa: E402
 SHARE_AT_LEAST = {"corpus": 0.925, "all": 0.95}
 # State 2 by call_v1 (the whole call translated at run time, `Site.runtime`), at most: issue 21 wants the compat
 # module to wrap only the part v2 lacks (41 at f36a386, 18 of them in the corpus).
-RUNTIME_AT_MOST = {"corpus": 8, "all": 14}
+# A list rebound under an `if` to some of its records is followed through the `if` (labkit's list_pods: all_pages): 13.
+RUNTIME_AT_MOST = {"corpus": 8, "all": 13}
 # State 2 by with_v1_body (the v2 route, the v1 body converted when it runs), at most: a body the rewrite can read
 # is plain v2 (5 at 59ecf63: podctl's, fleet's and labkit's creates, whose fields set under an `if` combine in one v2
 # key, and fleet's and modelhub's endpoint updates, whose fields combine against the record).

@@ -33,10 +33,10 @@ def list_pods(s: RunPodSession, status=None, name_prefix=None):
     params = {}
     if status:
         params["desiredStatus"] = status
-    pods = v1bridge_compat.call_v1(lambda method, path, json=None: s.call(method=method, path=path, body=json), "GET", "pods", params=params)
+    pods = v1bridge_compat.all_pages(lambda method, path, json=None: s.call(method=method, path=path, body=json), "/pods", params, op="pods.list")
     if name_prefix:
         pods = [p for p in pods if p["name"].startswith(name_prefix)]
-    return pods
+    return v1bridge_compat.v1_view("pod", pods)
 
 
 def get(s: RunPodSession, pod_id):
