@@ -455,6 +455,7 @@ class View:
     send: str | None
     is_async: bool
     includes: tuple[str, ...] = ()  # v1 fields the call asked for (`?includeMachine=true`: machine), the view builds
+    asked: str | None = None  # code of the v1 query whose include flags the view honours when it runs
 
 
 def apply_view(node: cst.CSTNode, view: View) -> cst.CSTNode:
@@ -470,6 +471,9 @@ def apply_view(node: cst.CSTNode, view: View) -> cst.CSTNode:
         args[-1] = args[-1].with_changes(comma=comma)
         names = ", ".join(f'"{name}"' for name in view.includes)
         args.append(_kw("includes", cst.parse_expression(f"({names},)" if len(view.includes) == 1 else f"({names})")))
+    elif view.asked is not None:
+        args[-1] = args[-1].with_changes(comma=comma)
+        args.append(_kw("includes", cst.parse_expression(view.asked)))
     fn = AV1_VIEW if view.send is not None and view.is_async else V1_VIEW
     call = cst.Call(func=cst.Attribute(cst.Name(MODULE_NAME), cst.Name(fn)), args=args)
     return cst.Await(call) if fn == AV1_VIEW else call

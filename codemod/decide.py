@@ -617,8 +617,10 @@ def _plan_view(plan: "Plan", u: int, fn_name: str, why: str, on_view: list) -> b
             return False
     _withdraw_reads(plan, u, on_view)
     plan.unit = u
+    asked = plan.scratch.get("pages-asked", {}).get(u)  # the query of a list whose include flags the view honours
     for ret, _typed in returns:
-        plan.change("compat-view", ret.value, _call_rule(cf), compat_call.View(kind, send, cf.site.is_async))
+        plan.change("compat-view", ret.value, _call_rule(cf), compat_call.View(kind, send, cf.site.is_async,
+                                                                               asked=asked))
     plan.scratch.setdefault("compat-viewed", {})[u] = (
         f"{why}; {fn_name}() returns the v1 view of its v2 answer (v1bridge_compat.{compat_call.V1_VIEW})")
     plan.unit = "file"
@@ -763,9 +765,14 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
         return
     qmap = plan.kb.mappings.queries[route.op.query].params
     billing = route.op.shape == "billing"
-    if any(k in qmap and not (qmap[k].filter or qmap[k].to or billing and qmap[k].emulated_by)
-           for k in compat_call.query_keys(an, site)):
-        return  # an include flag, or a grouping of a resource list: v1 data all_pages does not add
+    keys = compat_call.query_keys(an, site)
+    asked = [k for k in keys if k in qmap and not billing and _include_flag(plan, qmap[k])]
+    if any(k in qmap and not (qmap[k].filter or qmap[k].to or billing and qmap[k].emulated_by) and k not in asked
+           for k in keys):
+        return  # a grouping of a resource list, or records v1 added to the list: v1 data all_pages does not add
+    fields = plan.kb.mappings.responses[route.op.response].fields if route.op.response else {}
+    if asked and any(r.kind == "field" and (r.key not in fields or fields[r.key].include) for r in cf.reads):
+        return  # what an include flag asked for is in the v1 view only: a record read here would lack it
     if site.params_expr is not None:
         params = an.code_of(site.params_expr).strip()
     elif site.query_args:
@@ -783,6 +790,8 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
     _withdraw(plan, u)
     plan.findings[u] = [_unfixed(f) if f.kind == "param" else f for f in plan.findings.get(u, ())]
     plan.unit = u
+    if asked:  # the v1 view of the records its function returns builds what the flags asked for (`_plan_view`)
+        plan.scratch.setdefault("pages-asked", {})[u] = params
     path = "/" + "/".join(route.v2_segments)
     plan.change("compat-pages", cf.call, "Q03", compat_call.Pages(wrap.send, path, params, route.op.id,
                                                                   site.is_async))
@@ -795,6 +804,15 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
               f"v1bridge_compat.{compat_call.ALL_PAGES}, v1's filters applied to its records", True, route)
     plan.scratch.setdefault("compat-created", {})[u] = (
         f"v2 list; v1bridge_compat.{compat_call.ALL_PAGES} reads every page and applies the v1 filters v2 ignores")
+
+
+def _include_flag(plan: "Plan", param) -> bool:
+    """Does the v1 query parameter only ask for data the v1 view of each record builds (`includeWorkers`: the
+    endpoint's workers), not filter, group or add records to the list?"""
+    lookups = plan.kb.mappings.conventions.lookups
+    return bool(param.expand) and not (param.filter or param.to or param.emulated_by) \
+        and param.unsupported != "strict" and not any(lookups[name].extends_list for name in param.expand
+                                                       if name in lookups)
 
 
 def _returning(an, fn_name: str) -> cst.FunctionDef | None:

@@ -1099,3 +1099,21 @@ def test_a_list_rebound_under_an_if_is_still_the_lists_records_after_it():
         '"/pods", {"desiredStatus": "RUNNING"}, op="pods.list")').replace(
         'return [(p["name"], p["desiredStatus"])', 'return [(p["name"], p["status"])')
     assert [(s.line, s.state) for s in out["pkg/lists.py"].states] == [(5, 2)]
+
+
+def test_a_list_whose_query_asks_for_what_the_v1_view_builds_is_every_page_read_through_that_view():
+    """`includeWorkers=true` set under an `if` (modelhub's all_endpoints): v2 lists no workers, v1's view of each
+    record builds them (one v2 read per endpoint through the client's send). The list is every page of v2
+    (all_pages) returned as v1_view(..., includes=<the query>), which honours the flags as the query sets them when
+    it runs; it was the whole call through call_v1. The local caller reads `name`, which both shapes have."""
+    lists = ('from .api import _get\n\n\ndef endpoints(with_workers=False):\n    params = {}\n    if with_workers:\n'
+             '        params["includeWorkers"] = "true"\n    return _get("/endpoints", params)\n\n\n'
+             'def by_name(name):\n    return next((e for e in endpoints() if e["name"] == name), None)\n')
+    cli = ('from pkg.lists import endpoints\n\n\ndef show():\n    for e in endpoints(True):\n'
+           '        print(e["workersMax"], len(e.get("workers") or []))\n')
+    out = rewrite_files({"pkg/__init__.py": "", "pkg/api.py": API, "pkg/lists.py": lists, "cli.py": cli})
+    send = "v1bridge_compat.by_method(get=_get)"
+    assert out["pkg/lists.py"].new_source == "import v1bridge_compat\n\n" + lists.replace(
+        'return _get("/endpoints", params)', f'return v1bridge_compat.v1_view("endpoint", v1bridge_compat.all_pages('
+        f'{send}, "/serverless", params, op="endpoints.list"), send={send}, includes=params)')
+    assert out["cli.py"].new_source == cli

@@ -162,3 +162,19 @@ def test_a_field_v1_sent_on_request_is_asked_for_by_its_name_or_its_flag(cm, cli
     assert "machine" in asked and "machine" not in cm.v1_view("pod", v2_record)
     assert cm.v1_view("pod", v2_record, includes=("machine",)) == asked
     assert cm.v1_view("pod", v2_record, includes=("includeMachine",)) == asked
+
+
+def test_the_include_flags_of_a_v1_query_are_honoured_as_it_sets_them(cm, client, v1):
+    """`includes=params`, the v1 query a list was asked with (`{"includeWorkers": "true"}` set under an `if`): the
+    view of every page builds the workers (one v2 read per endpoint through send) when the flag is true, and leaves
+    them out when it is "false" or absent, as v1 answered."""
+    template = client.send("POST", "/templates", json={"name": "tpl-workers", "image": "runpod/worker:1",
+                                                       "serverless": True}).json()
+    v1.session.post(v1.base + "/endpoints", timeout=20, json={"templateId": template["id"],
+                                                             "gpuTypeIds": ["NVIDIA RTX A5000"]}).raise_for_status()
+    records = cm.all_pages(client.send, "/serverless", {"includeWorkers": "true"}, op="endpoints.list")
+    asked = cm.v1_view("endpoint", records, send=client.send, includes={"includeWorkers": "true"})
+    assert asked == v1.get("/endpoints", params={"includeWorkers": "true"})
+    assert all("workers" in ep for ep in asked)
+    for query in ({"includeWorkers": "false"}, {}):
+        assert cm.v1_view("endpoint", records, send=client.send, includes=query) == v1.get("/endpoints")

@@ -23,7 +23,7 @@ async def all_endpoints(rp: RunPod, with_workers=False):
     params = {}
     if with_workers:
         params["includeWorkers"] = "true"
-    return await v1bridge_compat.acall_v1(v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), "GET", "/endpoints", params=params)
+    return await v1bridge_compat.av1_view("endpoint", await v1bridge_compat.aall_pages(v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), "/serverless", params, op="endpoints.list"), send=v1bridge_compat.by_method(delete=rp.delete, get=rp.get, patch=rp.patch, post=rp.post), includes=params)
 
 
 async def by_name(rp: RunPod, name):
