@@ -96,6 +96,9 @@ class Index:
     prefilter_tokens: frozenset[str] = field(default_factory=frozenset)
     # v2 GET paths that take the pagination cursor (read from v2.json) -> the most items one page holds
     page_limits: dict[str, int] = field(default_factory=dict)
+    # (path, method) -> the routes `match` found: the same few paths are matched at each call site of a module
+    _matched: dict[tuple[str, str | None], tuple[IndexedRoute, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     # ------------------------------------------------------------------ bases
     @property
@@ -116,7 +119,14 @@ class Index:
 
     # ----------------------------------------------------------------- routes
     def match(self, path: str, method: str | None) -> list[IndexedRoute]:
-        """Routes whose v1 template matches `path` (a template hole matches one non-empty segment)."""
+        """Routes whose v1 template matches `path` (a template hole matches one non-empty segment); a new list each
+        time, found once per path and method."""
+        found = self._matched.get((path, method))
+        if found is None:
+            found = self._matched[(path, method)] = tuple(self._match(path, method))
+        return list(found)
+
+    def _match(self, path: str, method: str | None) -> list[IndexedRoute]:
         segs = tuple(path.strip("/").split("/")) if path.strip("/") else ()
         found = []
         for route in self.routes:

@@ -254,6 +254,7 @@ def test_a_piece_counts_its_edits_by_line_without_generating_their_statements(mo
     done = engine._piece_work((2, cut.pieces[2], cut.shared, "big.py", True, {}))
     assert generated == []
     lines = cut.pieces[2].text.splitlines()
-    stops, reads = (len([line for line in lines if line.startswith(f"def {name}_")]) for name in ("stop_pod", "pod_status"))
+    stops, reads = (len([line for line in lines if line.startswith(f"def {name}_")])
+                    for name in ("stop_pod", "pod_status"))
     assert stops > 3 and dict(done.rules) == {"L04": 2 * stops, "Q13": reads}  # not the base's L01: piece 0's
     assert done.new_text.count('json={"action": "stop"}') == stops

@@ -116,3 +116,22 @@ def test_the_prefilter_matches_exactly_where_a_token_is() -> None:
     for sample in samples:
         holds = any(token in sample for token in tokens)
         assert bool(text.search(sample)) == holds and bool(data.search(sample.encode())) == holds, sample[:80]
+
+
+def test_a_path_is_matched_against_the_routes_once_per_method(monkeypatch) -> None:
+    """Every call site of a module asks for the routes of its path (a large module: the same few paths thousands of
+    times); the routes are scanned once per path and method, each caller given a list of its own."""
+    from mappings.index import Index
+
+    ix = index()
+    scans = []
+    real = Index._match
+    monkeypatch.setattr(ix, "_matched", {})
+    monkeypatch.setattr(Index, "_match",
+                        lambda self, path, method: scans.append((path, method)) or real(self, path, method))
+    first, second = ix.match("/pods/\x00/stop", "POST"), ix.match("/pods/\x00/stop", "POST")
+    any_method = ix.match("/pods/\x00/stop", None)
+    assert [r.label() for r in first] == ["POST /pods/{podId}/stop"] and first == second and first is not second
+    assert any_method == first and scans == [("/pods/\x00/stop", "POST"), ("/pods/\x00/stop", None)]
+    first.clear()
+    assert ix.match("/pods/\x00/stop", "POST") == second
