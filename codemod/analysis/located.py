@@ -80,6 +80,11 @@ def _ast_key(node: ast.AST, text: str) -> tuple | None:
 
 _KINDS = {ast.Constant: "s", ast.Call: "c", ast.Dict: "d"}
 
+# fields of ast nodes that hold no call, dict or string: names, flags, contexts and operators (Load(), Add()...)
+_NO_CHILD = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "kind",
+                       "conversion", "is_async", "simple", "tag", "type_comment", "kwd_attrs"})
+_CHILDREN: dict[type, tuple[str, ...]] = {}  # an ast class (or a value met in a list: None, a str) -> fields to walk
+
 # ast's class of a callee that is not a name or attribute -> the libcst class name _cst_key gives it
 _AST_CALLEE = {ast.Call: "Call", ast.Subscript: "Subscript", ast.Lambda: "Lambda", ast.Constant: "?"}
 
@@ -125,11 +130,14 @@ def locate(top: cst.CSTNode, nodes: list[cst.CSTNode], statements: list[ast.stmt
                     theirs.setdefault(key, []).append((node, placed))
         if cls is ast.Constant:
             continue
-        for name in cls._fields:
+        names = _CHILDREN.get(cls)
+        if names is None:
+            names = _CHILDREN[cls] = tuple(name for name in getattr(cls, "_fields", ()) if name not in _NO_CHILD)
+        for name in names:
             value = getattr(node, name)
             if type(value) is list:
-                stack.extend(item for item in value if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
+                stack.extend(value)
+            elif value is not None:
                 stack.append(value)
     out: dict[int, Placed] = {}
     for key, found in theirs.items():

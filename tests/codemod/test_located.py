@@ -30,6 +30,10 @@ ODD = {
     "semicolons": "a = f(1); b = g(2)\nc = {'x': 1}; d = 'y'\n",
     "class and lambda": "class A(B, metaclass=M):\n    x = (lambda: 1)()\n    y = A.m['k'](2)\n",
     "no final newline": "x = f(1)",
+    "operators, match, imports": ("import a.b as c\nfrom m import (n, o as p)\nglobal q\n"
+                                  "match f(1):\n    case True | None:\n        g({'k': 1, **d})\n"
+                                  "    case {'s': h(2)} | Point(x=0):\n        pass\n"
+                                  "x = -f(1) + g(2) < h(3) and not {1: 'v'}\n"),
 }
 
 
