@@ -238,6 +238,10 @@ class Table:
                     made = next(((kind, cls) for made_name, kind, cls in self.facts[origin].instances
                                  if made_name == name), None)
                     if made is not None:  # `from .session import SESSION` / `make_session`: calls on its class
+                        for sig in self.facts[origin].returns:  # `SESSION.get_pod(...)`, `make_session().get_pod()`
+                            if sig.name.startswith(made[1] + "."):
+                                self.return_refs.setdefault(path, {})[f"{local}.{sig.name.split('.', 1)[1]}"] = \
+                                    ReturnRef(origin, sig)
                         self._reach(path, local, HelperRef(origin, made[0], tuple(
                             sig for sig in sigs if sig.name.startswith(made[1] + ".")), class_name=made[1]))
                         continue

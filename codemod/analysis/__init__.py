@@ -670,14 +670,15 @@ class Analyzer(Strings, Calls, Flow):
         factories = tuple((f.name, "factory", f"{f.name}()") for f in self.facts.client_factories)
         return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative),
                            attributes=tuple(attributes), fields=fields,
-                           instances=tuple(sorted(self._instances(helpers) + factories)),
+                           instances=tuple(sorted(self._instances(helpers, returns) + factories)),
                            views=views, returns=returns)
 
-    def _instances(self, helpers: tuple) -> tuple:
+    def _instances(self, helpers: tuple, returns: tuple = ()) -> tuple:
         """(name, "instance" | "factory", class) of the module-level instances of this module's client classes
         (`SESSION = RunPodSession()`) and of its functions that return one (annotated `-> RunPodSession`, or every
-        `return RunPodSession(...)`): another file calls the class's helpers on what it imports."""
-        classes = {sig.name.split(".")[0] for sig in helpers if "." in sig.name}
+        `return RunPodSession(...)`): another file calls the class's helpers, or its methods returning an answer
+        (RETURNS), on what it imports."""
+        classes = {sig.name.split(".")[0] for sig in helpers + returns if "." in sig.name}
         if not classes:
             return ()
 

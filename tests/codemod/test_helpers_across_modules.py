@@ -1117,3 +1117,16 @@ def test_a_list_whose_query_asks_for_what_the_v1_view_builds_is_every_page_read_
         'return _get("/endpoints", params)', f'return v1bridge_compat.v1_view("endpoint", v1bridge_compat.all_pages('
         f'{send}, "/serverless", params, op="endpoints.list"), send={send}, includes=params)')
     assert out["cli.py"].new_source == cli
+
+
+def test_a_client_class_methods_answer_is_heard_through_an_instance_or_a_factory_another_module_imports():
+    """`from sdk import CLIENT` (a module-level instance) and `from sdk import client` (a function returning one):
+    `CLIENT.get_pod(...)` and `client().get_pod(...)` are calls of the method whose answer they read, renamed there
+    (the method returned the v1 view: the run did not hear those readers)."""
+    sdk = SDK + '\n\nCLIENT = Client("k")\n\n\ndef client():\n    return Client("k")\n'
+    by_instance = 'from sdk import CLIENT\n\n\ndef status(pod_id):\n    return CLIENT.get_pod(pod_id)["desiredStatus"]\n'
+    by_factory = 'from sdk import client\n\n\ndef cost(pod_id):\n    pod = client().get_pod(pod_id)\n    return pod["costPerHr"]\n'
+    out = rewrite_files({"sdk.py": sdk, "a.py": by_instance, "b.py": by_factory})
+    assert out["sdk.py"].new_source == sdk.replace("rest.runpod.io/v1", "api.runpod.io/v2")
+    assert out["a.py"].new_source == by_instance.replace('"desiredStatus"', '"status"')
+    assert out["b.py"].new_source == by_factory.replace('"costPerHr"', '"cost"')
