@@ -162,6 +162,10 @@ class ModuleFacts:
     instances: tuple[tuple[str, str, str], ...] = ()
     returns: tuple[ReturnSig, ...] = ()  # its functions returning the answer of one of its v1 calls
     views: tuple[str, ...] = ()  # its functions that return a compat answer (`return v1bridge_compat.v1_view(...)`)
+    # (method, spelling, class spelling) of its calls of a method (`c.get_pod(...)`: "get_pod", "c.get_pod",
+    # "Client.get_pod" when `c = Client(...)`, else ""): a call of another file's method returning an answer that
+    # the run cannot tie to that method (`def f(client): client.get_pod(...)`) reads it unheard
+    method_calls: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -319,6 +323,20 @@ class Table:
         # ... and never while a file imports the package or module that defines it in a way the run cannot follow
         # (its calls through the helper would be left with a v1 path on a v2 base): it stays translated at run time
         self.unfollowed: dict[tuple[str, str], str] = {}
+        # a method's answer (`Client.get_pod`) is heard only where the caller's object is tied to its class; a call
+        # of that method on an object the run cannot type (handed in, kept on self) reads it unheard: v1's view
+        methods: dict[str, list[tuple[str, ReturnSig]]] = {}
+        for origin, facts in self.facts.items():
+            for sig in facts.returns:
+                if "." in sig.name:
+                    methods.setdefault(sig.name.split(".", 1)[1], []).append((origin, sig))
+        for path, facts in self.facts.items():
+            heard = self.return_refs.get(path, {})
+            for method, spelled, typed in facts.method_calls if methods else ():
+                for origin, sig in methods.get(method, ()):
+                    if origin != path and spelled not in heard and typed not in heard:
+                        self.unfollowed.setdefault((origin, sig.key), f"{path} calls .{method}() on an object the "
+                                                                      f"run cannot tie to {sig.name.split('.')[0]}")
         for key in [k for k in self.users if k[1].startswith((HELPER_KEY, RETURN_KEY))]:
             for path, level, module in unfollowed:
                 if path != key[0] and _may_name(path, level, module, key[0]):

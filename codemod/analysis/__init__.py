@@ -660,7 +660,11 @@ class Analyzer(Strings, Calls, Flow):
         fields = self._class_fields(constants)
         views = tuple(sorted(self.compat_answers))
         returns = self._returns()
-        if not constants and not imports and not helpers and not views and not returns:
+        method_calls = tuple(sorted({  # (`requests.get(...)`: a module's function, no method)
+            (call.func.attr.value, dotted(call.func) or "", self._method_spelling(call)) for call in self.ix.calls
+            if isinstance(call.func, cst.Attribute) and not (isinstance(call.func.value, cst.Name)
+                                                             and call.func.value.value in self.ix.imports)}))
+        if not constants and not imports and not helpers and not views and not returns and not method_calls:
             return None
         whole = {local for _level, _module, name, local in imports if not name} | {
             local for level, module, name, local in imports if level and not module}  # `from . import constants`
@@ -671,7 +675,7 @@ class Analyzer(Strings, Calls, Flow):
         return ModuleFacts(self.path, constants, tuple(imports), helpers, relative=bool(self.facts.relative),
                            attributes=tuple(attributes), fields=fields,
                            instances=tuple(sorted(self._instances(helpers, returns) + factories)),
-                           views=views, returns=returns)
+                           views=views, returns=returns, method_calls=method_calls)
 
     def _instances(self, helpers: tuple, returns: tuple = ()) -> tuple:
         """(name, "instance" | "factory", class) of the module-level instances of this module's client classes

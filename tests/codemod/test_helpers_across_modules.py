@@ -1130,3 +1130,13 @@ def test_a_client_class_methods_answer_is_heard_through_an_instance_or_a_factory
     assert out["sdk.py"].new_source == sdk.replace("rest.runpod.io/v1", "api.runpod.io/v2")
     assert out["a.py"].new_source == by_instance.replace('"desiredStatus"', '"status"')
     assert out["b.py"].new_source == by_factory.replace('"costPerHr"', '"cost"')
+
+
+def test_a_method_called_on_an_object_the_run_cannot_tie_to_its_class_keeps_its_answer_v1s():
+    """b.py calls `client.get_pod(...)` on a client handed in: the run cannot hear what it reads, so the method
+    returns the v1 view (a.py's read stays as written) instead of moving every reader to v2 but that one."""
+    by_class = 'from sdk import Client\n\n\ndef status(pod_id):\n    return Client("k").get_pod(pod_id)["desiredStatus"]\n'
+    handed = 'import json\n\n\ndef report(client, pod_id):\n    return client.get_pod(pod_id)["costPerHr"]\n'
+    out = rewrite_files({"sdk.py": SDK, "a.py": by_class, "b.py": handed})
+    assert 'return v1bridge_compat.v1_view("pod", r.json())' in out["sdk.py"].new_source
+    assert not out["a.py"].changed and not out["b.py"].changed
