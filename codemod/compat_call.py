@@ -303,7 +303,7 @@ def _helper_wrap(an, site) -> tuple[Wrap | None, str]:
         if method.lower() not in verbs:
             return None, f"no helper of the module sends {method}" + (
                 f" (v2 answers it with {v2_method})" if method != site.method else "")
-    if others or (site.params_expr is not None or site.query_args) and helper.sig is None:
+    if others or site.query_args and helper.sig is None:
         # (the query goes into the path the translation hands on, which ends the helper's URL)
         return None, "its per-verb helper takes other arguments the run-time translation cannot pass on"
     send = f"{MODULE_NAME}.by_method(" + ", ".join(f"{v}={head}{fn}" for v, fn in sorted(verbs.items())) + ")"
@@ -586,7 +586,7 @@ AALL_PAGES = "aall_pages"
 
 @dataclass(frozen=True)
 class Pages:
-    """A v1 list call whose filters v2 ignores: `all_pages(<send>, "<v2 path>", <its v1 query>, op="<v1 operation>")`,
+    """A v1 list call whose filters v2 ignores: `all_pages(<send>, "<v2 path>" or its URL, <its v1 query>, op=...)`,
     every page of the v2 list with the v1 filters applied to its records (v2's records, v2's field names)."""
 
     send: str
@@ -594,6 +594,7 @@ class Pages:
     params: str | None  # code of the query
     op: str
     is_async: bool
+    url: int | None = None  # the call's URL argument, given instead of the path (a helper given whole URLs)
 
 
 def apply_pages(node: cst.CSTNode, pages: Pages) -> cst.CSTNode:
@@ -601,8 +602,8 @@ def apply_pages(node: cst.CSTNode, pages: Pages) -> cst.CSTNode:
     if not isinstance(node, cst.Call):
         return node
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    args = [cst.Arg(cst.parse_expression(pages.send), comma=comma), cst.Arg(cst.SimpleString(f'"{pages.path}"'),
-                                                                           comma=comma)]
+    path = node.args[pages.url].value if pages.url is not None else cst.SimpleString(f'"{pages.path}"')
+    args = [cst.Arg(cst.parse_expression(pages.send), comma=comma), cst.Arg(path, comma=comma)]
     if pages.params is not None:
         args.append(cst.Arg(cst.parse_expression(pages.params), comma=comma))
     args.append(_kw("op", cst.SimpleString(f'"{pages.op}"')))

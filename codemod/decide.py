@@ -734,7 +734,7 @@ def _view_send(plan: "Plan", site) -> str | None:
     from codemod import compat_call
 
     if site.library == "helper":
-        if site.helper is None or site.helper.base is None:
+        if site.helper is None or site.helper.takes_whole_urls:
             return None
         wrap, _why = compat_call.plan_wrap(plan.an, site)
         return wrap.send if wrap is not None else None
@@ -787,6 +787,14 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
     gone = an.escapes(answer, "list")
     if gone and gone not in {an.where(ret)[0] for ret, _typed, reading in an.returned if reading is cf}:
         return  # the records go where the rewrite cannot read them (they would be v2's there): v1's answer stays
+    # a helper given whole URLs (`_get(url, params=None)`): the list is the call's own URL, its base moved to v2
+    url = None
+    if site.helper is not None and site.helper.takes_whole_urls:
+        if route.v1_segments != route.v2_segments:
+            return  # (only its base moves: its path would stay v1's)
+        url = next((i for i, a in enumerate(cf.call.args) if a.value is site.url_expr), None)
+        if url is None:
+            return
     _withdraw(plan, u)
     plan.findings[u] = [_unfixed(f) if f.kind == "param" else f for f in plan.findings.get(u, ())]
     plan.unit = u
@@ -794,7 +802,7 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
         plan.scratch.setdefault("pages-asked", {})[u] = params
     path = "/" + "/".join(route.v2_segments)
     plan.change("compat-pages", cf.call, "Q03", compat_call.Pages(wrap.send, path, params, route.op.id,
-                                                                  site.is_async))
+                                                                  site.is_async, url))
     plan.change("compat-import", an.module, "compat", plan.compat_import)
     _move_base(plan, site)
     for read in cf.reads:  # the records are v2's: their fields are read by v2's names (the list is the list)

@@ -87,6 +87,11 @@ class HelperInfo:
     sig: object = None
     origin: str | None = None
 
+    @property
+    def takes_whole_urls(self) -> bool:
+        """Its callers give it whole URLs (`_get(url, params=None)`): it puts no base of its own before them."""
+        return self.base is None or not self.base.pieces
+
 
 
 

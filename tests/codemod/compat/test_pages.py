@@ -45,6 +45,27 @@ def test_a_v1_query_is_applied_to_every_page(cm, listing):
     assert len(running) == len(ids) - 2
 
 
+def test_a_full_v2_url_is_read_on_its_base_and_every_page_sent_as_a_full_url(cm, listing):
+    """A helper given whole URLs (`_get(url, params=None)`): every page goes to it as a full URL on the same base."""
+    import requests
+
+    server, ids = listing
+    sent = []
+
+    def get_url(url):
+        sent.append(url)
+        response = requests.get(url, headers={"Authorization": "Bearer compat-key"}, timeout=10)
+        response.raise_for_status()
+        return response.json()
+
+    stopped = cm.all_pages(cm.by_method(get=get_url), f"{server.url}/v2/pods", {"desiredStatus": "EXITED"},
+                           op="pods.list")
+    assert sorted(p["id"] for p in stopped) == sorted(ids[:2])
+    assert len(sent) == 4 and all(url.startswith(f"{server.url}/v2/pods?limit=") for url in sent)
+    with pytest.raises(cm.CompatError, match="not a URL on the v2 prefix /v2"):
+        cm.all_pages(cm.by_method(get=get_url), f"{server.url}/v1/pods")
+
+
 def test_a_v1_filter_v2_cannot_rebuild_is_refused_never_an_unfiltered_list(cm, listing):
     server, _ = listing
     with pytest.raises(cm.CompatError, match="templateId"):

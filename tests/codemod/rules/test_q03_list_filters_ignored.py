@@ -4,6 +4,8 @@ Before/after pairs: each output exactly the expected code, it parses, and a seco
 """
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from tests.codemod.tools import case, check_rewrite
@@ -55,7 +57,88 @@ CASES = {
     '''),
 }
 
+# a module helper given whole URLs with a query channel (`_get(url, params=None)`), as many clients write it
+WHOLE_URL_HELPER = case('''
+    import requests
+
+    API = "https://rest.runpod.io/v1"
+    HEADERS = {"Authorization": "Bearer k"}
+
+
+    def _get(url, params=None):
+        r = requests.get(url, headers=HEADERS, params=params, timeout=30)
+        r.raise_for_status()
+        return r.json()
+
+
+    def running_pods():
+        return [p["id"] for p in _get(API + "/pods", params={"desiredStatus": "RUNNING"})]
+
+
+    def pods_on(gpu):
+        pods = _get(f"{API}/pods", params={"gpuTypeId": gpu})
+        return sorted(p["name"] for p in pods)
+
+
+    def status(pod_id):
+        return _get(f"{API}/pods/{pod_id}")["desiredStatus"]
+''', '''
+    import requests
+
+    import v1bridge_compat
+
+    API = "https://api.runpod.io/v2"
+    HEADERS = {"Authorization": "Bearer k"}
+
+
+    def _get(url, params=None):
+        r = requests.get(url, headers=HEADERS, params=params, timeout=30)
+        r.raise_for_status()
+        return r.json()
+
+
+    def running_pods():
+        return [p["id"] for p in v1bridge_compat.all_pages(v1bridge_compat.by_method(get=_get), API + "/pods", {"desiredStatus": "RUNNING"}, op="pods.list")]
+
+
+    def pods_on(gpu):
+        pods = v1bridge_compat.all_pages(v1bridge_compat.by_method(get=_get), f"{API}/pods", {"gpuTypeId": gpu}, op="pods.list")
+        return sorted(p["name"] for p in pods)
+
+
+    def status(pod_id):
+        return _get(f"{API}/pods/{pod_id}")["status"]
+''')
+CASES["Q03 filters through a helper given whole URLs: every page of the v2 list on the call's own URL"] = \
+    WHOLE_URL_HELPER
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_rewrite(name: str) -> None:
     check_rewrite(*CASES[name])
+
+
+def test_the_whole_url_helper_client_filters_every_page_on_v2_and_its_other_calls_are_plain_v2() -> None:
+    """Run on a sandbox answering two pods a page: the filters see every page, the item read is v2's."""
+    from codemod import compat
+    from codemod.engine import rewrite_source
+    from tests.codemod.compat.tools import AUTH, AVAILABLE_GPU, Client, pod_body, start_sandbox
+    from tests.codemod.tools import load
+
+    result = rewrite_source(WHOLE_URL_HELPER[0], "case.py")
+    assert [(s.line, s.state, s.rule) for s in result.states] == [(14, 2, "Q03"), (18, 2, "Q03"), (23, 1, "L01")]
+    sys.modules[compat.MODULE_NAME] = load(compat.render(), compat.MODULE_NAME)
+    server = start_sandbox()
+    try:
+        client = Client(server.url)
+        ids = [client.create_pod(pod_body(name=f"p{n}")).json()["id"] for n in range(5)]
+        client.send("POST", f"/pods/{ids[0]}/action", json={"action": "stop"})
+        module = load(result.new_source, "whole_url_helper_client")
+        module.API, module.HEADERS = server.url + "/v2", dict(AUTH)
+        assert sorted(module.running_pods()) == sorted(ids[1:])
+        assert module.pods_on(AVAILABLE_GPU) == ["p0", "p1", "p2", "p3", "p4"]
+        assert module.pods_on("NVIDIA A40") == []
+        assert module.status(ids[0]) == "EXITED"
+    finally:
+        server.close()
+        sys.modules.pop(compat.MODULE_NAME, None)
