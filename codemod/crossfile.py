@@ -83,6 +83,7 @@ class HelperSig:
     group: str = ""  # the helper whose request it goes through (`RunPodClient.request` for `.get`): they move as one
     library: str = ""  # "httpx": a verb of the library client a function returns (`rest().get`), its request(method,
     # url, **kw) the library's
+    whole_urls: bool = False  # its callers give it whole URLs (`get(url, params=None)`): no base of its own to move
 
     @property
     def key(self) -> str:
@@ -93,7 +94,8 @@ class HelperSig:
     def readable(self) -> bool:
         """Can a caller's call through it be planned at the call site (route, body, answer) with its base moved to
         v2 in the defining file?"""
-        return bool(self.base) and self.api == "v1" and not self.translated and not self.answers_tuple
+        return (bool(self.base) or self.whole_urls) and self.api == "v1" and not self.translated \
+            and not self.answers_tuple
 
 
 HELPER_KEY = "<helper>"  # a helper's key in the run's agreement: (defining file, HELPER_KEY + its name)

@@ -1278,17 +1278,18 @@ def _helpers_agreed(plan: "Plan", fam: _Families, sites: list, blocked: set) -> 
         units = through[fn_id]
         if an.exports[key] is None:  # the run asks this file's word
             kept = next((u for u in sorted(units) if fam.find(u) in blocked), None)
-            why = _base_kept(plan, inner, every, sites, fam, list(shared.values())) if kept is None else \
-                f"its call at line {an.where(sites[kept].call)[0]} stays v1"
+            why = f"its call at line {an.where(sites[kept].call)[0]} stays v1" if kept is not None else \
+                "" if inner.takes_whole_urls else _base_kept(plan, inner, every, sites, fam, list(shared.values()))
             plan.verdicts[(an.path, key)] = Verdict("stay", why=why, line=an.where(inner.fn)[0]) if why \
                 else Verdict("go")
             continue
         if _agreed(an, inner) is None:
             continue
         name = an.qualname(inner.fn)
-        _move_helper_base(plan, inner, "every call through which is v2 at its call site",
-                          f"the base of {name}() moves to v2: every call through it, here and in other files, is v2 "
-                          "at its call site")
+        if not inner.takes_whole_urls:  # (given whole URLs, it has no base: its callers' URLs move)
+            _move_helper_base(plan, inner, "every call through which is v2 at its call site",
+                              f"the base of {name}() moves to v2: every call through it, here and in other files, "
+                              "is v2 at its call site")
         # its request answers as v2 does now: the v1 error keys it reads are v2's (Q29), for every caller
         for read in an.error_reads_of(inner.inner.call):
             plan.change("key", read.node, "Q29", plan.kb.v2_error_key)

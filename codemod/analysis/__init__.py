@@ -311,7 +311,9 @@ class Analyzer(Strings, Calls, Flow):
         forwards = forwards or info.kwargs_query
         return {"query_param": query_param, "kwargs_query": info.kwargs_query, "base": base, "defaults": defaults, "kwargs_param": info.kwargs_param, "returns": info.returns,
                 "is_async": info.is_async, "forwards_params": forwards, "ends_url": ends,
-                "answers_tuple": info.json_at is not None or _returns_tuple(self.ix.returns.get(id(fn), [])), "group": self.qualname(inner.fn) or ""}
+                "answers_tuple": info.json_at is not None or _returns_tuple(self.ix.returns.get(id(fn), [])), "group": self.qualname(inner.fn) or "",
+                "whole_urls": api == "v1" and inner is info and info.takes_whole_urls and info.tail_at is None
+                and ends and info.base is not None and info.base.kind == "v1"}
 
     def _translated_helpers(self, known: set) -> list:
         """Helpers whose request a rewrite wrapped in the run-time translation (`v1bridge_compat.call_v1(send,

@@ -728,9 +728,12 @@ class Calls:
         if sig.kwargs_param:
             params += (", " if params else "") + f"**{sig.kwargs_param}"
         fn = cst.parse_statement(f"{'async ' if sig.is_async else ''}def {sig.name.split('.')[-1]}({params}): pass\n")
-        node = cst.SimpleString('"' + sig.base + '"')
-        kind, _start, host_edit = self.classify(sig.base + "/pods")
-        base = UrlInfo(kind, [Piece(sig.base, node)], 0, len(sig.base), host_edit, ours=self.is_ours(sig.base))
+        if sig.whole_urls:  # the caller's URL is the whole of it, read at the call
+            base = UrlInfo("v1", [])
+        else:
+            node = cst.SimpleString('"' + sig.base + '"')
+            kind, _start, host_edit = self.classify(sig.base + "/pods")
+            base = UrlInfo(kind, [Piece(sig.base, node)], 0, len(sig.base), host_edit, ours=self.is_ours(sig.base))
         info = HelperInfo(fn, list(sig.params), sig.path_param, sig.method_param, sig.method, sig.body_param,
                           sig.kwargs_param, base, sig.api, sig.returns, sig.is_async, slash_join=sig.slash_join,
                           kwargs_query=sig.kwargs_query, sig=sig, origin=origin)

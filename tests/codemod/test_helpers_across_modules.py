@@ -1140,3 +1140,97 @@ def test_a_method_called_on_an_object_the_run_cannot_tie_to_its_class_keeps_its_
     out = rewrite_files({"sdk.py": SDK, "a.py": by_class, "b.py": handed})
     assert 'return v1bridge_compat.v1_view("pod", r.json())' in out["sdk.py"].new_source
     assert not out["a.py"].changed and not out["b.py"].changed
+
+
+WHOLE_URL_API = '''import requests
+
+API = "https://rest.runpod.io/v1"
+HEADERS = {"Authorization": "Bearer k"}
+
+
+def get(url, params=None):
+    r = requests.get(url, headers=HEADERS, params=params, timeout=30)
+    r.raise_for_status()
+    return r.json()
+'''
+WHOLE_URL_PODS = '''from .api import API, get
+
+
+def pod_ids():
+    return sorted(p["id"] for p in get(API + "/pods"))
+
+
+def running_ids():
+    return sorted(p["id"] for p in get(f"{API}/pods", params={"desiredStatus": "RUNNING"}))
+
+
+def status(pod_id):
+    return get(f"{API}/pods/{pod_id}")["desiredStatus"]
+'''
+
+
+def test_a_helper_module_given_whole_urls_is_read_at_each_call_site_and_its_callers_run_on_v2(tmp_path):
+    """`get(url, params=None)` in api.py, called from pods.py with `API + "/pods"`: the helper has no base of its
+    own, so it is read at each call site (a cursor loop, all_pages for the filter, the v2 field) and the constant
+    moves; before, the helper was held on v1 ('its base address is not a literal') and every call flagged."""
+    import importlib
+    import sys
+
+    from codemod import compat
+    from tests.codemod.compat.tools import AUTH, Client, pod_body, start_sandbox
+    from tests.codemod.tools import load
+
+    out = rewrite_files({"pkg/__init__.py": "", "pkg/api.py": WHOLE_URL_API, "pkg/pods.py": WHOLE_URL_PODS})
+    assert out["pkg/api.py"].new_source == WHOLE_URL_API.replace("https://rest.runpod.io/v1", "https://api.runpod.io/v2")
+    assert out["pkg/pods.py"].new_source == '''import v1bridge_compat
+
+from .api import API, get
+
+
+def pod_ids():
+    pods, paging = [], {}
+    while True:
+        page = get(API + "/pods", params=paging)
+        pods += page["pods"]
+        if not page["pagination"]["hasNextPage"]:
+            break
+        paging = {"cursor": page["pagination"]["nextCursor"]}
+    return sorted(p["id"] for p in pods)
+
+
+def running_ids():
+    return sorted(p["id"] for p in v1bridge_compat.all_pages(v1bridge_compat.by_method(get=get), f"{API}/pods", {"desiredStatus": "RUNNING"}, op="pods.list"))
+
+
+def status(pod_id):
+    return get(f"{API}/pods/{pod_id}")["status"]
+'''
+    assert [(s.line, s.state, s.rule) for s in out["pkg/pods.py"].states] == [(5, 1, "Q02"), (9, 2, "Q03"),
+                                                                               (13, 1, "L01")]
+    again = rewrite_files({path: r.new_source for path, r in out.items()})
+    assert all(r.new_source == out[path].new_source for path, r in again.items())
+
+    server = start_sandbox()  # two pods a page
+    try:
+        client = Client(server.url)
+        ids = [client.create_pod(pod_body(name=f"w{n}")).json()["id"] for n in range(5)]
+        client.send("POST", f"/pods/{ids[0]}/action", json={"action": "stop"})
+        root = tmp_path / "project"
+        (root / "pkg").mkdir(parents=True)
+        for path, result in out.items():
+            (root / path).write_text(result.new_source)
+        (root / f"{compat.MODULE_NAME}.py").write_text(compat.render())
+        sys.path.insert(0, str(root))
+        try:
+            api, pods = importlib.import_module("pkg.api"), importlib.import_module("pkg.pods")
+            api.HEADERS = dict(AUTH)
+            pods.API = server.url + "/v2"
+            assert pods.pod_ids() == sorted(ids)
+            assert pods.running_ids() == sorted(ids[1:])
+            assert pods.status(ids[0]) == "EXITED"
+        finally:
+            sys.path.remove(str(root))
+            for name in [m for m in sys.modules if m in ("pkg", compat.MODULE_NAME) or m.startswith("pkg.")]:
+                del sys.modules[name]
+    finally:
+        server.close()
