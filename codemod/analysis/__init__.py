@@ -1045,16 +1045,20 @@ class Analyzer(Strings, Calls, Flow):
                                 and isinstance(sub.slice[0].slice, cst.Index):
                             self.read_keys.add(id(sub.slice[0].slice.value))
                     value = assigned[0][0] if len(assigned) == 1 else None
-                if isinstance(value, cst.Dict):
-                    stack = [value]
-                    while stack:
-                        d = stack.pop()
+                # each dict it may be (`params = {"desiredStatus": s} if s else None`, `body or {}`) and those in it
+                stack = [value] if value is not None else []
+                while stack:
+                    d = stack.pop()
+                    if isinstance(d, cst.IfExp):
+                        stack += [d.body, d.orelse]
+                    elif isinstance(d, cst.BooleanOperation):
+                        stack += [d.left, d.right]
+                    elif isinstance(d, cst.Dict):
                         self.read_keys.add(id(d))
                         for el in d.elements:
                             if isinstance(el, cst.DictElement):
                                 self.read_keys.add(id(el.key))
-                                if isinstance(el.value, cst.Dict):
-                                    stack.append(el.value)
+                                stack.append(el.value)
 
     def _handed_in_reads(self) -> None:
         """v1-only names read on objects the analysis cannot type (a parameter, a loop variable over data

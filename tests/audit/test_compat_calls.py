@@ -68,3 +68,19 @@ def test_rewrite_output_with_only_compat_calls_passes_the_gate(tmp_path):
     (tree / "app" / "old.py").unlink()
     report = audit_paths([str(tree)])
     assert not report.legacy_remaining and report.verdict()[0] == "clean"
+
+
+def test_a_v1_query_handed_to_call_v1_through_a_conditional_is_the_translations_not_a_finding(tmp_path):
+    """`params = {"desiredStatus": status} if status else None` then `call_v1(..., params=params)` (a rewrite's
+    state 2): the v1 names are the run-time translation's to read; the same dict on a plain call stays a finding."""
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "pods.py").write_text(
+        'import requests\n\nimport v1bridge_compat\n\nAPI = "https://api.runpod.io/v2"\n\n\n'
+        'def listing(status=None):\n    params = {"desiredStatus": status} if status else None\n'
+        '    return v1bridge_compat.call_v1(lambda method, url, **kw: requests.request(method, url, **kw), "GET", '
+        'API + "/pods", params=params)\n\n\n'
+        'def other(status=None):\n    params = {"desiredStatus": status} if status else None\n'
+        '    return params\n')
+    data = json.loads(report_json.render(audit_paths([str(tmp_path)])))
+    assert [(f["line"], f["rule"]) for f in data["findings"]] == [(14, "Q13")]
