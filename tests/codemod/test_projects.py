@@ -163,8 +163,26 @@ async def podsdk(project: Loaded, ids: dict) -> list[str]:
     return out
 
 
+async def runctl(project: Loaded, ids: dict) -> list[str]:
+    out: list[str] = []
+    out += await project.main("cli", ["up", "trainer", "NVIDIA RTX A5000"])
+    pod = out[-1].split()[0]
+    out += await project.main("cli", ["status", pod])
+    out += await project.main("cli", ["ls"])
+    out += await project.main("cli", ["stop", pod])
+    out += await project.main("cli", ["ls", "EXITED"])
+    out += await project.main("cli", ["start", pod])
+    out += await project.main("cli", ["status", pod])
+    out += await project.main("cli", ["vol", "scratch", "20"])
+    out += await project.main("cli", ["grow", out[-1].split()[0], "40"])
+    out += await project.main("cli", ["vols"])
+    out += await project.main("cli", ["rm", pod])
+    out += await project.main("cli", ["ls", "RUNNING"])
+    return out
+
+
 SCENARIOS = {"podctl": podctl, "fleet": fleet, "nightly": nightly, "gpuctl": gpuctl, "labkit": labkit,
-             "modelhub": modelhub, "opsbox": opsbox, "rpdash": rpdash, "podsdk": podsdk}
+             "modelhub": modelhub, "opsbox": opsbox, "rpdash": rpdash, "podsdk": podsdk, "runctl": runctl}
 
 # Routes each project still sends to v1 after today's rewrite (issue 21 wants none): a ratchet, so the set may only
 # shrink; emptied as the rebuilt rewrite lands.

@@ -1,0 +1,1 @@
+"""runctl: a small team CLI for RunPod pods and volumes (plain requests, one HTTP module)."""
