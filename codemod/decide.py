@@ -24,7 +24,7 @@ import libcst as cst
 
 from codemod.analysis.references import base_escape, builds_url as _builds_url, inside as _inside, \
     references as _references, variable as _variable
-from codemod.analysis.syntax import constant_literal, str_of
+from codemod.analysis.syntax import constant_literal, flatten, str_of
 from codemod.knowledge import HOLE
 from codemod.changes import NOTE, CallState, Finding, Flag
 
@@ -766,7 +766,17 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
     qmap = plan.kb.mappings.queries[route.op.query].params
     billing = route.op.shape == "billing"
     keys = compat_call.query_keys(an, site)
+    # a query written into the URL a helper given whole URLs is handed (`_get(REST + "/pods?desiredStatus=RUNNING")`):
+    # all_pages reads it in that URL
+    in_url = flatten(site.url.pieces).partition("?")[2] if site.url is not None and site.helper is not None \
+        and site.helper.takes_whole_urls else ""
+    url_keys = [pair.partition("=")[0] for pair in in_url.split("&") if pair]
+    if url_keys and (keys or site.params_expr is not None or any(HOLE in k for k in url_keys)):
+        return  # a query in two places, or a key only known at run time
+    keys = keys + url_keys
     asked = [k for k in keys if k in qmap and not billing and _include_flag(plan, qmap[k])]
+    if asked and url_keys:
+        return  # include flags in the URL: the v1 view would need them as a query of its own
     if any(k in qmap and not (qmap[k].filter or qmap[k].to or billing and qmap[k].emulated_by) and k not in asked
            for k in keys):
         return  # a grouping of a resource list, or records v1 added to the list: v1 data all_pages does not add
@@ -777,10 +787,12 @@ def _pages_at_call(plan: "Plan", u: int, cf, plan_read: "ReadPlanner") -> None:
         params = an.code_of(site.params_expr).strip()
     elif site.query_args:
         params = an.code_of(compat_call._query_dict(list(site.query_args))).strip()
+    elif url_keys:
+        params = None
     else:
         return
     wrap, _why = compat_call.plan_wrap(an, site)
-    if wrap is None or "\n" in params or "get=" not in wrap.send and compat_call.MODULE_NAME in wrap.send:
+    if wrap is None or "\n" in (params or "") or "get=" not in wrap.send and compat_call.MODULE_NAME in wrap.send:
         return
     awaited = an.parent(cf.call)
     answer = awaited if isinstance(awaited, cst.Await) else cf.call

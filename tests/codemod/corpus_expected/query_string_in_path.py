@@ -31,7 +31,7 @@ def all_templates(api_key):
 
 
 def running_pods(api_key):
-    return v1bridge_compat.call_v1(v1bridge_compat.by_method(get=lambda path: _get(path, api_key)), "GET", REST + "/pods?desiredStatus=RUNNING")
+    return v1bridge_compat.all_pages(v1bridge_compat.by_method(get=lambda path: _get(path, api_key)), REST + "/pods?desiredStatus=RUNNING", op="pods.list")
 
 
 def export_csv(api_key):

@@ -34,7 +34,7 @@ CASES = {
             rows = requests.get(f"{API}/billing/serverless?bucketSize=day&serverlessId={eid}").json()["records"]
             return sum(r["totalAmount"] for r in rows)
     '''),
-    "Q03 a filter in the path's query string, through a GET helper taking the key: call_v1 filters at run time": case('''
+    "Q03 a filter in the URL's query string, through a GET helper taking the key: every page filtered on that URL": case('''
         import requests
         REST = "https://rest.runpod.io/v1"
         def _get(url, api_key):
@@ -53,7 +53,7 @@ CASES = {
             r.raise_for_status()
             return r.json()
         def running_pods(api_key):
-            return v1bridge_compat.call_v1(v1bridge_compat.by_method(get=lambda path: _get(path, api_key)), "GET", REST + "/pods?desiredStatus=RUNNING")
+            return v1bridge_compat.all_pages(v1bridge_compat.by_method(get=lambda path: _get(path, api_key)), REST + "/pods?desiredStatus=RUNNING", op="pods.list")
     '''),
 }
 
