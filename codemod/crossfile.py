@@ -465,6 +465,7 @@ def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str
         imported = _WordStart(rf"import\s+(?:\([^)]*|[^#\n]*)\b{name}\b")
         spelled = re.compile(rf"\b{name}\b")
     star = _WordStart(r"import\s+\*")
+    words_only = all(m.isidentifier() for m in callers)  # (a folder named `my-tools` is no word of an import)
     if callers:  # `from podctl import pods`, `from . import pods`, `import podctl.pods as pods`
         module = "(?:" + "|".join(re.escape(m) for m in sorted(callers)) + ")"
         answers = re.compile(rf"^[ \t]*(?:from[ \t]+[\w.]*\b{module}[ \t]+import\b|import[ \t]+[\w.]*\b{module}\b"
@@ -473,9 +474,17 @@ def constant_readers(facts: Iterable[ModuleFacts | None], unparsed: Iterable[str
     def reads(text: str) -> bool:  # every match holds a name: looked for first, as plain text (much cheaper)
         return bool(names and any(n in text for n in names) and (
             attribute.search(text) or imported.search(text) or (star.search(text) and spelled.search(text)))
-            or callers and any(m in text for m in callers) and answers.search(text))
+            or callers and (not callers.isdisjoint(_IMPORT_WORD.findall(" ".join(_IMPORTS.findall(text))))
+                            if words_only else any(m in text for m in callers)) and answers.search(text))
 
     return sorted(path for path in unparsed if reads(read(path) or ""))
+
+
+# the words of a module's import statements (a parenthesised list whole): a module name `answers` can match in
+# `text` is one of them, so a file none of whose import words is a caller's module is not searched (one scan of the
+# text, however many modules return answers)
+_IMPORTS = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*\([^)]*|from[^\n]*|import[^\n]*)", re.M)
+_IMPORT_WORD = re.compile(r"\w+")
 
 
 class _WordStart:
