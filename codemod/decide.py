@@ -530,13 +530,7 @@ def _on_another_files_answer(plan: "Plan", key: cst.CSTNode) -> bool:
     last one before it among the statements of its function's own body. Such a read does not hang on this file's
     calls."""
     an = plan.an
-    parent = an.parent(key)
-    if isinstance(parent, cst.Arg):  # obj.get("k")
-        call = an.parent(parent)
-        obj = call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) else None
-    else:  # obj["k"]
-        sub = an.parent(an.parent(parent)) if isinstance(parent, cst.Index) else None
-        obj = sub.value if isinstance(sub, cst.Subscript) else None
+    obj = an.read_on(key)
     while isinstance(obj, cst.Subscript):
         obj = obj.value
     if isinstance(obj, cst.Name):

@@ -170,18 +170,21 @@ class Flow:
             keys += [self._read_key(use) for use in self._uses_after(*var)]
         return [key for key in keys if key is not None and key[0] in self.kb.error_keys]
 
+    def read_on(self, key: cst.CSTNode) -> cst.CSTNode | None:
+        """The object KEY is read on: `x` of `x["k"]` and of `x.get("k")`; None for a key read otherwise."""
+        parent = self.parent(key)
+        if isinstance(parent, cst.Arg):  # x.get("k")
+            call = self.parent(parent)
+            return call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) else None
+        sub = self.parent(self.parent(parent)) if isinstance(parent, cst.Index) else None  # x["k"]
+        return sub.value if isinstance(sub, cst.Subscript) else None
+
     def foreign_answer(self, key: cst.CSTNode) -> bool:
         """Is the object `key` is read on (`x["k"]`, `x.get("k")`) what a call into another library returns
         (`for p in runpod.get_pods()`, `pod = sdk.get_pod(i)`), or the answer of a call to the job API or to v2
         (`health = call("GET", f"{JOB_API}/{id}/health")`)? Those answers keep their own shape when this
         file's v1 calls move to v2."""
-        parent = self.parent(key)
-        if isinstance(parent, cst.Arg):  # x.get("k")
-            call = self.parent(parent)
-            obj = call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) else None
-        else:  # x["k"]
-            sub = self.parent(self.parent(parent)) if isinstance(parent, cst.Index) else None
-            obj = sub.value if isinstance(sub, cst.Subscript) else None
+        obj = self.read_on(key)
         for _ in range(4):  # through a name bound to it (an assignment, a loop or comprehension target) and the
             # objects read on it (`ep["workers"]["idleTimeout"]`)
             if isinstance(obj, cst.Subscript):
